@@ -1,0 +1,258 @@
+"""Variant files: TOML data a designer edits, validated before any game runs.
+
+Each game ships `variants/default.toml`, which sets every rule choice with a
+comment per key. Any other variant names what it changes and nothing else:
+
+    extends = "default"          # or another variant of the same game
+    [scoring]
+    megamall_multiplier = 3
+
+A game declares a schema (`dict[dotted key, Rule]`) beside its default file.
+Loading merges the chain of `extends`, applies command-line or experiment
+overrides (`{"scoring.megamall_multiplier": 3}`), then checks three things
+and refuses the file with the key and the reason on the first failure:
+unknown keys (with the closest known key), each value's type and range, and
+the game's own consistency rules (e.g. more pre-placed pieces than platforms).
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+
+class VariantError(ValueError):
+    """A variant file or override that cannot be played; names the key and why."""
+
+    def __init__(self, source: str, key: str, reason: str):
+        self.source, self.key, self.reason = source, key, reason
+        super().__init__(f"{source}: key '{key}': {reason}")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What one variant key may hold.
+
+    kind: "int", "float", "bool", "str", "int_list", "float_list" or
+    "int_table" (a list of int lists). min/max bound numbers and list items;
+    length / min_length / max_length bound lists; choices bound strings.
+    """
+
+    kind: str
+    min: float | None = None
+    max: float | None = None
+    length: int | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    choices: tuple[str, ...] | None = None
+    doc: str = ""
+
+    def check(self, value: Any) -> str | None:
+        """Return why `value` is not allowed, or None."""
+        kind = self.kind
+        if kind == "bool":
+            return None if isinstance(value, bool) else f"must be true or false, not {value!r}"
+        if kind == "str":
+            if not isinstance(value, str):
+                return f"must be a string, not {value!r}"
+            if self.choices and value not in self.choices:
+                return f"must be one of {', '.join(self.choices)}, not {value!r}"
+            return None
+        if kind in ("int", "float"):
+            return self._check_number(value, kind)
+        if kind in ("int_list", "float_list"):
+            return self._check_list(value, kind[:-5])
+        if kind == "int_table":
+            if not isinstance(value, list) or not value:
+                return f"must be a non-empty list of lists, not {value!r}"
+            for i, row in enumerate(value):
+                why = self._check_list(row, "int")
+                if why:
+                    return f"row {i}: {why}"
+            return None
+        raise AssertionError(f"unknown rule kind {kind}")
+
+    def _check_number(self, value: Any, kind: str) -> str | None:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if kind == "float":
+            ok = ok or isinstance(value, float)
+        if not ok:
+            return f"must be {'an integer' if kind == 'int' else 'a number'}, not {value!r}"
+        if self.min is not None and value < self.min:
+            return f"must be at least {self.min:g}, not {value}"
+        if self.max is not None and value > self.max:
+            return f"must be at most {self.max:g}, not {value}"
+        return None
+
+    def _check_list(self, value: Any, item_kind: str) -> str | None:
+        if not isinstance(value, list):
+            return f"must be a list, not {value!r}"
+        n = len(value)
+        if self.length is not None and n != self.length:
+            return f"must have exactly {self.length} items, not {n}"
+        if self.min_length is not None and n < self.min_length:
+            return f"must have at least {self.min_length} items, not {n}"
+        if self.max_length is not None and n > self.max_length:
+            return f"must have at most {self.max_length} items, not {n}"
+        for i, item in enumerate(value):
+            why = self._check_number(item, item_kind)
+            if why:
+                return f"item {i}: {why}"
+        return None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A fully resolved, validated rule set for one game."""
+
+    game_id: str
+    name: str
+    source: str
+    values: dict[str, Any]
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, dotted: str) -> Any:
+        node: Any = self.values
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    def flat(self) -> dict[str, Any]:
+        return flatten(self.values)
+
+    @property
+    def digest(self) -> str:
+        """Content hash of the resolved rules (names and comments do not count)."""
+        text = json.dumps(self.values, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            out.update(flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
+def _set_dotted(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    parts = dotted.split(".")
+    node = tree
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = value
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """`key=value` from a command line; the value is read as TOML (3, 2.5, true, [1,2], "x")."""
+    if "=" not in text:
+        raise VariantError("command line", text, "an override must look like key=value")
+    key, raw = text.split("=", 1)
+    key = key.strip()
+    try:
+        value = tomllib.loads(f"v = {raw.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw.strip()  # a bare word is a string
+    return key, value
+
+
+class VariantLoader:
+    """Loads, merges and validates one game's variant files.
+
+    variants_dir holds `default.toml` and the shipped variants; a name that is
+    a path to a `.toml` file is loaded from there instead (a designer's own).
+    """
+
+    EXTENDS = "extends"
+
+    def __init__(
+        self,
+        game_id: str,
+        variants_dir: Path,
+        schema: Mapping[str, Rule],
+        consistency: Callable[[dict[str, Any]], list[tuple[str, str]]] | None = None,
+    ):
+        self.game_id = game_id
+        self.variants_dir = Path(variants_dir)
+        self.schema = dict(schema)
+        self.consistency = consistency
+
+    def names(self) -> list[str]:
+        return sorted(p.stem for p in self.variants_dir.glob("*.toml"))
+
+    def describe(self) -> dict[str, str]:
+        """Variant name -> its first comment line (what it is for)."""
+        out = {}
+        for name in self.names():
+            text = (self.variants_dir / f"{name}.toml").read_text()
+            first = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("#")), "")
+            out[name] = first
+        return out
+
+    def _path(self, name: str, source: str) -> Path:
+        if name.endswith(".toml") or "/" in name:
+            path = Path(name)
+        else:
+            path = self.variants_dir / f"{name}.toml"
+        if not path.is_file():
+            known = ", ".join(self.names())
+            raise VariantError(source, self.EXTENDS if source != "command line" else "variant",
+                               f"no variant '{name}' for {self.game_id} (known: {known})")
+        return path
+
+    def _read(self, name: str, source: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+        path = self._path(name, source)
+        src = str(path)
+        if src in seen:
+            raise VariantError(src, self.EXTENDS, "variants extend each other in a loop")
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise VariantError(src, "(file)", f"not valid TOML: {exc}") from None
+        parent = data.pop(self.EXTENDS, None)
+        self._check_keys(src, data)
+        if path.resolve() == (self.variants_dir / "default.toml").resolve():
+            return data
+        base = self._read(parent or "default", src, seen + (src,))
+        for key, value in flatten(data).items():
+            _set_dotted(base, key, value)
+        return base
+
+    def _check_keys(self, source: str, data: Mapping[str, Any]) -> None:
+        for key in flatten(data):
+            if key not in self.schema:
+                close = difflib.get_close_matches(key, self.schema, n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise VariantError(source, key, f"unknown key for {self.game_id}{hint}")
+
+    def load(self, name: str | None = None, overrides: Mapping[str, Any] | None = None,
+             source: str = "command line") -> Variant:
+        name = name or "default"
+        values = self._read(name, source)
+        overrides = dict(overrides or {})
+        self._check_keys(f"{source} override", overrides)
+        for key, value in overrides.items():
+            _set_dotted(values, key, copy.deepcopy(value))
+        origin = str(self._path(name, source))
+        flat = flatten(values)
+        for key, rule in self.schema.items():
+            where = f"{source} override" if key in overrides else origin
+            if key not in flat:
+                raise VariantError(where, key, "missing (the default variant must set every key)")
+            why = rule.check(flat[key])
+            if why:
+                raise VariantError(where, key, why)
+        if self.consistency:
+            for key, why in self.consistency(values):
+                where = f"{source} override" if key in overrides else origin
+                raise VariantError(where, key, why)
+        label = Path(name).stem if name.endswith(".toml") else name
+        return Variant(self.game_id, label, origin, values, overrides)

@@ -1,0 +1,97 @@
+"""Skyline 3000 result tables: what `simulate` returns, one column per fact.
+
+Seats are numbered 0..P-1 clockwise; `lineup_slot` is the position in the
+run's policy line-up (equal to the seat unless seats rotate).
+"""
+from engines.core.spec import Column, TableSpec
+
+ITEM_NAMES = ("greenspace", "spaceport", "megamall")
+TIE_BREAK_NAMES = ("none", "highest card", "key order")
+CARD_TYPE_NAMES = ("floor", "roof", "contract")
+
+PLAYERS = TableSpec(
+    "players",
+    "one row per game and seat",
+    (
+        Column("game", "game index in the run"),
+        Column("seat", "seat, clockwise from 0"),
+        Column("lineup_slot", "position in the policy line-up"),
+        Column("key_player", "1 if this seat held the Key in round 1"),
+        Column("score", "final points"),
+        Column("rank", "1 = best; players level on points and hand value share a rank"),
+        Column("win", "1 if this seat won (a shared win counts for each sharer)"),
+        Column("shared_win", "1 if this seat shares the win"),
+        Column("tie_break_win", "1 if this seat won only through the hand-value tie-break"),
+        Column("cards_left", "cards in hand at the end"),
+        Column("hand_value_left", "total card value in hand at the end (the tie-break)"),
+        Column("buildings_built", "buildings completed (roofed) in the Plant, setup ones excluded"),
+        Column("buildings_placed", "buildings installed on the board"),
+        Column("floors_placed", "floors installed on the board"),
+        Column("billboards_placed", "billboards put on the board"),
+        Column("billboards_built_over", "own billboards replaced by a building"),
+        Column("improvements_won", "auctions won"),
+        Column("spent", "total card value paid in won auctions"),
+        Column("points_first", "points from First Place in blocks, all rounds"),
+        Column("points_second", "points from Second Place in blocks, all rounds"),
+        Column("points_billboards", "points lost to billboards (negative)"),
+        Column("extra_cards", "cards drawn thanks to Spaceports"),
+        Column("passes_round1", "construction turn (0-based) on which the seat passed in round 1"),
+    ),
+)
+
+AUCTIONS = TableSpec(
+    "auctions",
+    "one row per auction: 3 per round, 12 per game",
+    (
+        Column("game", "game index in the run"),
+        Column("round", "round 1-4"),
+        Column("stack", "auction house stack 1-3"),
+        Column("item", "0 greenspace, 1 spaceport, 2 megamall"),
+        Column("bid_0", "seat 0's bid (sum of card values), -1 if no such seat"),
+        Column("bid_1", "seat 1's bid"),
+        Column("bid_2", "seat 2's bid"),
+        Column("bid_3", "seat 3's bid"),
+        Column("high_0", "seat 0's highest bid card, 0 if it bid nothing"),
+        Column("high_1", "seat 1's highest bid card"),
+        Column("high_2", "seat 2's highest bid card"),
+        Column("high_3", "seat 3's highest bid card"),
+        Column("winner", "winning seat, -1 if everyone bid zero"),
+        Column("winner_slot", "winning seat's line-up slot, -1 if none"),
+        Column("price", "card value the winner paid (= winning bid)"),
+        Column("tie_break", "0 none, 1 highest single card, 2 Key order"),
+        Column("block", "block 0-8 where the item was placed, -1 if not placed"),
+    ),
+)
+
+GAMES = TableSpec(
+    "games",
+    "one row per game",
+    (
+        Column("game", "game index in the run"),
+        Column("first_key", "seat holding the Key in round 1"),
+        Column("winner", "winning seat, -1 if the win is shared"),
+        Column("n_winners", "players sharing the win"),
+        Column("margin", "winner's points minus the best other score (0 if shared)"),
+        Column("points_tied", "1 if the top score was tied on points"),
+        Column("tie_break_decided", "1 if hand value decided the winner"),
+        Column("decisions", "decisions taken in the game"),
+        Column("construction_turns", "construction turns played, all rounds"),
+        Column("stalled", "1 if the turn cap ended the game"),
+    ),
+)
+
+CARD_USE = TableSpec(
+    "card_use",
+    "card use summed over a chunk of games, by line-up slot, card type and value",
+    (
+        Column("game", "first game index of the chunk"),
+        Column("lineup_slot", "position in the policy line-up"),
+        Column("card_type", "0 floor, 1 roof, 2 contract"),
+        Column("value", "card value"),
+        Column("played", "cards played in construction (with or without acting)"),
+        Column("bid", "cards paid in won auctions"),
+        Column("kept", "cards left in hand at the end"),
+    ),
+)
+
+TABLES = {t.name: t for t in (PLAYERS, AUCTIONS, GAMES, CARD_USE)}
