@@ -1,0 +1,88 @@
+"""Seat line-ups: which policy, with which weights, sits in each seat.
+
+A policy is written `name` or `name(weight=value, ...)`, e.g.
+`heuristic(value_megamall=6, bid_fraction=0.4)`; unnamed weights keep their
+defaults. One policy for every seat may be given once.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from engines.core.spec import GameSpec, PolicyInfo
+
+_POLICY_RE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$")
+
+
+class LineupError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    info: PolicyInfo
+    weights: dict[str, float]
+
+    @property
+    def label(self) -> str:
+        changed = {k: v for k, v in self.weights.items() if v != self.info.weights.get(k)}
+        if not changed:
+            return self.info.name
+        inner = ", ".join(f"{k}={v:g}" for k, v in changed.items())
+        return f"{self.info.name}({inner})"
+
+
+def parse_policy(spec: GameSpec, text: str) -> SeatPolicy:
+    match = _POLICY_RE.match(text)
+    if not match:
+        raise LineupError(f"policy '{text}' is not of the form name or name(weight=value, ...)")
+    name, args = match.group(1), match.group(2)
+    if name not in spec.policies:
+        raise LineupError(f"unknown policy '{name}' for {spec.game_id} (known: {', '.join(spec.policies)})")
+    info = spec.policies[name]
+    weights = dict(info.weights)
+    for part in filter(None, (a.strip() for a in (args or "").split(","))):
+        if "=" not in part:
+            raise LineupError(f"policy '{text}': '{part}' must be weight=value")
+        key, raw = (s.strip() for s in part.split("=", 1))
+        if key not in weights:
+            known = ", ".join(weights) or "none"
+            raise LineupError(f"policy '{name}' has no weight '{key}' (its weights: {known})")
+        try:
+            weights[key] = float(raw)
+        except ValueError:
+            raise LineupError(f"policy '{text}': weight {key} must be a number, not '{raw}'") from None
+    return SeatPolicy(info, weights)
+
+
+@dataclass(frozen=True)
+class Lineup:
+    seats: tuple[SeatPolicy, ...]
+    rotate: bool
+
+    @property
+    def labels(self) -> list[str]:
+        return [s.label for s in self.seats]
+
+    def policy_ids(self) -> np.ndarray:
+        return np.array([s.info.policy_id for s in self.seats], dtype=np.int64)
+
+    def weight_rows(self, width: int) -> np.ndarray:
+        rows = np.zeros((len(self.seats), width), dtype=np.float64)
+        for i, seat in enumerate(self.seats):
+            values = list(seat.weights.values())
+            if len(values) > width:
+                raise LineupError(f"policy {seat.info.name} has more than {width} weights")
+            rows[i, : len(values)] = values
+        return rows
+
+
+def make_lineup(spec: GameSpec, policies: list[str] | None, players: int, rotate: bool) -> Lineup:
+    policies = list(policies or ["random"])
+    if len(policies) == 1:
+        policies = policies * players
+    if len(policies) != players:
+        raise LineupError(f"{len(policies)} policies given for {players} players: give one, or one per seat")
+    return Lineup(tuple(parse_policy(spec, p) for p in policies), rotate)

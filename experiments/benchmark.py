@@ -1,0 +1,183 @@
+"""Speed, start-up and memory figures, printed (never asserted in tests).
+
+    python -m experiments.benchmark            # full figures (a few minutes)
+    python -m experiments.benchmark --quick    # smaller runs, same figures
+    python -m experiments.benchmark --c-reference ../shared/reference/c
+        # also builds and runs the C random playouts in the same run and
+        # prints our speed as a ratio to C's (machine noise cancels out)
+
+What it measures, on one core unless said:
+  * games/s for each (game, players, policy) in PLAN, compile time excluded
+    (one warm-up call first), as the best of a few repeats;
+  * start-up: a fresh process importing a game and playing one game, with
+    an empty numba cache (cold: everything compiles) and with the cache
+    filled (what every CLI call and every worker pays), and the CLI itself;
+  * a 1,000,000-game heuristic Skyline 3000 run with both cores through the
+    real runner, its wall time and the peak memory of the whole process
+    tree, next to smaller runs to show memory stays flat.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+# (game, players, policy, games per repeat)
+PLAN = [
+    ("skyline_3000", 4, "random", 20_000),
+    ("skyline_3000", 4, "greedy", 10_000),
+    ("skyline_3000", 4, "heuristic", 10_000),
+    ("skyline_3000", 2, "random", 20_000),
+    ("cityline", 1, "random", 400_000),
+    ("cityline", 1, "greedy", 100_000),
+    ("cityline", 1, "heuristic", 100_000),
+    ("cityline", 1, "strong", 200),
+    ("cityline", 4, "random", 100_000),
+]
+
+
+def games_per_second(game: str, players: int, policy: str, n: int, repeats: int = 3) -> float:
+    from engines.core.lineup import make_lineup
+    from engines.registry import get_game
+
+    spec = get_game(game)
+    lineup = make_lineup(spec, [policy], players, True)
+    kp = spec.kernel_params(spec.variants.load(None), players)
+    ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
+    spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
+    best = float("inf")
+    for r in range(repeats):
+        t0 = time.perf_counter()
+        spec.simulate(kp, ids, w, True, 1, r * n, n)
+        best = min(best, time.perf_counter() - t0)
+    return n / best
+
+
+def _first_game_seconds(game: str, cache_dir: str) -> float:
+    code = (
+        "import time; t=time.perf_counter();"
+        "from engines.core.lineup import make_lineup; from engines.registry import get_game;"
+        f"s=get_game('{game}'); p=s.default_players; l=make_lineup(s,['random'],p,True);"
+        "s.simulate(s.kernel_params(s.variants.load(None),p),l.policy_ids(),l.weight_rows(s.max_weights),True,0,0,1);"
+        "print(time.perf_counter()-t)"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True, text=True)
+    return time.perf_counter() - t0
+
+
+def _cli_seconds(args: list[str], cache_dir: str, out: str) -> float:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "experiments.cli", *args, "--out", out, "--quiet", "--no-report", "--fresh"],
+                   check=True, env=env, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def _tree_rss_bytes(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            ppid, pages = int(fields[1]), int(fields[21])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+        rss[int(entry)] = pages * os.sysconf("SC_PAGE_SIZE")
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        total += rss.get(p, 0)
+        stack.extend(children.get(p, []))
+    return total
+
+
+def run_with_peak_memory(args: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak resident memory (whole process tree) of a CLI run."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss_bytes(proc.pid))
+        time.sleep(0.05)
+    if proc.returncode:
+        raise RuntimeError(f"run failed: {' '.join(args)}")
+    return time.perf_counter() - t0, peak
+
+
+def c_reference(c_dir: Path, quick: bool) -> dict[str, float]:
+    """Build the C yardsticks into a temporary folder and return their games/s."""
+    build = Path(tempfile.mkdtemp(prefix="cref-"))
+    for src in c_dir.glob("*"):
+        if src.is_file():
+            shutil.copy(src, build / src.name)
+    subprocess.run(["make", "-C", str(build)], check=True, capture_output=True)
+    out = {}
+    for name, n in (("skyline", 50_000 if quick else 200_000), ("cityline", 500_000 if quick else 2_000_000)):
+        text = subprocess.run([str(build / name), str(n), "1"], check=True, capture_output=True, text=True).stdout
+        fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+        out[name] = float(fields["games_per_s"])
+    return out
+
+
+def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False) -> None:
+    scale = 0.25 if quick else 1.0
+    print(f"# Skyline Lab benchmark  (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+    c_rates = c_reference(Path(c_dir), quick) if c_dir else {}
+
+    print("\n## Throughput, one core, compile excluded (best of 3)")
+    print(f"{'game':14s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s}  vs C")
+    for game, players, policy, n in PLAN:
+        rate = games_per_second(game, players, policy, max(50, int(n * scale)))
+        c_key = {"skyline_3000": "skyline", "cityline": "cityline"}.get(game)
+        c_ref = c_rates.get(c_key) if policy == "random" and players == (4 if game == "skyline_3000" else 1) else None
+        ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
+        print(f"{game:14s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f}  {ratio}")
+
+    print("\n## Start-up: fresh process to first finished game")
+    for game in ("skyline_3000", "cityline"):
+        cache = tempfile.mkdtemp(prefix="numba-cache-")
+        cold = _first_game_seconds(game, cache)
+        warm = _first_game_seconds(game, cache)
+        print(f"{game:14s} cold (empty cache) {cold:6.1f} s   cached {warm:5.2f} s")
+        shutil.rmtree(cache, ignore_errors=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = os.path.join(tmp, "cache")
+        _cli_seconds(["run", "skyline_3000", "--games", "10"], cache, os.path.join(tmp, "r"))
+        warm = _cli_seconds(["run", "skyline_3000", "--games", "10"], cache, os.path.join(tmp, "r"))
+        print(f"CLI `skyline-lab run skyline_3000 --games 10`, cache filled: {warm:.2f} s")
+
+    if skip_million:
+        return
+    print("\n## Memory and wall time of whole runs (heuristic Skyline 3000, 4 players, 2 workers)")
+    sizes = [100_000, 1_000_000] if not quick else [20_000, 100_000]
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            args = ["run", "skyline_3000", "--games", str(n), "--policy", "heuristic", "--workers", "2",
+                    "--out", os.path.join(tmp, f"run{n}"), "--quiet", "--no-report", "--fresh"]
+            wall, peak = run_with_peak_memory(args)
+            print(f"{n:>9,d} games: {wall:7.1f} s wall, {n / wall:9,.0f} games/s, peak memory {peak / 2**20:7.0f} MiB")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--c-reference", metavar="DIR", help="folder with the C reference sources (and Makefile)")
+    parser.add_argument("--skip-million", action="store_true", help="skip the whole-run memory measurement")
+    ns = parser.parse_args()
+    main(quick=ns.quick, c_dir=ns.c_reference, skip_million=ns.skip_million)
