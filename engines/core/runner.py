@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -112,14 +113,18 @@ def _versions() -> dict[str, str]:
 
 
 def _writable_target(out: Path) -> None:
-    """Refuse, before anything is written, a folder we could not write into."""
+    """Refuse, before anything is written, a folder we could not write into
+    (tried for real: permission bits say nothing to root or on read-only mounts)."""
     probe = out
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
         raise RunError(f"cannot write results to {out}: {probe} is a file")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise RunError(f"cannot write results to {out}: {probe} is not writable")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as exc:
+        raise RunError(f"cannot write results to {out}: {exc.strerror or exc}") from None
 
 
 def prepare(
