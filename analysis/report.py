@@ -1,0 +1,452 @@
+"""The run report: everything rebuilt from a run's Parquet files and manifest.
+
+    build_report(run_path) -> report/report.md, report/report.html, report/figures/*.png
+
+The generic sections work for any registered game (they read only the
+contract columns every game writes); the game's own sections come from the
+module named in its GameSpec.report. Every number is aggregated in polars
+(lazy scans, group-bys) before it reaches numpy, scipy or matplotlib, so a run
+of millions of games costs a few seconds, not a plot of millions of points.
+
+Statistics used (and stated in the report itself): Wilson score intervals for
+rates, Student t intervals for means, a chi-square goodness-of-fit test for
+seat balance. See analysis/stats.py.
+"""
+from __future__ import annotations
+
+import html
+import importlib
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from analysis import plots, stats
+from analysis.run import Run
+from analysis.sections import Plot, Section
+
+QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
+
+
+def build_report(run_path: str | Path) -> Path:
+    """Write the report of the run at `run_path`; return the path of report.md."""
+    run = Run.open(run_path)
+    sections = generic_sections(run) + game_sections(run)
+    return write_report(run, sections)
+
+
+# --- shared frames --------------------------------------------------------------
+
+def players_with_winners(run: Run) -> pl.LazyFrame:
+    """players joined with games.n_winners, so a win can also be counted as a share."""
+    n_winners = run.scan("games").select("game", "n_winners")
+    return run.scan("players").join(n_winners, on="game", how="left")
+
+
+def is_multiplayer(run: Run) -> bool:
+    return run.n_players > 1
+
+
+# --- generic sections --------------------------------------------------------------
+
+def generic_sections(run: Run) -> list[Section]:
+    """Sections every game gets. Seat, win, margin and tie sections need at
+    least two players and are skipped for solo runs."""
+    sections = [run_summary(run), method_notes(run)]
+    if is_multiplayer(run):
+        sections += [seat_win_rates(run), policy_win_rates(run)]
+    sections.append(score_distribution(run))
+    if is_multiplayer(run):
+        sections += [victory_margins(run), ties_and_shared_wins(run)]
+    sections.append(game_length_and_stalls(run))
+    return sections
+
+
+def run_summary(run: Run) -> Section:
+    manifest = run.manifest
+    variant = manifest.get("variant", {})
+    timings = manifest.get("timings", {})
+    games_found = run.scan("games").select(pl.len()).collect().item()
+    rows = [
+        ("game", f"{manifest.get('title', run.game_id)} ({run.game_id})"),
+        ("run", manifest.get("run", run.path.name)),
+        ("variant", f"{variant.get('name', '?')} (digest {variant.get('digest', '?')})"),
+        ("players", str(run.n_players)),
+        ("line-up (by slot)", ", ".join(f"{slot}: {label}" for slot, label in enumerate(run.lineup))),
+        ("seats rotate", "yes" if manifest.get("rotate") else "no"),
+        ("games requested", f"{manifest.get('n_games', '?'):,}" if isinstance(manifest.get("n_games"), int)
+         else str(manifest.get("n_games", "?"))),
+        ("games done (manifest)", str(manifest.get("games_done", "?"))),
+        ("games in the tables", f"{games_found:,}"),
+        ("seed", str(manifest.get("seed", "?"))),
+        ("engine version", str(manifest.get("engine_version", "?"))),
+        ("run time", _format_seconds(timings.get("seconds"))),
+        ("throughput", f"{timings['games_per_s']:,.0f} games/s" if timings.get("games_per_s") else "?"),
+        ("created", str(manifest.get("created", "?"))),
+        ("package versions", ", ".join(f"{k} {v}" for k, v in sorted(manifest.get("versions", {}).items()))),
+    ]
+    text = ""
+    if manifest.get("games_done") is not None and manifest.get("n_games") is not None \
+            and manifest["games_done"] < manifest["n_games"]:
+        text = (f"**Partial run:** {manifest['games_done']:,} of {manifest['n_games']:,} games were "
+                "finished; every figure below covers the finished games only.")
+    tables = [("Run", pl.DataFrame(rows, schema=["item", "value"], orient="row"))]
+    values = variant.get("values") or {}
+    if values:
+        variant_rows = [(key, _format_variant_value(value)) for key, value in _flatten(values)]
+        tables.append(("Variant values as played (resolved)",
+                       pl.DataFrame(variant_rows, schema=["key", "value"], orient="row")))
+    return Section("Run summary", text, tables)
+
+
+def method_notes(run: Run) -> Section:
+    text = "\n".join([
+        f"- Rates (win rates, shared-win, stall and other rates) come with a 95% {stats.WILSON}.",
+        f"- Means (scores, margins, game length) come with a 95% {stats.T_INTERVAL}.",
+        f"- Seat balance: {stats.CHI_SQUARE}, on the games with a single winner.",
+        "- A shared win counts as a win for every sharer in **win rate**; **win share** counts a "
+        "win shared by k players as 1/k for each, so win shares of all seats add up to 1 and the "
+        "fair share is exactly 1/P.",
+        "- Intervals treat each player-game as independent. Seats of one game are not quite "
+        "independent (usually one of them wins), so intervals for a policy that fills several "
+        "seats are slightly too narrow.",
+    ])
+    return Section("How to read this report", text)
+
+
+def seat_win_rates(run: Run) -> Section:
+    n_players = run.n_players
+    rates = stats.win_rates(players_with_winners(run), "seat")
+    single_winner_counts = (
+        run.scan("games").filter(pl.col("winner") >= 0)
+        .group_by("winner").agg(pl.len().alias("wins")).collect()
+    )
+    wins_by_seat = dict(zip(single_winner_counts["winner"].to_list(), single_winner_counts["wins"].to_list()))
+    observed = [wins_by_seat.get(seat, 0) for seat in range(n_players)]
+    test = stats.chisquare_uniform(observed)
+
+    fair = 1 / n_players
+    best = rates.sort("win_rate", descending=True).row(0, named=True)
+    verdict = ("no seat is significantly favoured at the 5% level"
+               if test.p_value >= 0.05 else "the seats are **not** balanced at the 5% level")
+    text_lines = [
+        f"Seats are numbered clockwise from 0, as in the tables. Fair share: 1/{n_players} = {fair:.4f}.",
+        f"Best seat: {best['seat']} with win rate {best['win_rate']:.4f} "
+        f"(95% Wilson {best['win_low']:.4f}–{best['win_high']:.4f}).",
+        f"Chi-square test of the winning seat in the {sum(observed):,} games with a single winner "
+        f"against equal shares: statistic {test.statistic:.3f}, {test.dof} degrees of freedom, "
+        f"p = {_format_p(test.p_value)}: {verdict}.",
+    ]
+    if not run.manifest.get("rotate", True) and len(set(run.lineup)) > 1:
+        text_lines.append("Seats did **not** rotate and the line-up mixes policies, so each seat's "
+                          "rate also carries its policy's strength.")
+    figure = plots.rate_chart(
+        [f"seat {s}" for s in rates["seat"].to_list()],
+        rates["win_rate"], rates["win_low"], rates["win_high"],
+        title="Win rate by seat", ylabel="win rate (shared wins count)",
+        reference=fair, reference_label=f"fair share 1/{n_players}",
+    )
+    table = pl.DataFrame({"seat": rates["seat"].cast(pl.Int64)}).hstack(_win_rate_columns(rates))
+    test_table = pl.DataFrame({
+        "seat": list(range(n_players)), "single wins": observed,
+        "expected if balanced": [sum(observed) / n_players] * n_players,
+    })
+    return Section("Win rate by seat", "\n\n".join(text_lines),
+                   [("Win rate by seat, 95% Wilson intervals", table),
+                    ("Chi-square test input: games won alone, by seat", test_table)],
+                   [Plot("seat_win_rates", figure, "Win rate by seat with 95% Wilson intervals; "
+                         f"dashed line: fair share 1/{n_players}.")])
+
+
+def policy_win_rates(run: Run) -> Section:
+    n_players = run.n_players
+    rates = stats.win_rates(players_with_winners(run), "policy")
+    fair = 1 / n_players
+    lines = [f"Each policy's rate is per player-game (a policy in two seats plays two player-games "
+             f"per game), so the fair share is still 1/{n_players} = {fair:.4f}.", ""]
+    for row in rates.iter_rows(named=True):
+        lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
+                     f"({row['win_low']:.4f}–{row['win_high']:.4f}), win share {row['share_rate']:.4f} "
+                     f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['games']:,} player-games")
+    figure = plots.rate_chart(
+        rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
+        title="Win rate by policy", ylabel="win rate (shared wins count)",
+        reference=fair, reference_label=f"fair share 1/{n_players}",
+    )
+    table = pl.DataFrame({"policy": rates["policy"]}).hstack(_win_rate_columns(rates))
+    return Section("Win rate by policy", "\n".join(lines),
+                   [("Win rate by policy, 95% Wilson intervals", table)],
+                   [Plot("policy_win_rates", figure, "Win rate by policy with 95% Wilson intervals; "
+                         f"dashed line: fair share 1/{n_players}.")])
+
+
+def _win_rate_columns(rates: pl.DataFrame) -> pl.DataFrame:
+    return rates.select(
+        pl.col("games").alias("player-games"), "wins",
+        pl.col("win_rate").alias("win rate"), pl.col("win_low").alias("95% low"),
+        pl.col("win_high").alias("95% high"),
+        pl.col("share_rate").alias("win share"), pl.col("share_low").alias("share 95% low"),
+        pl.col("share_high").alias("share 95% high"),
+    )
+
+
+def score_distribution(run: Run) -> Section:
+    players = run.scan("players")
+    summary = stats.mean_table(players, "policy", "score", quantiles=QUANTILES)
+    counts = players.group_by("policy", "score").agg(pl.len().alias("count")).collect()
+    # One set of edges for all policies, so the outlines are comparable.
+    edges = stats.integer_bin_edges(counts["score"].min(), counts["score"].max())
+    series = {}
+    for policy in summary["policy"].to_list():
+        policy_counts = counts.filter(pl.col("policy") == policy)
+        series[policy] = stats.histogram(policy_counts["score"].to_numpy(), edges,
+                                         weights=policy_counts["count"].to_numpy())
+    figure = plots.histogram_steps(series, title="Final score by policy", xlabel="final score")
+    table = _rename_summary(summary, "policy")
+    return Section("Score distribution by policy",
+                   "Mean final score per policy with a 95% t interval, and its quantiles.",
+                   [("Final score by policy", table)],
+                   [Plot("score_distribution", figure, "Final score by policy (share of player-games per score).")])
+
+
+def victory_margins(run: Run) -> Section:
+    games = run.scan("games")
+    single = games.filter(pl.col("n_winners") == 1)
+    summary = stats.mean_table(single.with_columns(pl.lit("single winner").alias("games")), "games",
+                               "margin", quantiles=QUANTILES)
+    counts = single.group_by("margin").agg(pl.len().alias("count")).sort("margin").collect()
+    if counts.height:
+        hist = stats.value_counts_histogram(counts, "margin")
+        figure = plots.histogram_steps({"margin": hist}, title="Victory margin", xlabel="winner's points "
+                                       "minus the best other score")
+        plot_list = [Plot("victory_margin", figure, "Victory margin in games with a single winner.")]
+    else:
+        plot_list = []
+    zero = counts.filter(pl.col("margin") == 0)["count"].sum()
+    total = counts["count"].sum()
+    text = (f"Winner's points minus the best other score, over the {total:,} games with a single winner "
+            f"(shared wins have margin 0 by definition and are left out). "
+            f"{zero:,} of them were won level on points (margin 0), through a tie-break.")
+    return Section("Victory margin", text, [("Victory margin", _rename_summary(summary, "games"))], plot_list)
+
+
+def ties_and_shared_wins(run: Run) -> Section:
+    games = run.scan("games")
+    schema = games.collect_schema()
+    flags = games.with_columns(
+        (pl.col("n_winners") > 1).cast(pl.Int8).alias("shared win"),
+        pl.lit("all games").alias("games"),
+    )
+    rows = [("shared win (several winners)", "shared win")]
+    # Optional columns some games write (Skyline 3000 does): level on points, decided by a tie-break.
+    if "points_tied" in schema:
+        rows.append(("top score level on points", "points_tied"))
+    if "tie_break_decided" in schema:
+        rows.append(("winner decided by tie-break", "tie_break_decided"))
+    tables = []
+    for label, column in rows:
+        table = stats.proportion_table(flags, "games", column)
+        tables.append(table.select(pl.lit(label).alias("event"), pl.col("n").alias("games"), "count",
+                                   "rate", pl.col("low").alias("95% low"), pl.col("high").alias("95% high")))
+    winners = games.group_by("n_winners").agg(pl.len().alias("games")).sort("n_winners").collect()
+    return Section("Ties and shared wins", "Rates over all games, with 95% Wilson intervals.",
+                   [("Tie and shared-win rates", pl.concat(tables, how="vertical_relaxed")),
+                    ("Games by number of winners", winners.with_columns(pl.col("n_winners").cast(pl.Int64)))])
+
+
+def game_length_and_stalls(run: Run) -> Section:
+    games = run.scan("games").with_columns(pl.lit("all games").alias("games"))
+    length = stats.mean_table(games, "games", "decisions", quantiles=QUANTILES)
+    stalls = stats.proportion_table(games, "games", "stalled")
+    stall = stalls.row(0, named=True)
+    counts = games.group_by("decisions").agg(pl.len().alias("count")).collect()
+    figure = plots.histogram_steps({"decisions": stats.value_counts_histogram(counts, "decisions")},
+                                   title="Game length", xlabel="decisions per game")
+    text = (f"Stall rate (the turn cap ended the game): {stall['rate']:.4f} "
+            f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {stall['n']:,} games. "
+            "Stalled games stay in every other figure.")
+    return Section("Game length and stalls", text,
+                   [("Decisions per game", _rename_summary(length, "games")),
+                    ("Stall rate", stalls.select(pl.col("n").alias("games"), pl.col("count").alias("stalled"),
+                                                 "rate", pl.col("low").alias("95% low"),
+                                                 pl.col("high").alias("95% high")))],
+                   [Plot("game_length", figure, "Decisions per game.")])
+
+
+def _rename_summary(summary: pl.DataFrame, by: str) -> pl.DataFrame:
+    """mean_table output with report-friendly column names."""
+    return summary.rename({"n": "count", "low": "95% low", "high": "95% high"})
+
+
+# --- the game's own sections ------------------------------------------------------------
+
+def game_report_module(game_id: str) -> str:
+    """Module with the game's sections: GameSpec.report, or by convention
+    analysis.<game_id> while the game's engine package cannot be imported
+    (the report needs only the Parquet files, not the engine)."""
+    from engines.registry import get_game
+    try:
+        return get_game(game_id).report
+    except (KeyError, ImportError, AttributeError):
+        return f"analysis.{game_id}"
+
+
+def game_sections(run: Run) -> list[Section]:
+    module_name = game_report_module(run.game_id)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (module_name == error.name or module_name.startswith(error.name + ".")):
+            raise  # the module exists but something it imports is missing: a real bug
+        return [Section("Game-specific sections",
+                        f"Skipped: no report module `{module_name}` for {run.game_id}.")]
+    return list(module.sections(run))
+
+
+# --- writing ---------------------------------------------------------------------------
+
+def write_report(run: Run, sections: list[Section]) -> Path:
+    """Write report.md, report.html and figures/*.png under run.report_dir."""
+    report_dir = run.report_dir
+    figures_dir = report_dir / "figures"
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    for old in figures_dir.glob("*.png"):  # a rebuilt report must not show stale figures
+        old.unlink()
+
+    names = [plot.name for section in sections for plot in section.plots]
+    duplicates = {name for name in names if names.count(name) > 1}
+    if duplicates:
+        raise ValueError(f"plot names must be unique within a report: {sorted(duplicates)}")
+    for section in sections:
+        for plot in section.plots:
+            plot.figure.savefig(figures_dir / f"{plot.name}.png", dpi=110)
+
+    title = f"{run.manifest.get('title', run.game_id)}: run {run.manifest.get('run', run.path.name)}"
+    markdown_path = report_dir / "report.md"
+    markdown_path.write_text(render_markdown(title, sections))
+    (report_dir / "report.html").write_text(render_html(title, sections))
+    return markdown_path
+
+
+def render_markdown(title: str, sections: list[Section]) -> str:
+    parts = [f"# {title}", ""]
+    for section in sections:
+        parts += [f"## {section.title}", ""]
+        if section.text:
+            parts += [section.text, ""]
+        for caption, table in section.tables:
+            parts += [f"*{caption}*", "", markdown_table(table), ""]
+        for plot in section.plots:
+            parts += [f"![{plot.caption}](figures/{plot.name}.png)", "", f"*{plot.caption}*", ""]
+    return "\n".join(parts)
+
+
+def markdown_table(table: pl.DataFrame) -> str:
+    header = "| " + " | ".join(_escape_cell(c) for c in table.columns) + " |"
+    rule = "| " + " | ".join("---:" if table[c].dtype.is_numeric() else "---" for c in table.columns) + " |"
+    rows = ["| " + " | ".join(_escape_cell(format_value(v)) for v in row) + " |" for row in table.iter_rows()]
+    return "\n".join([header, rule, *rows])
+
+
+def _escape_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+HTML_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+table { border-collapse: collapse; margin: 0.5rem 0 1.5rem; font-size: 0.9rem; }
+th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; }
+th { background: #f2f2f2; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+caption { caption-side: top; text-align: left; font-style: italic; padding-bottom: 0.3rem; }
+figure { margin: 1rem 0 2rem; }
+figure img { max-width: 100%; }
+figcaption { font-style: italic; color: #555; }
+code { background: #f5f5f5; padding: 0 0.2rem; }
+"""
+
+
+def render_html(title: str, sections: list[Section]) -> str:
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    for section in sections:
+        body.append(f"<section>\n<h2>{html.escape(section.title)}</h2>")
+        if section.text:
+            body.append(markdown_to_html(section.text))
+        for caption, table in section.tables:
+            body.append(html_table(caption, table))
+        for plot in section.plots:
+            body.append(f'<figure><img src="figures/{html.escape(plot.name)}.png" alt="{html.escape(plot.caption)}">'
+                        f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>")
+        body.append("</section>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n"
+            + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def html_table(caption: str, table: pl.DataFrame) -> str:
+    numeric = [table[c].dtype.is_numeric() for c in table.columns]
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    rows = []
+    for row in table.iter_rows():
+        cells = "".join(f'<td class="num">{html.escape(format_value(v))}</td>' if is_num
+                        else f"<td>{html.escape(format_value(v))}</td>" for v, is_num in zip(row, numeric))
+        rows.append(f"<tr>{cells}</tr>")
+    return (f"<table>\n<caption>{html.escape(caption)}</caption>\n<thead><tr>{head}</tr></thead>\n"
+            f"<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def markdown_to_html(text: str) -> str:
+    """Section text is a little Markdown (paragraphs, lists, bold, code)."""
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:  # plain paragraphs are still readable
+        return "\n".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n\n"))
+    return MarkdownIt("commonmark").render(text)
+
+
+def format_value(value) -> str:
+    """Numbers as a designer reads them: integers with thousands separators,
+    whole floats (counts, quantiles of integer scores) without decimals,
+    rates and intervals to 4 decimals, tiny values in scientific notation."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "n/a"
+        if value.is_integer() and abs(value) < 1e15:  # counts and quantiles of whole numbers
+            return f"{int(value):,}"
+        if abs(value) >= 1000:
+            return f"{value:,.1f}"
+        if abs(value) < 1e-3:
+            return f"{value:.2e}"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _format_p(p: float) -> str:
+    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+def _format_seconds(seconds) -> str:
+    if seconds is None:
+        return "?"
+    return f"{seconds:,.1f} s" if seconds < 120 else f"{seconds / 60:,.1f} min"
+
+
+def _flatten(values: dict, prefix: str = ""):
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _flatten(value, name + ".")
+        else:
+            yield name, value
+
+
+def _format_variant_value(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value)

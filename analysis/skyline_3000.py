@@ -1,0 +1,395 @@
+"""Skyline 3000's own report sections (GameSpec.report), from the tables in
+engines/skyline_3000/tables.py and the rulebook's language
+(/work/shared/rules/skyline-3000.txt):
+
+- auction value curves: what the winner paid for a Greenspace, Spaceport or
+  Megamall, round by round, and how prices spread;
+- what buying did for the buyer: final score and win rate by price paid;
+- unsold items (everyone bid zero) and how auction ties were broken;
+- where the improvements were placed on the 9 blocks;
+- the Key Player effect: round-1 Key Player vs the others, and turn order;
+- card values: which values were played in construction, bid away or kept;
+- per-policy habits: buildings, floors, billboards, auctions, points.
+
+Every figure is aggregated in polars before numpy/scipy/matplotlib see it.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from analysis import plots, stats
+from analysis.report import players_with_winners
+from analysis.run import Run
+from analysis.sections import Plot, Section
+from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES
+
+N_PRICE_BINS = 8
+CARD_USES = ("played", "bid", "kept")
+# Blocks 0-8: block b lies in district b // 3 (GAPS.md). Colours as in the rulebook.
+DISTRICT_NAMES = ("red", "yellow", "blue")
+
+POLICY_SUMMARY_COLUMNS = (
+    "buildings_built", "buildings_placed", "floors_placed", "billboards_placed", "billboards_built_over",
+    "improvements_won", "spent", "points_first", "points_second", "points_billboards", "extra_cards",
+    "cards_left", "hand_value_left", "passes_round1",
+)
+
+
+def sections(run: Run) -> list[Section]:
+    check_columns(run)
+    result = [
+        auction_prices(run),
+        buyer_outcomes(run),
+        unsold_items(run),
+        auction_tie_breaks(run),
+        improvement_placement(run),
+        key_player_effect(run),
+    ]
+    if "card_use" in run.tables():
+        result.append(card_use(run))
+    else:
+        result.append(Section("Card values: played, bid or kept", "Skipped: this run has no `card_use` table."))
+    result.append(policy_summary(run))
+    return result
+
+
+def check_columns(run: Run) -> None:
+    """Fail with the missing column names if the engine's tables drifted from tables.py."""
+    for name in set(run.tables()) & set(TABLES):
+        present = set(run.scan(name).collect_schema().names())
+        missing = [c for c in TABLES[name].names if c not in present]
+        if missing:
+            raise ValueError(f"run {run.path}: table '{name}' lacks columns {missing} (see engines/skyline_3000/tables.py)")
+
+
+# --- helpers -------------------------------------------------------------------------
+
+def _item_name(column: str = "item") -> pl.Expr:
+    return pl.col(column).replace_strict(dict(enumerate(ITEM_NAMES)), return_dtype=pl.String)
+
+
+def sold_auctions(run: Run) -> pl.LazyFrame:
+    """Auctions somebody won (winner -1 means everyone bid zero: unsold)."""
+    return run.scan("auctions").filter(pl.col("winner") >= 0)
+
+
+def _slot_policies(run: Run) -> pl.LazyFrame:
+    return pl.LazyFrame({"slot": list(range(len(run.lineup))), "buyer policy": run.lineup},
+                        schema={"slot": pl.Int64, "buyer policy": pl.String})
+
+
+def _per_item_series(table: pl.DataFrame, x: str, value: str, low: str, high: str) -> dict[str, tuple]:
+    """{item name: (x, value, low, high)} in item order, for plots.rate_lines."""
+    series = {}
+    for item in sorted(table["item"].unique().to_list()):
+        rows = table.filter(pl.col("item") == item).sort(x)
+        series[ITEM_NAMES[item]] = (rows[x].to_numpy(), rows[value].to_numpy(), rows[low].to_numpy(),
+                                    rows[high].to_numpy())
+    return series
+
+
+# --- auctions --------------------------------------------------------------------------
+
+def auction_prices(run: Run) -> Section:
+    sold = sold_auctions(run)
+    prices = stats.mean_table(sold, ["item", "round"], "price", quantiles=(0.0, 0.25, 0.5, 0.75, 1.0))
+    curve = plots.rate_lines(_per_item_series(prices, "round", "mean", "low", "high"),
+                             title="Auction price by item and round", xlabel="round",
+                             ylabel="price paid (card value), mean")
+    curve.axes[0].set_xticks([1, 2, 3, 4])
+
+    counts = sold.group_by("item", "price").agg(pl.len().alias("count")).collect()
+    edges = stats.integer_bin_edges(counts["price"].min(), counts["price"].max())
+    distributions = {}
+    for item in sorted(counts["item"].unique().to_list()):
+        item_counts = counts.filter(pl.col("item") == item)
+        distributions[ITEM_NAMES[item]] = stats.histogram(item_counts["price"].to_numpy(), edges,
+                                                          weights=item_counts["count"].to_numpy())
+    spread = plots.histogram_steps(distributions, title="Price paid by item", xlabel="price paid (card value)")
+    spread.axes[0].set_ylabel("share of auctions won")
+
+    table = prices.select(_item_name().alias("item"), pl.col("round").cast(pl.Int64), pl.col("n").alias("sold"),
+                          pl.col("mean").alias("mean price"), pl.col("low").alias("95% low"),
+                          pl.col("high").alias("95% high"), "min", "q25", pl.col("q50").alias("median"), "q75",
+                          "max")
+    tables = [("Price paid per item and round (sold auctions), 95% t intervals", table)]
+    if len(set(run.lineup)) > 1:
+        by_policy = stats.mean_table(
+            sold.with_columns(pl.col("winner_slot").cast(pl.Int64).alias("slot")).join(_slot_policies(run), on="slot"),
+            ["item", "round", "buyer policy"], "price")
+        tables.append(("Price paid by the buyer's policy, 95% t intervals",
+                       by_policy.select(_item_name().alias("item"), pl.col("round").cast(pl.Int64), "buyer policy",
+                                        pl.col("n").alias("sold"), pl.col("mean").alias("mean price"),
+                                        pl.col("low").alias("95% low"), pl.col("high").alias("95% high"))))
+    text = ("The price is the winning bid: the total card value the winner discarded. Each round auctions two "
+            "Greenspaces and a Spaceport (rounds 1-2) or a Megamall (rounds 3-4). Unsold items (everyone bid "
+            "zero) are left out here; their rate is in *Unsold items*.")
+    return Section("Auction prices by item and round", text, tables,
+                   [Plot("auction_price_curves", curve, "Mean price paid per item and round, 95% t intervals."),
+                    Plot("auction_price_distribution", spread, "Distribution of the price paid, per item.")])
+
+
+def price_bins(sold: pl.LazyFrame) -> tuple[int, list[str]]:
+    """Bin width and labels for prices: N_PRICE_BINS equal bins from 1 up to
+    the 99th percentile, the last bin open-ended so rare huge bids don't
+    stretch the axis."""
+    p99 = sold.select(pl.col("price").cast(pl.Float64).quantile(0.99)).collect().item()
+    width = max(1, math.ceil((p99 or 1) / N_PRICE_BINS))
+    labels = []
+    for b in range(N_PRICE_BINS):
+        low = 1 + b * width
+        if b == N_PRICE_BINS - 1:
+            labels.append(f"{low}+")
+        else:
+            labels.append(str(low) if width == 1 else f"{low}-{low + width - 1}")
+    return width, labels
+
+
+def buyer_outcomes(run: Run) -> Section:
+    sold = sold_auctions(run)
+    width, labels = price_bins(sold)
+    buyers = (
+        sold.select(pl.col("game").cast(pl.Int64), "item", "price", pl.col("winner").cast(pl.Int64).alias("seat"))
+        .with_columns(((pl.col("price") - 1) // width).clip(0, N_PRICE_BINS - 1).cast(pl.Int64).alias("price_bin"))
+        .join(players_with_winners(run).select(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                               "score", "win", "n_winners"),
+              on=["game", "seat"], how="inner")
+    )
+    wins = stats.win_rates(buyers, ["item", "price_bin"])
+    scores = stats.mean_table(buyers, ["item", "price_bin"], "score")
+    fair = 1 / run.n_players
+
+    figure, (win_axes, score_axes) = plots.new_figure(2, figsize=(11, 4))
+    plots.rate_lines(_per_item_series(wins, "price_bin", "win_rate", "win_low", "win_high"),
+                     title="Buyer's win rate by price paid", xlabel="price paid", ylabel="buyer's win rate",
+                     reference=fair, reference_label=f"fair share 1/{run.n_players}", xticklabels=labels,
+                     axes=win_axes)
+    plots.rate_lines(_per_item_series(scores, "price_bin", "mean", "low", "high"),
+                     title="Buyer's final score by price paid", xlabel="price paid",
+                     ylabel="buyer's final score, mean", xticklabels=labels, axes=score_axes)
+
+    table = (
+        wins.join(scores, on=["item", "price_bin"])
+        .sort("item", "price_bin")
+        .select(_item_name().alias("item"),
+                pl.col("price_bin").replace_strict(dict(enumerate(labels)), return_dtype=pl.String).alias("price paid"),
+                pl.col("games").alias("auctions won"),
+                pl.col("win_rate").alias("buyer win rate"), pl.col("win_low").alias("win 95% low"),
+                pl.col("win_high").alias("win 95% high"),
+                pl.col("mean").alias("buyer mean score"), pl.col("low").alias("score 95% low"),
+                pl.col("high").alias("score 95% high"))
+    )
+    text = ("Each won auction is one row: the buyer's final score and whether the buyer won the game, against "
+            f"the price paid, binned ({labels[0]} … {labels[-1]}). This is an association, not a cause: strong "
+            "positions may both pay more and win more. Win rates: 95% Wilson intervals (a shared win counts as "
+            "a win); scores: 95% t intervals.")
+    return Section("What buying did for the buyer", text,
+                   [("Buyer's outcome by item and price paid", table)],
+                   [Plot("buyer_vs_price", figure, "Buyer's win rate (Wilson 95%) and mean final score (t 95%) "
+                         "by price paid, per item; dashed line: fair share.")])
+
+
+def unsold_items(run: Run) -> Section:
+    auctions = run.scan("auctions").with_columns((pl.col("winner") < 0).cast(pl.Int8).alias("unsold"))
+    rates = stats.proportion_table(auctions, ["item", "round"], "unsold")
+    figure = plots.rate_lines(_per_item_series(rates, "round", "rate", "low", "high"),
+                              title="Unsold items by round", xlabel="round", ylabel="share of auctions unsold")
+    figure.axes[0].set_xticks([1, 2, 3, 4])
+    table = rates.select(_item_name().alias("item"), pl.col("round").cast(pl.Int64),
+                         pl.col("n").alias("auctions"), pl.col("count").alias("unsold"),
+                         pl.col("rate").alias("unsold rate"), pl.col("low").alias("95% low"),
+                         pl.col("high").alias("95% high"))
+    return Section("Unsold items", "An item is unsold when every player bids zero; it leaves the game. "
+                   "Rates with 95% Wilson intervals.",
+                   [("Unsold rate per item and round", table)],
+                   [Plot("unsold_rate", figure, "Share of auctions where everyone bid zero, 95% Wilson intervals.")])
+
+
+def auction_tie_breaks(run: Run) -> Section:
+    sold = sold_auctions(run)
+    counts = sold.group_by("item", "tie_break").agg(pl.len().alias("count")).collect()
+    totals = counts.group_by("item").agg(pl.col("count").sum().alias("sold"))
+    # Every (item, tie-break) pair, so a rule that never fired shows as 0 rather than missing.
+    grid = totals.join(pl.DataFrame({"tie_break": list(range(len(TIE_BREAK_NAMES)))},
+                                    schema={"tie_break": counts["tie_break"].dtype}), how="cross")
+    table = grid.join(counts, on=["item", "tie_break"], how="left").with_columns(pl.col("count").fill_null(0))
+    table = table.sort("item", "tie_break")
+    low, high = stats.wilson_interval(table["count"].to_numpy(), table["sold"].to_numpy())
+    table = table.select(
+        _item_name().alias("item"),
+        pl.col("tie_break").replace_strict(dict(enumerate(TIE_BREAK_NAMES)), return_dtype=pl.String)
+        .alias("decided by"),
+        "sold", "count", (pl.col("count") / pl.col("sold")).alias("share"),
+        pl.Series("95% low", np.atleast_1d(low)), pl.Series("95% high", np.atleast_1d(high)),
+    )
+    text = ("Level highest bids go to the player who played the highest single card, then to the Key Player "
+            "or the nearest player clockwise from the Key (rulebook, Improvement Phase). \"none\" means the "
+            "highest bid was alone. Shares of sold auctions, 95% Wilson intervals.")
+    return Section("How auction ties were broken", text, [("Auction tie-breaks per item", table)])
+
+
+def improvement_placement(run: Run) -> Section:
+    sold = sold_auctions(run)
+    counts = sold.group_by("item", "block").agg(pl.len().alias("count")).collect()
+    items = sorted(counts["item"].unique().to_list())
+    figure, panels = plots.new_figure(len(items), figsize=(3.6 * len(items), 3.6))
+    rows = []
+    for axes, item in zip(panels, items):
+        item_counts = counts.filter(pl.col("item") == item)
+        total = item_counts["count"].sum()
+        by_block = dict(zip(item_counts["block"].to_list(), item_counts["count"].to_list()))
+        shares = np.array([by_block.get(block, 0) / total for block in range(9)])
+        rows.append({"item": ITEM_NAMES[item], "won": total,
+                     **{f"block {b}": shares[b] for b in range(9)},
+                     "not placed": by_block.get(-1, 0) / total})
+        grid = shares.reshape(3, 3)  # row = district, column = block within the district
+        image = axes.imshow(grid, cmap="Greens", vmin=0)
+        for district in range(3):
+            for column in range(3):
+                share = grid[district, column]
+                axes.text(column, district, f"{share:.2f}\nb{3 * district + column}", ha="center", va="center",
+                          fontsize=8, color="white" if share > 0.6 * grid.max() else "black")
+        axes.set_yticks(range(3), DISTRICT_NAMES)
+        axes.set_xticks([])
+        axes.set_title(ITEM_NAMES[item])
+        figure.colorbar(image, ax=axes, shrink=0.7)
+    text = ("Share of each item won that was placed in each block (blocks 0-8; block b lies in district b // 3: "
+            "red 0-2, yellow 3-5, blue 6-8). Pre-placed Greenspaces are not counted.")
+    return Section("Where improvements were placed", text,
+                   [("Placement share per block", pl.DataFrame(rows))],
+                   [Plot("improvement_placement", figure, "Share of won items placed in each block, by district.")])
+
+
+# --- Key Player ---------------------------------------------------------------------------
+
+def key_player_effect(run: Run) -> Section:
+    n_players = run.n_players
+    first_key = run.scan("games").select(pl.col("game").cast(pl.Int64), pl.col("first_key").cast(pl.Int64))
+    players = (
+        players_with_winners(run)
+        .with_columns(pl.col("game").cast(pl.Int64))
+        .join(first_key, on="game")
+        .with_columns(
+            pl.when(pl.col("key_player") == 1).then(pl.lit("round-1 Key Player")).otherwise(pl.lit("others"))
+            .alias("player"),
+            ((pl.col("seat").cast(pl.Int64) - pl.col("first_key")) % n_players).alias("position"),
+        )
+    )
+    key_rates = stats.win_rates(players, "player").sort("player", descending=True)
+    position_rates = stats.win_rates(players, "position")
+
+    single = (
+        run.scan("games").filter(pl.col("winner") >= 0)
+        .select(((pl.col("winner").cast(pl.Int64) - pl.col("first_key").cast(pl.Int64)) % n_players)
+                .alias("position"))
+        .group_by("position").agg(pl.len().alias("wins")).collect()
+    )
+    wins_by_position = dict(zip(single["position"].to_list(), single["wins"].to_list()))
+    observed = [wins_by_position.get(p, 0) for p in range(n_players)]
+    test = stats.chisquare_uniform(observed)
+
+    labels = ["Key"] + [f"Key+{p}" for p in range(1, n_players)]
+    figure = plots.rate_chart(labels, position_rates["win_rate"], position_rates["win_low"],
+                              position_rates["win_high"], title="Win rate by position after the round-1 Key",
+                              ylabel="win rate (shared wins count)", reference=1 / n_players,
+                              reference_label=f"fair share 1/{n_players}")
+    key = key_rates.row(0, named=True)
+    others = key_rates.row(1, named=True)
+    text = "\n\n".join([
+        "The Key Player starts the Construction Phase and wins level auction ties; the Key passes clockwise "
+        "each round. Position counts seats clockwise from the round-1 Key Player (Key+1 holds the Key in "
+        "round 2).",
+        f"Round-1 Key Player: win rate {key['win_rate']:.4f} (95% Wilson {key['win_low']:.4f}–"
+        f"{key['win_high']:.4f}); others: {others['win_rate']:.4f} ({others['win_low']:.4f}–"
+        f"{others['win_high']:.4f}); fair share 1/{n_players} = {1 / n_players:.4f}.",
+        f"Chi-square test of the winner's position in the {sum(observed):,} games with a single winner against "
+        f"equal shares: statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {test.p_value:.4g}.",
+    ])
+
+    def columns(rates: pl.DataFrame, first: pl.Expr) -> pl.DataFrame:
+        return rates.select(first, pl.col("games").alias("player-games"), "wins",
+                            pl.col("win_rate").alias("win rate"), pl.col("win_low").alias("95% low"),
+                            pl.col("win_high").alias("95% high"), pl.col("share_rate").alias("win share"),
+                            pl.col("share_low").alias("share 95% low"), pl.col("share_high").alias("share 95% high"))
+
+    return Section("Key Player effect", text,
+                   [("Round-1 Key Player vs the others, 95% Wilson intervals", columns(key_rates, pl.col("player"))),
+                    ("Win rate by position after the round-1 Key Player",
+                     columns(position_rates, pl.col("position").replace_strict(dict(enumerate(labels)),
+                                                                               return_dtype=pl.String)))],
+                   [Plot("key_player_positions", figure, "Win rate by position clockwise from the round-1 Key "
+                         "Player, 95% Wilson intervals; dashed line: fair share.")])
+
+
+# --- cards ----------------------------------------------------------------------------------
+
+def _card_use_with_policy(run: Run) -> pl.LazyFrame:
+    card_use = run.scan("card_use")
+    if "policy" in card_use.collect_schema().names():
+        return card_use
+    # The runner adds `policy` to tables with a lineup_slot; older runs may lack it.
+    slots = pl.LazyFrame({"lineup_slot": list(range(len(run.lineup))), "policy": run.lineup},
+                         schema={"lineup_slot": pl.Int64, "policy": pl.String})
+    return card_use.with_columns(pl.col("lineup_slot").cast(pl.Int64)).join(slots, on="lineup_slot")
+
+
+def card_use(run: Run) -> Section:
+    card_use_frame = _card_use_with_policy(run)
+    sums = [pl.col(use).cast(pl.Int64).sum().alias(use) for use in CARD_USES]
+    by_value = card_use_frame.group_by("card_type", "value").agg(*sums).sort("card_type", "value").collect()
+    total = pl.sum_horizontal(*CARD_USES)
+    by_value = by_value.with_columns(total.alias("cards"),
+                                     *[(pl.col(use) / total).alias(f"{use} share") for use in CARD_USES])
+
+    types = sorted(by_value["card_type"].unique().to_list())
+    figure, panels = plots.new_figure(len(types), figsize=(4.2 * len(types), 4))
+    for axes, card_type in zip(panels, types):
+        rows = by_value.filter(pl.col("card_type") == card_type)
+        plots.stacked_shares(rows["value"].to_list(), {use: rows[f"{use} share"].to_numpy() for use in CARD_USES},
+                             title=f"{CARD_TYPE_NAMES[card_type]} cards", xlabel="card value", axes=axes)
+
+    # Mean value of a card by what happened to it: do players bid their high cards and build with low ones?
+    weighted = [(pl.col("value").cast(pl.Float64) * pl.col(use)).sum().alias(f"{use} value") for use in CARD_USES]
+    by_policy = (
+        card_use_frame.group_by("policy", "card_type").agg(*sums, *weighted).sort("policy", "card_type").collect()
+        .with_columns(total.alias("cards"))
+        .select("policy", pl.col("card_type").replace_strict(dict(enumerate(CARD_TYPE_NAMES)), return_dtype=pl.String)
+                .alias("card type"), "cards",
+                *[(pl.col(use) / pl.col("cards")).alias(f"{use} share") for use in CARD_USES],
+                *[(pl.col(f"{use} value") / pl.col(use)).alias(f"mean value {use}") for use in CARD_USES])
+    )
+    table = by_value.select(
+        pl.col("card_type").replace_strict(dict(enumerate(CARD_TYPE_NAMES)), return_dtype=pl.String)
+        .alias("card type"), pl.col("value").cast(pl.Int64), "cards", *CARD_USES,
+        *[f"{use} share" for use in CARD_USES])
+    text = ("Every card a player held ends one of three ways: **played** in the Construction Phase (its number "
+            "ignored), **bid** away in a won auction (only its number counts), or **kept** in hand at the end "
+            "(the final tie-break). Counts summed over all games and seats. Cards bid in lost auctions went back "
+            "to hand and are not counted as bid.")
+    return Section("Card values: played, bid or kept", text,
+                   [("Card use by type and value", table), ("Card use by policy", by_policy)],
+                   [Plot("card_use", figure, "Share of cards of each value played, bid or kept, per card type.")])
+
+
+# --- policies -----------------------------------------------------------------------------------
+
+def policy_summary(run: Run) -> Section:
+    means = (
+        run.scan("players")
+        .group_by("policy")
+        .agg(pl.len().alias("player-games"), *[pl.col(c).cast(pl.Float64).mean().alias(c) for c in POLICY_SUMMARY_COLUMNS])
+        .sort("policy")
+        .collect()
+    )
+    meanings = {column.name: column.meaning for column in TABLES["players"].columns}
+    policies = means["policy"].to_list()
+    rows = [{"per game": "player-games", **{p: float(n) for p, n in zip(policies, means["player-games"])},
+             "meaning": "games played by this policy, summed over its seats"}]
+    for column in POLICY_SUMMARY_COLUMNS:
+        rows.append({"per game": column, **dict(zip(policies, means[column].to_list())),
+                     "meaning": meanings[column]})
+    return Section("Per-policy habits", "Mean per player-game, by policy.",
+                   [("What each policy did, on average", pl.DataFrame(rows))])
