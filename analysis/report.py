@@ -39,10 +39,23 @@ def build_report(run_path: str | Path) -> Path:
 
 # --- shared frames --------------------------------------------------------------
 
+def with_policy_strings(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """The runner writes `policy` dictionary-encoded (polars reads a Categorical,
+    and repeated labels repeat in the dictionary); plain strings group and
+    sort by label everywhere."""
+    if "policy" in frame.collect_schema().names():
+        return frame.with_columns(pl.col("policy").cast(pl.String))
+    return frame
+
+
+def scan_players(run: Run) -> pl.LazyFrame:
+    return with_policy_strings(run.scan("players"))
+
+
 def players_with_winners(run: Run) -> pl.LazyFrame:
     """players joined with games.n_winners, so a win can also be counted as a share."""
-    n_winners = run.scan("games").select("game", "n_winners")
-    return run.scan("players").join(n_winners, on="game", how="left")
+    n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
+    return scan_players(run).with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
 
 
 def is_multiplayer(run: Run) -> bool:
@@ -76,6 +89,7 @@ def run_summary(run: Run) -> Section:
         ("players", str(run.n_players)),
         ("line-up (by slot)", ", ".join(f"{slot}: {label}" for slot, label in enumerate(run.lineup))),
         ("seats rotate", "yes" if manifest.get("rotate") else "no"),
+        ("status", str(manifest.get("status", "?"))),
         ("games requested", f"{manifest.get('n_games', '?'):,}" if isinstance(manifest.get("n_games"), int)
          else str(manifest.get("n_games", "?"))),
         ("games done (manifest)", str(manifest.get("games_done", "?"))),
@@ -193,7 +207,7 @@ def _win_rate_columns(rates: pl.DataFrame) -> pl.DataFrame:
 
 
 def score_distribution(run: Run) -> Section:
-    players = run.scan("players")
+    players = scan_players(run)
     summary = stats.mean_table(players, "policy", "score", quantiles=QUANTILES)
     counts = players.group_by("policy", "score").agg(pl.len().alias("count")).collect()
     # One set of edges for all policies, so the outlines are comparable.

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.report import players_with_winners
+from analysis.report import players_with_winners, scan_players, with_policy_strings
 from analysis.run import Run
 from analysis.sections import Plot, Section
 from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES
@@ -329,7 +329,7 @@ def key_player_effect(run: Run) -> Section:
 def _card_use_with_policy(run: Run) -> pl.LazyFrame:
     card_use = run.scan("card_use")
     if "policy" in card_use.collect_schema().names():
-        return card_use
+        return with_policy_strings(card_use)
     # The runner adds `policy` to tables with a lineup_slot; older runs may lack it.
     slots = pl.LazyFrame({"lineup_slot": list(range(len(run.lineup))), "policy": run.lineup},
                          schema={"lineup_slot": pl.Int64, "policy": pl.String})
@@ -378,7 +378,7 @@ def card_use(run: Run) -> Section:
 
 def policy_summary(run: Run) -> Section:
     means = (
-        run.scan("players")
+        scan_players(run)
         .group_by("policy")
         .agg(pl.len().alias("player-games"), *[pl.col(c).cast(pl.Float64).mean().alias(c) for c in POLICY_SUMMARY_COLUMNS])
         .sort("policy")

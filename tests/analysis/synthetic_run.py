@@ -2,7 +2,8 @@
 
 The numbers are random, but every table follows the exact Skyline 3000
 schemas in `engines/skyline_3000/tables.py` (plus the runner's `policy`
-column on every table with a `lineup_slot`), the folder layout in
+column on every table with a `lineup_slot`, dictionary-encoded as the runner
+writes it), the folder layout in
 `analysis/run.py`, and the facts the tables promise about each other:
 
 - players: ranks by (score, hand value), `win` = rank 1, `shared_win` when
@@ -29,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from engines.skyline_3000.tables import TABLES as SKYLINE_TABLES
 
@@ -76,7 +79,7 @@ def write_synthetic_run(
             else:
                 part = frame.filter(pl.col("game").is_between(start, stop - 1))
             (path / name).mkdir(exist_ok=True)
-            part.write_parquet(path / name / f"part-{chunk:06d}.parquet")
+            pq.write_table(_with_runner_policy(part, lineup), path / name / f"part-{chunk:06d}.parquet")
         (path / "_done" / f"{chunk:06d}").touch()
 
     manifest = {
@@ -98,6 +101,16 @@ def write_synthetic_run(
     }
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return path
+
+
+def _with_runner_policy(frame: pl.DataFrame, lineup: list[str]) -> pa.Table:
+    """As engines/core/runner.py writes it: `policy` is a dictionary array whose
+    indices are the line-up slots (so repeated labels repeat in the dictionary)."""
+    table = frame.drop("policy", strict=False).to_arrow()
+    if "lineup_slot" in frame.columns:
+        slots = pa.array(frame["lineup_slot"].cast(pl.Int32).to_numpy())
+        table = table.append_column("policy", pa.DictionaryArray.from_arrays(slots, pa.array(lineup, pa.string())))
+    return table
 
 
 def _seating(n_games: int, players: int, lineup: list[str], rotate: bool):

@@ -1,0 +1,143 @@
+"""Skyline 3000's own report sections on a synthetic run, checked against pandas."""
+import shutil
+
+import pandas as pd
+import pytest
+
+from analysis import skyline_3000
+from analysis.report import build_report, format_value
+from analysis.run import Run
+from report_tables import markdown_tables, number
+
+ITEMS = {0: "greenspace", 1: "spaceport", 2: "megamall"}
+
+
+def read_table(run_path, name) -> pd.DataFrame:
+    return pd.concat([pd.read_parquet(p) for p in sorted((run_path / name).glob("part-*.parquet"))])
+
+
+@pytest.fixture(scope="module")
+def tables(skyline_report):
+    return markdown_tables(skyline_report.read_text())
+
+
+def test_the_report_includes_the_game_sections(skyline_report):
+    markdown = skyline_report.read_text()
+    for title in ("Auction prices by item and round", "What buying did for the buyer", "Unsold items",
+                  "How auction ties were broken", "Where improvements were placed", "Key Player effect",
+                  "Card values: played, bid or kept", "Per-policy habits"):
+        assert f"## {title}" in markdown
+
+
+def test_auction_price_curve_matches_pandas(skyline_run, tables):
+    auctions = read_table(skyline_run, "auctions")
+    sold = auctions[auctions["winner"] >= 0]
+    rows = tables["Price paid per item and round (sold auctions), 95% t intervals"]
+    # 2 Greenspaces every round, a Spaceport in rounds 1-2, a Megamall in rounds 3-4.
+    assert [(row["item"], row["round"]) for row in rows] == (
+        [("greenspace", str(r)) for r in range(1, 5)] + [("spaceport", "1"), ("spaceport", "2"),
+                                                          ("megamall", "3"), ("megamall", "4")])
+    for row in rows:
+        prices = sold[(sold["item"].map(ITEMS) == row["item"]) & (sold["round"] == int(row["round"]))]["price"]
+        assert number(row["sold"]) == len(prices)
+        assert row["mean price"] == format_value(float(prices.mean()))
+        assert row["median"] == format_value(float(prices.median()))
+        assert number(row["95% low"]) < number(row["mean price"]) < number(row["95% high"])
+
+
+def test_unsold_rates_match_pandas(skyline_run, tables):
+    auctions = read_table(skyline_run, "auctions")
+    for row in tables["Unsold rate per item and round"]:
+        these = auctions[(auctions["item"].map(ITEMS) == row["item"]) & (auctions["round"] == int(row["round"]))]
+        assert number(row["unsold"]) == int((these["winner"] == -1).sum())
+        assert row["unsold rate"] == format_value(float((these["winner"] == -1).mean()))
+
+
+def test_tie_break_counts_match_pandas(skyline_run, tables):
+    sold = read_table(skyline_run, "auctions").query("winner >= 0")
+    names = {0: "none", 1: "highest card", 2: "key order"}
+    rows = tables["Auction tie-breaks per item"]
+    assert len(rows) == 9  # every rule for every item, even at zero
+    for row in rows:
+        these = sold[sold["item"].map(ITEMS) == row["item"]]
+        assert number(row["count"]) == int((these["tie_break"].map(names) == row["decided by"]).sum())
+
+
+def test_buyer_outcomes_cover_every_sold_auction(skyline_run, tables):
+    sold = read_table(skyline_run, "auctions").query("winner >= 0")
+    rows = tables["Buyer's outcome by item and price paid"]
+    for item in ITEMS.values():
+        won = sum(number(row["auctions won"]) for row in rows if row["item"] == item)
+        assert won == int((sold["item"].map(ITEMS) == item).sum())
+
+
+def test_buyer_win_rate_in_one_bin_matches_pandas(skyline_run, skyline_report):
+    auctions = read_table(skyline_run, "auctions").query("winner >= 0")
+    players = read_table(skyline_run, "players")
+    run = Run.open(skyline_run)
+    width, labels = skyline_3000.price_bins(skyline_3000.sold_auctions(run))
+    row = next(r for r in markdown_tables(skyline_report.read_text())["Buyer's outcome by item and price paid"]
+               if r["item"] == "greenspace" and r["price paid"] == labels[2])
+    in_bin = auctions[(auctions["item"] == 0) & ((auctions["price"] - 1) // width == 2)]
+    buyers = in_bin.merge(players, left_on=["game", "winner"], right_on=["game", "seat"])
+    assert row["buyer win rate"] == format_value(float(buyers["win"].mean()))
+    assert row["buyer mean score"] == format_value(float(buyers["score"].mean()))
+
+
+def test_key_player_win_rate_matches_pandas(skyline_run, tables):
+    players = read_table(skyline_run, "players")
+    rows = {row["player"]: row for row in tables["Round-1 Key Player vs the others, 95% Wilson intervals"]}
+    key = players[players["key_player"] == 1]
+    assert number(rows["round-1 Key Player"]["player-games"]) == len(key) == 600
+    assert rows["round-1 Key Player"]["win rate"] == format_value(float(key["win"].mean()))
+    assert rows["others"]["win rate"] == format_value(float(players[players["key_player"] == 0]["win"].mean()))
+    positions = tables["Win rate by position after the round-1 Key Player"]
+    assert positions[0]["win rate"] == rows["round-1 Key Player"]["win rate"]
+
+
+def test_card_use_shares_match_pandas_and_add_up(skyline_run, tables):
+    card_use = read_table(skyline_run, "card_use")
+    rows = tables["Card use by type and value"]
+    assert len(rows) == 8 + 7 + 8  # floor 1-8, roof 1-7, contract 1-8
+    floor8 = next(row for row in rows if row["card type"] == "floor" and row["value"] == "8")
+    these = card_use[(card_use["card_type"] == 0) & (card_use["value"] == 8)]
+    total = these[["played", "bid", "kept"]].to_numpy().sum()
+    assert number(floor8["cards"]) == total
+    assert floor8["bid share"] == format_value(these["bid"].sum() / total)
+    for row in rows:
+        assert sum(number(row[f"{use} share"]) for use in ("played", "bid", "kept")) == pytest.approx(1, abs=2e-4)
+
+
+def test_policy_summary_means_match_pandas(skyline_run, tables):
+    players = read_table(skyline_run, "players")
+    players["policy"] = players["policy"].astype(str)
+    rows = {row["per game"]: row for row in tables["What each policy did, on average"]}
+    for column in ("spent", "floors_placed", "points_billboards"):
+        for policy in ("heuristic", "random"):
+            want = players[players["policy"] == policy][column].mean()
+            assert rows[column][policy] == format_value(float(want))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_two_and_four_player_runs(make_run, players):
+    run = make_run(n_games=200, players=players, chunk_size=64)
+    markdown = build_report(run).read_text()
+    positions = markdown_tables(markdown)["Win rate by position after the round-1 Key Player"]
+    assert [row["position"] for row in positions] == ["Key"] + [f"Key+{p}" for p in range(1, players)]
+
+
+def test_a_run_without_card_use_skips_that_section(make_run):
+    run = make_run(n_games=100)
+    shutil.rmtree(run / "card_use")
+    markdown = build_report(run).read_text()
+    assert "Skipped: this run has no `card_use` table." in markdown
+
+
+def test_missing_engine_columns_are_named(make_run):
+    import polars as pl
+
+    run = make_run(n_games=50, chunk_size=50)
+    part = run / "auctions" / "part-000000.parquet"
+    pl.read_parquet(part).drop("tie_break").write_parquet(part)
+    with pytest.raises(ValueError, match=r"'auctions' lacks columns \['tie_break'\]"):
+        skyline_3000.sections(Run.open(run))
