@@ -62,7 +62,15 @@ def run(
     fresh: bool = typer.Option(False, "--fresh", help="Replace the results folder instead of resuming it."),
     progress: bool = typer.Option(True, "--progress/--quiet", help="Show a progress bar."),
 ):
-    """Simulate a batch of games (resumes an interrupted run of the same settings)."""
+    """Simulate a batch of games (resumes an interrupted run of the same settings).
+
+    GAME may be an experiment file (experiments/<name>.toml): it runs every batch it
+    describes and writes results/<name>/report.md (--out: the results root)."""
+    if game.endswith(".toml"):
+        from experiments.experiment import cli_run
+
+        cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
+        return
     from engines.core.runner import run_batch
     from engines.core.variant import parse_override
 
@@ -149,6 +157,22 @@ def variants_cmd(
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
     for name, about in spec.variants.describe().items():
         typer.echo(f"{name:28s} {about}")
+
+
+@app.command("power")
+def power_cmd(
+    experiment: Path = typer.Argument(..., help="An experiment file (experiments/<name>.toml)."),
+    effect: Optional[List[str]] = typer.Option(
+        None, "--effect", help="metric=size to detect, e.g. seat_score_edge=2 (repeatable; default: the file's [power])."),
+    pilot: int = typer.Option(2000, "--pilot", help="Pilot games per batch (cached: the real run reuses them)."),
+    power: Optional[float] = typer.Option(None, "--power", help="Chance of detecting the effect (default 0.8)."),
+    alpha: Optional[float] = typer.Option(None, "--alpha", help="Test level (default 0.05)."),
+    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes."),
+):
+    """How many games an experiment needs to detect an effect (e.g. a 2-point seat edge)."""
+    from experiments.experiment import cli_power
+
+    cli_power(experiment, effects=list(effect or []), pilot=pilot, power=power, alpha=alpha, workers=workers)
 
 
 @app.command("bench")

@@ -1,0 +1,178 @@
+"""Differences between two arms of an experiment, paired wherever possible.
+
+Arms played on the same seed see the same deals and dice in game i (common
+random numbers), so the per-game difference b_i - a_i cancels the luck the
+two games share and its spread is far smaller than either arm's: pairing on
+the game index needs far fewer games for the same interval. Arms that cannot
+be paired (different seeds or game counts) are compared unpaired.
+
+Each comparison names its test; every p-value of an experiment is then
+corrected for the number of comparisons with Holm's step-down method.
+
+    paired t        scipy.stats.ttest_rel on the per-game differences, with
+                    its Student t interval of the mean difference
+    McNemar         statsmodels mcnemar on a paired 0/1 outcome (a win, a
+                    tie, a stall): exact binomial below 25 discordant
+                    pairs, chi-square with continuity correction above; the
+                    interval is the paired t interval of the difference
+    Welch t         scipy.stats.ttest_ind(equal_var=False) and its interval
+                    when the arms are not paired
+    Holm            statsmodels.stats.multitest.multipletests(method="holm")
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats as scipy_stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+CONFIDENCE = 0.95
+PAIRED_T = "paired t"
+MCNEMAR = "McNemar"
+WELCH = "Welch t"
+IDENTICAL = "identical"
+
+METHODS = {
+    PAIRED_T: "paired t-test on the per-game differences (scipy.stats.ttest_rel), "
+              "Student t interval of the mean difference",
+    MCNEMAR: "McNemar's test on paired 0/1 outcomes (statsmodels.stats.contingency_tables.mcnemar; exact "
+             "binomial below 25 discordant pairs, else chi-square with continuity correction); interval: "
+             "Student t interval of the mean per-game difference",
+    WELCH: "Welch's unequal-variance t-test (scipy.stats.ttest_ind, equal_var=False) and its interval "
+           "(arms not played on the same seeds)",
+    IDENTICAL: "every per-game difference is the same number: the interval is that number, no test needed",
+}
+HOLM = ("Holm's step-down correction over all the comparisons of the experiment "
+        "(statsmodels.stats.multitest.multipletests, method='holm')")
+EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial one
+
+
+@dataclass(frozen=True)
+class Difference:
+    """b - a with its interval and the test that produced the p-value."""
+
+    estimate: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+    test: str
+    sd: float          # sd of the per-game differences (paired) or pooled sd (Welch)
+    mean_a: float
+    mean_b: float
+
+
+def _is_binary(*arrays: np.ndarray) -> bool:
+    return all(np.isin(a, (0.0, 1.0)).all() for a in arrays)
+
+
+def paired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
+    """Mean of b_i - a_i over pairs i, its t interval and a test of zero.
+
+    0/1 outcomes are tested with McNemar's test; anything else with the
+    paired t-test. Identical arms give exactly 0 with a zero-width interval
+    and p = 1.
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape:
+        raise ValueError(f"paired samples must have the same length, not {a.size} and {b.size}")
+    n = a.size
+    d = b - a
+    mean = float(d.mean()) if n else float("nan")
+    sd = float(d.std(ddof=1)) if n > 1 else float("nan")
+    mean_a, mean_b = float(a.mean()) if n else float("nan"), float(b.mean()) if n else float("nan")
+    if n < 2:
+        return Difference(mean, float("nan"), float("nan"), float("nan"), n, PAIRED_T, sd, mean_a, mean_b)
+    if sd == 0 or np.allclose(d, d[0], rtol=0.0, atol=1e-9):
+        return Difference(mean, mean, mean, 1.0 if mean == 0 else 0.0, n, IDENTICAL, 0.0, mean_a, mean_b)
+    result = scipy_stats.ttest_rel(b, a)
+    interval = result.confidence_interval(confidence)
+    p_value, test = float(result.pvalue), PAIRED_T
+    if _is_binary(a, b):
+        only_b = int(((a == 0) & (b == 1)).sum())
+        only_a = int(((a == 1) & (b == 0)).sum())
+        both = int(((a == 1) & (b == 1)).sum())
+        neither = n - only_a - only_b - both
+        table = np.array([[neither, only_b], [only_a, both]])
+        exact = only_a + only_b < EXACT_BELOW
+        p_value = float(mcnemar(table, exact=exact, correction=True).pvalue)
+        test = MCNEMAR
+    return Difference(mean, float(interval.low), float(interval.high), p_value, n, test, sd, mean_a, mean_b)
+
+
+def unpaired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
+    """mean(b) - mean(a) by Welch's t-test, for arms that share no seeds."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    mean_a, mean_b = float(a.mean()), float(b.mean())
+    diff = mean_b - mean_a
+    n = int(min(a.size, b.size))
+    if a.size < 2 or b.size < 2:
+        return Difference(diff, float("nan"), float("nan"), float("nan"), n, WELCH, float("nan"), mean_a, mean_b)
+    sd_a, sd_b = float(a.std(ddof=1)), float(b.std(ddof=1))
+    pooled = float(np.sqrt((sd_a**2 + sd_b**2) / 2))
+    if sd_a == 0 and sd_b == 0:
+        return Difference(diff, diff, diff, 1.0 if diff == 0 else 0.0, n, IDENTICAL, 0.0, mean_a, mean_b)
+    result = scipy_stats.ttest_ind(b, a, equal_var=False)
+    interval = result.confidence_interval(confidence)
+    return Difference(diff, float(interval.low), float(interval.high), float(result.pvalue), n, WELCH,
+                      pooled, mean_a, mean_b)
+
+
+def holm(p_values, alpha: float = 1 - CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
+    """Holm-adjusted p-values and which hypotheses are rejected at `alpha`.
+
+    NaN p-values (a comparison without enough games) stay NaN and are not
+    counted among the comparisons.
+    """
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    reject = np.zeros(p.shape, dtype=bool)
+    ok = ~np.isnan(p)
+    if ok.any():
+        rej, adj, _, _ = multipletests(p[ok], alpha=alpha, method="holm")
+        adjusted[ok] = adj
+        reject[ok] = rej
+    return adjusted, reject
+
+
+DIFF_SCHEMA = {
+    "key": pl.Utf8, "n": pl.Int64, "mean_a": pl.Float64, "mean_b": pl.Float64, "difference": pl.Float64,
+    "low": pl.Float64, "high": pl.Float64, "sd": pl.Float64, "p_value": pl.Float64, "test": pl.Utf8,
+    "paired": pl.Boolean,
+}
+
+
+def compare_values(a: pl.DataFrame, b: pl.DataFrame, paired: bool, confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Per key, b - a for two frames of per-game values (columns game, key, value).
+
+    Paired: rows are matched on (game, key); a game missing from one arm is
+    dropped from both. Unpaired: each arm's values per key as they are.
+    Returns one row per key present in both arms (columns of DIFF_SCHEMA).
+    """
+    rows = []
+    keys = [k for k in a["key"].unique(maintain_order=True).to_list() if k in set(b["key"].to_list())]
+    for key in keys:
+        va = a.filter(pl.col("key") == key)
+        vb = b.filter(pl.col("key") == key)
+        if paired:
+            joined = va.join(vb, on=["game", "key"], how="inner", suffix="_b").sort("game")
+            diff = paired_difference(joined["value"].to_numpy(), joined["value_b"].to_numpy(), confidence)
+        else:
+            diff = unpaired_difference(va["value"].to_numpy(), vb["value"].to_numpy(), confidence)
+        rows.append({"key": key, "n": diff.n, "mean_a": diff.mean_a, "mean_b": diff.mean_b,
+                     "difference": diff.estimate, "low": diff.low, "high": diff.high, "sd": diff.sd,
+                     "p_value": diff.p_value, "test": diff.test, "paired": paired})
+    return pl.DataFrame(rows, schema=DIFF_SCHEMA)
+
+
+def add_holm(table: pl.DataFrame, alpha: float = 1 - CONFIDENCE) -> pl.DataFrame:
+    """Add p_holm and significant (Holm-adjusted p < alpha) over every row of `table`."""
+    if table.height == 0:
+        return table.with_columns(pl.lit(None, pl.Float64).alias("p_holm"), pl.lit(None, pl.Boolean).alias("significant"))
+    adjusted, reject = holm(table["p_value"].to_numpy(), alpha)
+    return table.with_columns(pl.Series("p_holm", adjusted), pl.Series("significant", reject))

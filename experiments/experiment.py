@@ -1,0 +1,930 @@
+"""Declarative experiments: a designer's question written down once, in TOML.
+
+    skyline-lab run experiments/skyline_megamall_multiplier.toml
+
+An experiment file names a game, a base set-up and the metrics of interest,
+plus at most one of a sweep, a comparison or a fairness matrix:
+
+    # What happens to the Key Player's edge if Megamalls triple instead of double?
+    [experiment]
+    game = "skyline_3000"
+    variant = "default"                 # optional; a variant name or a .toml path
+    overrides = { "scoring.first_base" = 2 }   # optional rule changes for every run
+    players = 4                         # optional; the variant's default otherwise
+    policies = ["heuristic"]            # one for every seat, or one per seat
+    rotate = true                       # optional; seats rotate through the line-up
+    games = 20000
+    seed = 1
+    metrics = ["key_player_win_rate", "seat_edge", "score_spread", "margin"]
+    answer = ["key_player_win_rate"]    # optional; metrics the answer discusses (default: the first)
+    confidence = 0.95                   # optional
+
+    [sweep]                             # a grid: every combination is one batch
+    "scoring.megamall_multiplier" = [1, 2, 3, 4]        # or { start = 1, stop = 4, step = 1 }
+
+    [compare]                           # or named arms, each a change of the base
+    baseline = "printed"                # optional; the first arm otherwise
+    [compare.printed]
+    [compare.tighter]
+    variant = "three_player_5_platforms"   # arms may set variant, overrides, players, policies, rotate
+
+    [fairness]                          # or: seat win rates for players x policy skill
+    players = [2, 3, 4]
+    policies = ["random", "greedy", "heuristic"]   # weakest first
+
+    [precision]                         # optional: add games until the intervals are narrow enough
+    metrics = ["key_player_win_rate"]   # default: the answer metrics
+    half_width = 0.005                  # target 95% half-width
+    max_games = 200000                  # cap per batch
+    on = "differences"                  # or "estimates"; default: differences for sweeps/comparisons
+
+    [power]                             # optional: games needed to detect these effects
+    effects = { seat_score_edge = 2.0 }
+    power = 0.8
+    alpha = 0.05
+
+Everything is validated before any game runs or any folder is made: an
+unknown key, a parameter the game does not have, a value outside the
+variant's range, an unknown policy or metric is refused with the file, the
+key and the reason (ExperimentError).
+
+Every arm of an experiment is played on the same seed, so game i of every
+arm has the same deals and dice wherever the rules allow: differences are
+paired game by game (analysis/compare.py). Each batch is a run folder of the
+runner under a shared cache (results/_runs/ by default), named after
+everything that determines its games (game, engine version, variant digest,
+players, line-up, rotation, seed), so the same batch is never simulated
+twice, an interrupted experiment resumes, and asking for more games extends
+the folder instead of starting again.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import itertools
+import json
+import math
+import re
+import time
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from engines.core.lineup import LineupError
+from engines.core.runner import MIN_CHUNK, RunConfig, RunError, default_chunk_size, prepare, run_batch
+from engines.core.variant import VariantError, flatten
+from engines.registry import get_game
+from experiments import metrics as M
+
+KINDS = ("single", "sweep", "compare", "fairness")
+TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "precision", "power")
+EXPERIMENT_KEYS = ("name", "question", "game", "variant", "overrides", "players", "policies", "rotate", "games",
+                   "seed", "metrics", "answer", "confidence")
+ARM_KEYS = ("variant", "overrides", "players", "policies", "rotate", "label")
+COMPARE_OPTIONS = ("baseline", "pairs")
+FAIRNESS_KEYS = ("players", "policies")
+PRECISION_KEYS = ("metrics", "half_width", "max_games", "on")
+POWER_KEYS = ("effects", "power", "alpha")
+RANGE_KEYS = {"start", "stop", "step"}
+MAX_POINTS = 200
+DEFAULT_METRICS = ["seat_win_rate", "seat_edge", "score_mean", "score_spread", "margin", "game_length",
+                   "tie_rate", "stall_rate"]
+SOLO_DEFAULT_METRICS = ["score_mean", "game_length", "stall_rate"]
+DEFAULT_RESULTS = Path("results")
+CACHE_NAME = "_runs"
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class ExperimentError(ValueError):
+    """An experiment file that cannot run: names the file, the key and why."""
+
+    def __init__(self, source: str, key: str, reason: str):
+        self.source, self.key, self.reason = source, key, reason
+        super().__init__(f"{source}: key '{key}': {reason}")
+
+
+# --- the parsed experiment -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """One batch of an experiment: an arm, a sweep point or a fairness cell."""
+
+    label: str
+    params: dict[str, Any]            # swept values at this point; for fairness {"players", "policy"}
+    variant: str | None
+    overrides: dict[str, Any]
+    players: int
+    policies: list[str]
+    rotate: bool
+    config: RunConfig
+    engine_version: str
+
+    @property
+    def folder_name(self) -> str:
+        """Cache folder: everything that determines the games, nothing else."""
+        key = {k: v for k, v in self.config.key(self.engine_version).items() if k != "chunk_size"}
+        short = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:10]
+        c = self.config
+        return f"{c.game}-{c.variant.name}-{c.players}p-seed{c.seed}-{short}"
+
+
+@dataclass(frozen=True)
+class Precision:
+    metrics: list[str]
+    half_width: float
+    max_games: int
+    on: str   # "estimates" or "differences"
+
+
+@dataclass(frozen=True)
+class PowerSpec:
+    effects: dict[str, float]
+    power: float = 0.8
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
+class Experiment:
+    path: Path
+    name: str
+    question: str
+    game: str
+    title: str
+    kind: str
+    plans: list[Plan]
+    baseline: int
+    pairs: str                         # "baseline" or "all"
+    games: int
+    seed: int
+    metrics: list[str]
+    answer: list[str]
+    confidence: float
+    precision: Precision | None
+    power: PowerSpec | None
+    sweep_keys: list[str] = field(default_factory=list)
+    fairness_players: list[int] = field(default_factory=list)
+    fairness_policies: list[str] = field(default_factory=list)
+    digest: str = ""
+
+    @property
+    def all_metrics(self) -> list[str]:
+        """Metrics to compute: the asked ones, the precision and power ones, and the balance ones."""
+        names = list(self.metrics)
+        extra = list(self.answer)
+        if self.precision:
+            extra += self.precision.metrics
+        if self.power:
+            extra += list(self.power.effects)
+        if max(p.players for p in self.plans) > 1:
+            extra += ["seat_win_rate", "seat_edge"]
+        extra += [m.name for m in M.metrics_for(self.game).values() if m.dominance]
+        for name in extra:
+            if name not in names:
+                names.append(name)
+        return names
+
+    def pairs_to_compare(self) -> list[tuple[int, int]]:
+        if self.kind not in ("sweep", "compare") or len(self.plans) < 2:
+            return []
+        if self.pairs == "all":
+            return list(itertools.combinations(range(len(self.plans)), 2))
+        return [(self.baseline, i) for i in range(len(self.plans)) if i != self.baseline]
+
+
+# --- reading and validating a file -------------------------------------------------------
+
+def _first_comment(text: str) -> str:
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            lines.append(stripped.lstrip("#").strip())
+        elif stripped:
+            break
+        elif lines:
+            break
+    return " ".join(lines).strip()
+
+
+def _unknown(source: str, where: str, key: str, known) -> ExperimentError:
+    close = difflib.get_close_matches(key, list(known), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    prefix = f"{where}." if where else ""
+    return ExperimentError(source, f"{prefix}{key}", f"unknown key{hint}; known: {', '.join(known)}")
+
+
+def _known_metric(source: str, where: str, metric: str, known, game: str) -> None:
+    if metric not in known:
+        close = difflib.get_close_matches(metric, list(known), n=1)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        raise ExperimentError(source, where, f"unknown metric '{metric}' for {game}{hint}; known: {', '.join(known)}")
+
+
+def _check_keys(source: str, where: str, table: dict, known) -> None:
+    for key in table:
+        if key not in known:
+            raise _unknown(source, where, key, known)
+
+
+def _expect(source: str, key: str, value: Any, kind: str) -> Any:
+    ok = {
+        "str": isinstance(value, str),
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+        "table": isinstance(value, dict),
+        "str_list": isinstance(value, list) and all(isinstance(v, str) for v in value),
+        "int_list": isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value),
+    }[kind]
+    if not ok:
+        words = {"str": "a string", "int": "an integer", "number": "a number", "bool": "true or false",
+                 "table": "a table", "str_list": "a list of strings", "int_list": "a list of integers"}
+        raise ExperimentError(source, key, f"must be {words[kind]}, not {value!r}")
+    return value
+
+
+def _sweep_values(source: str, key: str, value: Any) -> list[Any]:
+    where = f"sweep.{key}"
+    if isinstance(value, dict):
+        _check_keys(source, where, value, ("start", "stop", "step"))
+        if "start" not in value or "stop" not in value:
+            raise ExperimentError(source, where, "a range needs start and stop (and optionally step)")
+        start, stop, step = value["start"], value["stop"], value.get("step", 1)
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            _expect(source, f"{where}.{name}", v, "number")
+        if step <= 0:
+            raise ExperimentError(source, f"{where}.step", f"must be positive, not {step}")
+        if stop < start:
+            raise ExperimentError(source, f"{where}.stop", f"must not be below start ({start}), not {stop}")
+        count = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if count > MAX_POINTS:
+            raise ExperimentError(source, where, f"the range has {count} values; at most {MAX_POINTS}")
+        integral = all(isinstance(v, int) for v in (start, stop, step))
+        return [start + i * step if integral else round(start + i * step, 10) for i in range(count)]
+    if not isinstance(value, list) or not value:
+        raise ExperimentError(source, where, f"must be a non-empty list of values or a range "
+                                             f"{{ start = .., stop = .., step = .. }}, not {value!r}")
+    return list(value)
+
+
+def _flatten_sweep(source: str, table: dict, prefix: str = "") -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for key, value in table.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict) and not (set(value) <= RANGE_KEYS and {"start", "stop"} <= set(value)):
+            out.update(_flatten_sweep(source, value, dotted + "."))
+        else:
+            out[dotted] = _sweep_values(source, dotted, value)
+    return out
+
+
+def _overrides(source: str, where: str, value: Any) -> dict[str, Any]:
+    _expect(source, where, value, "table")
+    return flatten(value)
+
+
+def _policies(source: str, where: str, value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    return list(_expect(source, where, value, "str_list"))
+
+
+def _short(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
+def _format_param(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read and validate an experiment file; nothing is written or played."""
+    path = Path(path)
+    source = str(path)
+    if not path.is_file():
+        raise ExperimentError(source, "(file)", "no such experiment file")
+    text = path.read_text()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(source, "(file)", f"not valid TOML: {exc}") from None
+    _check_keys(source, "", data, TOP_KEYS)
+    if "experiment" not in data:
+        raise ExperimentError(source, "experiment", "missing: the file needs an [experiment] table")
+    exp = _expect(source, "experiment", data["experiment"], "table")
+    _check_keys(source, "experiment", exp, EXPERIMENT_KEYS)
+
+    if "game" not in exp:
+        raise ExperimentError(source, "experiment.game", "missing: which game to play")
+    game = _expect(source, "experiment.game", exp["game"], "str")
+    try:
+        spec = get_game(game)
+    except KeyError as exc:
+        raise ExperimentError(source, "experiment.game", exc.args[0]) from None
+
+    name = _expect(source, "experiment.name", exp.get("name", path.stem), "str")
+    if not NAME_RE.match(name):
+        raise ExperimentError(source, "experiment.name", f"must be a folder name (letters, digits, _ . -), not {name!r}")
+    question = _expect(source, "experiment.question", exp.get("question", _first_comment(text)), "str")
+    games = _expect(source, "experiment.games", exp.get("games", 10_000), "int")
+    if games < 2:
+        raise ExperimentError(source, "experiment.games", f"must be at least 2, not {games}")
+    seed = _expect(source, "experiment.seed", exp.get("seed", 0), "int")
+    if not 0 <= seed < 2**63:
+        raise ExperimentError(source, "experiment.seed", f"must be between 0 and 2**63-1, not {seed}")
+    confidence = _expect(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
+    if not 0.5 <= confidence < 1:
+        raise ExperimentError(source, "experiment.confidence", f"must be in [0.5, 1), not {confidence}")
+    base_variant = exp.get("variant")
+    if base_variant is not None:
+        _expect(source, "experiment.variant", base_variant, "str")
+    base_overrides = _overrides(source, "experiment.overrides", exp.get("overrides", {}))
+    base_players = exp.get("players")
+    if base_players is not None:
+        _expect(source, "experiment.players", base_players, "int")
+    base_policies = _policies(source, "experiment.policies", exp.get("policies"))
+    base_rotate = _expect(source, "experiment.rotate", exp.get("rotate", True), "bool")
+
+    kinds = [k for k in ("sweep", "compare", "fairness") if k in data]
+    if len(kinds) > 1:
+        raise ExperimentError(source, kinds[1], f"an experiment is one of a sweep, a comparison or a fairness "
+                                                f"matrix; this file has [{kinds[0]}] and [{kinds[1]}]")
+    kind = kinds[0] if kinds else "single"
+
+    # (label, params, variant, overrides, players, policies, rotate, where-map for errors)
+    raw_plans: list[tuple[str, dict, str | None, dict, int | None, list[str] | None, bool, dict[str, str]]] = []
+    base_where = {k: f"experiment.overrides.{k}" for k in base_overrides}
+    baseline, pairs = 0, "baseline"
+    sweep_keys: list[str] = []
+    fairness_players: list[int] = []
+    fairness_policies: list[str] = []
+
+    if kind == "single":
+        raw_plans.append((base_variant or "default", {}, base_variant, base_overrides, base_players,
+                          base_policies, base_rotate, base_where))
+    elif kind == "sweep":
+        table = _expect(source, "sweep", data["sweep"], "table")
+        grid = _flatten_sweep(source, table)
+        if not grid:
+            raise ExperimentError(source, "sweep", "names no parameter to sweep")
+        for key in grid:
+            if key not in spec.variants.schema:
+                close = difflib.get_close_matches(key, list(spec.variants.schema), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                raise ExperimentError(source, f"sweep.{key}", f"{spec.game_id} has no variant parameter '{key}'{hint}")
+            if key in base_overrides:
+                raise ExperimentError(source, f"sweep.{key}", "is also set in experiment.overrides; set it in one place")
+        sweep_keys = list(grid)
+        points = list(itertools.product(*grid.values()))
+        if len(points) > MAX_POINTS:
+            raise ExperimentError(source, "sweep", f"the grid has {len(points)} points; at most {MAX_POINTS}")
+        shorts = [_short(k) for k in sweep_keys]
+        names = shorts if len(set(shorts)) == len(shorts) else sweep_keys
+        for point in points:
+            params = dict(zip(sweep_keys, point))
+            label = ", ".join(f"{n}={_format_param(v)}" for n, v in zip(names, point))
+            where = {**base_where, **{k: f"sweep.{k}" for k in params}}
+            raw_plans.append((label, params, base_variant, {**base_overrides, **params}, base_players,
+                              base_policies, base_rotate, where))
+    elif kind == "compare":
+        table = _expect(source, "compare", data["compare"], "table")
+        arms = {k: v for k, v in table.items() if isinstance(v, dict)}
+        for key, value in table.items():
+            if not isinstance(value, dict) and key not in COMPARE_OPTIONS:
+                raise _unknown(source, "compare", key, COMPARE_OPTIONS + ("<arm name> (a table)",))
+        if len(arms) < 2:
+            raise ExperimentError(source, "compare", f"needs at least two arms ([compare.<name>] tables), not {len(arms)}")
+        for arm, body in arms.items():
+            where_arm = f"compare.{arm}"
+            _check_keys(source, where_arm, body, ARM_KEYS)
+            variant = body.get("variant", base_variant)
+            if variant is not None:
+                _expect(source, f"{where_arm}.variant", variant, "str")
+            overrides = _overrides(source, f"{where_arm}.overrides", body.get("overrides", {}))
+            players = body.get("players", base_players)
+            if players is not None:
+                _expect(source, f"{where_arm}.players", players, "int")
+            policies = _policies(source, f"{where_arm}.policies", body.get("policies", base_policies))
+            rotate = _expect(source, f"{where_arm}.rotate", body.get("rotate", base_rotate), "bool")
+            label = _expect(source, f"{where_arm}.label", body.get("label", arm), "str")
+            where = {**base_where, **{k: f"{where_arm}.overrides.{k}" for k in overrides}}
+            raw_plans.append((label, {}, variant, {**base_overrides, **overrides}, players, policies, rotate, where))
+        arm_names = list(arms)
+        if "baseline" in table:
+            wanted = _expect(source, "compare.baseline", table["baseline"], "str")
+            if wanted not in arm_names:
+                raise ExperimentError(source, "compare.baseline", f"no arm '{wanted}' (arms: {', '.join(arm_names)})")
+            baseline = arm_names.index(wanted)
+        pairs = _expect(source, "compare.pairs", table.get("pairs", "baseline"), "str")
+        if pairs not in ("baseline", "all"):
+            raise ExperimentError(source, "compare.pairs", f"must be 'baseline' or 'all', not {pairs!r}")
+    else:  # fairness
+        table = _expect(source, "fairness", data["fairness"], "table")
+        _check_keys(source, "fairness", table, FAIRNESS_KEYS)
+        default_players = [p for p in (2, 3, 4, 5, 6) if spec.min_players <= p <= spec.max_players]
+        fairness_players = list(_expect(source, "fairness.players", table.get("players", default_players), "int_list"))
+        fairness_policies = list(_expect(source, "fairness.policies", table.get("policies", list(spec.policies)),
+                                         "str_list"))
+        if not fairness_players or not fairness_policies:
+            raise ExperimentError(source, "fairness", "needs at least one player count and one policy")
+        for p in fairness_players:
+            if p < 2:
+                raise ExperimentError(source, "fairness.players", f"seat fairness needs 2+ players, not {p}")
+        for policy in fairness_policies:
+            for p in fairness_players:
+                raw_plans.append((f"{policy} {p}p", {"policy": policy, "players": p}, base_variant, base_overrides,
+                                  p, [policy], base_rotate, base_where))
+
+    # metrics
+    metrics = _expect(source, "experiment.metrics", exp.get("metrics", None) or [], "str_list") or None
+    known = M.metrics_for(game)
+    answer = _expect(source, "experiment.answer", exp.get("answer", []), "str_list")
+    for where, names in (("experiment.metrics", metrics or []), ("experiment.answer", answer)):
+        for metric in names:
+            _known_metric(source, where, metric, known, game)
+
+    # every batch, validated by the runner's own checks (variant ranges, line-ups, players)
+    plans: list[Plan] = []
+    for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
+        plans.append(_prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
+                                   rotate, games, seed, where, kind))
+    labels = [p.label for p in plans]
+    if len(set(labels)) != len(labels):
+        dup = next(label for label in labels if labels.count(label) > 1)
+        raise ExperimentError(source, kind, f"two batches share the label '{dup}'")
+
+    min_players = min(p.players for p in plans)
+    if metrics is None:
+        metrics = DEFAULT_METRICS if min_players > 1 else SOLO_DEFAULT_METRICS
+        if kind == "fairness":
+            metrics = ["seat_win_rate", "seat_edge"]
+    for metric in list(metrics) + list(answer):
+        need = known[metric].min_players
+        if min_players < need:
+            raise ExperimentError(source, "experiment.metrics",
+                                  f"'{metric}' needs at least {need} players; a batch here has {min_players}")
+    if kind == "fairness":
+        for metric in ("seat_win_rate", "seat_edge"):
+            if metric not in metrics:
+                metrics = list(metrics) + [metric]
+    if not answer:
+        answer = ["seat_edge"] if kind == "fairness" else [metrics[0]]
+
+    precision = None
+    if "precision" in data:
+        table = _expect(source, "precision", data["precision"], "table")
+        _check_keys(source, "precision", table, PRECISION_KEYS)
+        p_metrics = _expect(source, "precision.metrics", table.get("metrics", list(answer)), "str_list")
+        for metric in p_metrics:
+            _known_metric(source, "precision.metrics", metric, known, game)
+        if "half_width" not in table:
+            raise ExperimentError(source, "precision.half_width", "missing: the target half-width of the intervals")
+        half_width = _expect(source, "precision.half_width", table["half_width"], "number")
+        if half_width <= 0:
+            raise ExperimentError(source, "precision.half_width", f"must be positive, not {half_width}")
+        max_games = _expect(source, "precision.max_games", table.get("max_games", max(games, 100_000)), "int")
+        if max_games < games:
+            raise ExperimentError(source, "precision.max_games", f"must be at least experiment.games ({games}), "
+                                                                 f"not {max_games}")
+        default_on = "differences" if kind in ("sweep", "compare") else "estimates"
+        on = _expect(source, "precision.on", table.get("on", default_on), "str")
+        if on not in ("estimates", "differences"):
+            raise ExperimentError(source, "precision.on", f"must be 'estimates' or 'differences', not {on!r}")
+        if on == "differences" and kind not in ("sweep", "compare"):
+            raise ExperimentError(source, "precision.on", "'differences' needs a [sweep] or [compare]")
+        precision = Precision(list(p_metrics), float(half_width), int(max_games), on)
+
+    power = None
+    if "power" in data:
+        table = _expect(source, "power", data["power"], "table")
+        _check_keys(source, "power", table, POWER_KEYS)
+        effects = _expect(source, "power.effects", table.get("effects", {}), "table")
+        if not effects:
+            raise ExperimentError(source, "power.effects", "names no effect: { metric = size, ... }")
+        for metric, size in effects.items():
+            _known_metric(source, "power.effects", metric, known, game)
+            _expect(source, f"power.effects.{metric}", size, "number")
+            if size <= 0:
+                raise ExperimentError(source, f"power.effects.{metric}", f"must be positive, not {size}")
+        level = _expect(source, "power.power", table.get("power", 0.8), "number")
+        alpha = _expect(source, "power.alpha", table.get("alpha", 1 - confidence), "number")
+        for key, v in (("power.power", level), ("power.alpha", alpha)):
+            if not 0 < v < 1:
+                raise ExperimentError(source, key, f"must be between 0 and 1, not {v}")
+        power = PowerSpec({k: float(v) for k, v in effects.items()}, float(level), float(alpha))
+
+    base_flat = {}
+    if kind == "sweep":
+        base_flat = spec.variants.load(base_variant, base_overrides, source=source).flat()
+        baseline = next((i for i, p in enumerate(plans)
+                         if all(base_flat.get(k) == v for k, v in p.params.items())), 0)
+
+    return Experiment(
+        path=path, name=name, question=question, game=game, title=spec.title, kind=kind, plans=plans,
+        baseline=baseline, pairs=pairs, games=games, seed=seed, metrics=list(metrics), answer=list(answer),
+        confidence=float(confidence), precision=precision, power=power, sweep_keys=sweep_keys,
+        fairness_players=fairness_players, fairness_policies=fairness_policies,
+        digest=hashlib.sha256(text.encode()).hexdigest()[:16],
+    )
+
+
+def _prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
+                  where: dict[str, str], kind: str) -> Plan:
+    context = "experiment" if kind in ("single", "sweep", "fairness") else f"compare.{label}"
+    try:
+        _, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
+                            rotate=rotate, n_games=games, seed=seed)
+    except VariantError as exc:
+        if exc.key in where:
+            value = overrides.get(exc.key)
+            raise ExperimentError(source, where[exc.key], f"{exc.reason} (value {_format_param(value)})") from None
+        if exc.key == "variant" or "no variant" in exc.reason:
+            raise ExperimentError(source, f"{context}.variant", exc.reason) from None
+        raise ExperimentError(source, f"{context}.variant", str(exc)) from None
+    except LineupError as exc:
+        raise ExperimentError(source, f"{context}.policies", str(exc)) from None
+    except RunError as exc:
+        key = f"{context}.players" if "players" in str(exc) else context
+        if kind == "fairness":
+            key = "fairness.players" if "players" in str(exc) else "fairness"
+        raise ExperimentError(source, key, str(exc)) from None
+    lineup = list(config.lineup.labels)
+    return Plan(label, dict(params), variant, dict(overrides), config.players, lineup, rotate, config,
+                spec.engine_version)
+
+
+# --- running -----------------------------------------------------------------------------
+
+@dataclass
+class RunRecord:
+    plan: Plan
+    path: Path
+    games_simulated: int = 0
+    seconds: float = 0.0
+
+
+def _available_games(path: Path) -> int:
+    """Games in the contiguous run of finished chunks from chunk 0."""
+    done = path / "_done"
+    if not done.is_dir():
+        return 0
+    markers = {int(p.name): p for p in done.iterdir() if p.name.isdigit()}
+    total, chunk = 0, 0
+    while chunk in markers:
+        try:
+            total += int(json.loads(markers[chunk].read_text() or "{}").get("games", 0))
+        except (json.JSONDecodeError, ValueError):
+            break
+        chunk += 1
+    return total
+
+
+def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress: bool = False) -> RunRecord:
+    """Make sure the cache holds at least `n_games` finished games of `plan`;
+    simulate only what is missing. Game counts are kept to whole chunks so a
+    later, longer request extends the folder exactly."""
+    path = cache / plan.folder_name
+    record = RunRecord(plan, path)
+    manifest = path / "manifest.json"
+    chunk = None
+    if manifest.is_file():
+        old = json.loads(manifest.read_text())
+        chunk = int(old.get("chunk_size") or 0) or None
+        if _available_games(path) >= n_games:
+            return record
+    if chunk is None:
+        chunk = n_games if n_games < MIN_CHUNK else default_chunk_size(n_games)
+    n_run = int(math.ceil(n_games / chunk) * chunk)
+    c = plan.config
+    run = run_batch(c.game, variant=plan.variant, overrides=plan.overrides, players=c.players,
+                    policies=list(plan.policies), rotate=plan.rotate, n_games=n_run, seed=c.seed, out=path,
+                    workers=workers, chunk_size=chunk, progress=progress)
+    timings = run.manifest.get("timings", {})
+    record.games_simulated = int(timings.get("games_this_session") or 0)
+    record.seconds = float(timings.get("seconds") or 0.0)
+    return record
+
+
+@dataclass
+class Analysis:
+    """Every number of an experiment at one game count."""
+
+    n_games: int
+    estimates: pl.DataFrame          # plan, metric, key, n, estimate, low, high, sd, interval (+ params)
+    comparisons: pl.DataFrame        # metric, key, arm_a, arm_b, difference, low, high, p_value, p_holm, ...
+    values: dict[tuple[int, str], pl.DataFrame]
+
+
+def analyse(experiment: Experiment, paths: list[Path], n_games: int) -> Analysis:
+    from analysis.compare import add_holm, compare_values
+
+    data = [M.RunData(path, n_games) for path in paths]
+    values: dict[tuple[int, str], pl.DataFrame] = {}
+    frames = []
+    for i, (plan, run) in enumerate(zip(experiment.plans, data)):
+        for name in experiment.all_metrics:
+            metric = M.get_metric(experiment.game, name)
+            if plan.players < metric.min_players:
+                continue
+            vals = metric.compute(run)
+            values[(i, name)] = vals
+            est = M.estimate(metric, vals, experiment.confidence)
+            reference = metric.reference(run) if metric.reference else None
+            frames.append(est.with_columns(pl.lit(i).alias("plan_index"), pl.lit(plan.label).alias("plan"),
+                                           pl.lit(name).alias("metric"),
+                                           pl.lit(reference, pl.Float64).alias("reference")))
+    estimates = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
+    if estimates.height:
+        estimates = estimates.select("plan_index", "plan", "metric", "key", "n", "estimate", "low", "high", "sd",
+                                     "reference", "interval")
+
+    rows = []
+    for a, b in experiment.pairs_to_compare():
+        for name in experiment.all_metrics:
+            if (a, name) not in values or (b, name) not in values:
+                continue
+            table = compare_values(values[(a, name)], values[(b, name)], paired=True,
+                                   confidence=experiment.confidence)
+            unpaired = compare_values(values[(a, name)], values[(b, name)], paired=False,
+                                      confidence=experiment.confidence)
+            table = table.join(unpaired.select("key", ((pl.col("high") - pl.col("low")) / 2).alias("unpaired_half_width")),
+                               on="key", how="left")
+            rows.append(table.with_columns(pl.lit(name).alias("metric"), pl.lit(experiment.plans[a].label).alias("arm_a"),
+                                           pl.lit(experiment.plans[b].label).alias("arm_b")))
+    if rows:
+        comparisons = pl.concat(rows, how="vertical")
+        asked = comparisons.filter(pl.col("metric").is_in(experiment.metrics))
+        others = comparisons.filter(~pl.col("metric").is_in(experiment.metrics))
+        # Holm over the comparisons the designer asked for; extra metrics get their own family
+        alpha = 1 - experiment.confidence
+        comparisons = pl.concat([add_holm(asked, alpha), add_holm(others, alpha)], how="vertical")
+        comparisons = comparisons.select("metric", "key", "arm_a", "arm_b", "n", "mean_a", "mean_b", "difference",
+                                         "low", "high", "sd", "unpaired_half_width", "p_value", "test", "p_holm",
+                                         "significant", "paired")
+    else:
+        comparisons = pl.DataFrame()
+    return Analysis(n_games, estimates, comparisons, values)
+
+
+def widest_half_width(experiment: Experiment, analysis: Analysis) -> float:
+    """The widest half-width among the precision metrics' intervals."""
+    p = experiment.precision
+    assert p is not None
+    table = analysis.comparisons if p.on == "differences" else analysis.estimates
+    if table.height == 0:
+        return float("nan")
+    sub = table.filter(pl.col("metric").is_in(p.metrics))
+    if sub.height == 0:
+        return float("nan")
+    return float(((sub["high"] - sub["low"]) / 2).max())
+
+
+def next_game_count(n: int, half_width: float, target: float, cap: int) -> int:
+    """Games needed for `target` if the half-width shrinks as 1/sqrt(n), with 10% to spare."""
+    if not math.isfinite(half_width) or half_width <= target:
+        return n
+    wanted = int(math.ceil(n * (half_width / target) ** 2 * 1.1))
+    return int(min(cap, max(wanted, n + 1)))
+
+
+@dataclass
+class ExperimentResult:
+    experiment: Experiment
+    out: Path
+    cache: Path
+    records: list[RunRecord]
+    analysis: Analysis
+    precision_log: list[dict]
+    seconds: float
+    report: Path | None = None
+    power: pl.DataFrame | None = None
+    fairness: pl.DataFrame | None = None
+    balance: pl.DataFrame | None = None
+    answer: str = ""
+
+    @property
+    def games_simulated(self) -> int:
+        return sum(r.games_simulated for r in self.records)
+
+    @property
+    def estimates(self) -> pl.DataFrame:
+        return self.analysis.estimates
+
+    @property
+    def comparisons(self) -> pl.DataFrame:
+        return self.analysis.comparisons
+
+
+def _writable(path: Path) -> None:
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise RunError(f"cannot write results to {path}: {probe} is a file")
+
+
+def run_experiment(
+    experiment: Experiment | str | Path,
+    *,
+    results: str | Path = DEFAULT_RESULTS,
+    cache: str | Path | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    games: int | None = None,
+    report: bool = True,
+) -> ExperimentResult:
+    """Run every batch of an experiment (from the cache where possible), add
+    games until the precision target is met, and write results/<name>/.
+
+    `games` overrides the file's game count (a quick look or a pilot); the
+    precision section still applies.
+    """
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
+    if games is not None:
+        if games < 2:
+            raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
+        experiment = replace(experiment, games=games)
+        if experiment.precision and experiment.precision.max_games < games:
+            experiment = replace(experiment, precision=replace(experiment.precision, max_games=games))
+    results = Path(results)
+    out = results / experiment.name
+    cache_dir = Path(cache) if cache is not None else results / CACHE_NAME
+    _writable(out)
+    _writable(cache_dir)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+
+    t0 = time.perf_counter()
+    n = experiment.games
+    records = {i: RunRecord(plan, cache_dir / plan.folder_name) for i, plan in enumerate(experiment.plans)}
+    log: list[dict] = []
+    while True:
+        for i, plan in enumerate(experiment.plans):
+            rec = ensure_run(plan, n, cache_dir, workers=workers, progress=progress)
+            records[i].games_simulated += rec.games_simulated
+            records[i].seconds += rec.seconds
+        analysis = analyse(experiment, [r.path for r in records.values()], n)
+        if experiment.precision is None:
+            break
+        p = experiment.precision
+        width = widest_half_width(experiment, analysis)
+        reached = math.isfinite(width) and width <= p.half_width
+        log.append({"games": n, "widest_half_width": width, "target": p.half_width, "reached": reached})
+        if reached or n >= p.max_games:
+            break
+        n = next_game_count(n, width, p.half_width, p.max_games)
+
+    result = ExperimentResult(experiment, out, cache_dir, list(records.values()), analysis, log,
+                              time.perf_counter() - t0)
+    from experiments import experiment_report
+
+    experiment_report.summarise(result)
+    if report:
+        result.report = experiment_report.write(result)
+    return result
+
+
+def power_table(experiment: Experiment, analysis: Analysis, effects: dict[str, float] | None = None,
+                power: float | None = None, alpha: float | None = None) -> pl.DataFrame:
+    """Games needed to detect each effect, with the sds measured in `analysis`.
+
+    Sweeps and comparisons: the paired difference between two batches (sd of
+    the per-game differences) next to what unpaired batches would need.
+    Single runs and fairness cells: an effect against the metric's reference
+    (a seat edge against 0, a win rate against the fair share).
+    """
+    from analysis.power import detectable_effect, games_for_mean, games_for_two_means
+
+    spec = experiment.power
+    effects = effects if effects is not None else (spec.effects if spec else {})
+    level = power if power is not None else (spec.power if spec else 0.8)
+    alpha = alpha if alpha is not None else (spec.alpha if spec else 1 - experiment.confidence)
+    rows = []
+    for metric, effect in effects.items():
+        est = analysis.estimates.filter(pl.col("metric") == metric) if analysis.estimates.height else pl.DataFrame()
+        if est.height == 0:
+            continue
+        sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
+        comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
+        if comp.height:
+            sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
+            rows.append({"metric": metric, "effect": effect, "question": "difference between two batches",
+                         "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
+                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
+                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
+        else:
+            rows.append({"metric": metric, "effect": effect, "question": "effect against the reference value",
+                         "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
+                         "games_needed_unpaired": None,
+                         "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
+    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
+              "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
+    table = pl.DataFrame(rows, schema=schema)
+    return table.with_columns(pl.lit(level).alias("power"), pl.lit(alpha).alias("alpha"))
+
+
+def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
+               effects: dict[str, float] | None = None, power: float | None = None, alpha: float | None = None,
+               results: str | Path = DEFAULT_RESULTS, cache: str | Path | None = None, workers: int = 1,
+               progress: bool = False) -> tuple[pl.DataFrame, Analysis]:
+    """Answer 'how many games?' before the experiment: play a pilot of each
+    batch (cached, so the real run reuses it) and size the experiment from its sds."""
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
+    effects = effects if effects is not None else (experiment.power.effects if experiment.power else None)
+    if not effects:
+        raise ExperimentError(str(experiment.path), "power.effects",
+                              "no effect to size: add [power] effects = { metric = size } or pass --effect")
+    known = M.metrics_for(experiment.game)
+    for metric in effects:
+        if metric not in known:
+            raise ExperimentError("command line", "effect", f"unknown metric '{metric}' (known: {', '.join(known)})")
+    if metric_not_computed := [m for m in effects if m not in experiment.all_metrics]:
+        experiment = replace(experiment, metrics=experiment.metrics + metric_not_computed)
+    cache_dir = Path(cache) if cache is not None else Path(results) / CACHE_NAME
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    paths = [ensure_run(plan, pilot_games, cache_dir, workers=workers, progress=progress).path
+             for plan in experiment.plans]
+    analysis = analyse(experiment, paths, pilot_games)
+    return power_table(experiment, analysis, effects, power, alpha), analysis
+
+
+# --- command line (called from experiments/cli.py) ------------------------------------------
+
+def _explicit(option: str) -> bool:
+    """True when `option` was typed on the command line (not its default)."""
+    try:
+        import click
+
+        ctx = click.get_current_context(silent=True)
+        return bool(ctx and ctx.get_parameter_source(option) == click.core.ParameterSource.COMMANDLINE)
+    except Exception:  # pragma: no cover - outside click
+        return False
+
+
+def _cli_errors():
+    return (ExperimentError, RunError, VariantError, LineupError, FileNotFoundError)
+
+
+def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progress: bool = True,
+            report: bool = True, games: int | None = None) -> ExperimentResult:
+    """`skyline-lab run experiments/<file>.toml`: run it, print where the report is.
+    `--games` (when typed) overrides the file's game count; `--out` is the results root."""
+    import typer
+
+    try:
+        result = run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+                                report=report, games=games if _explicit("games") else None)
+    except _cli_errors() as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: finished chunks are cached; run the same command again to resume", err=True)
+        raise typer.Exit(code=130)
+    typer.echo(result.answer)
+    typer.echo(f"\n{len(result.records)} batches x {result.analysis.n_games:,} games "
+               f"({result.games_simulated:,} simulated now, the rest from the cache) in {result.seconds:,.1f} s")
+    if result.report:
+        typer.echo(f"report: {result.report}")
+    return result
+
+
+def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000, power: float | None = None,
+              alpha: float | None = None, results: Path | None = None, workers: int = 1,
+              progress: bool = True) -> pl.DataFrame:
+    """`skyline-lab power experiments/<file>.toml --effect seat_score_edge=2`: games needed, from a pilot."""
+    import typer
+
+    try:
+        parsed = None
+        if effects:
+            parsed = {}
+            for text in effects:
+                if "=" not in text:
+                    raise ExperimentError("command line", "effect", f"'{text}' must be metric=size")
+                key, raw = (s.strip() for s in text.split("=", 1))
+                try:
+                    parsed[key] = float(raw)
+                except ValueError:
+                    raise ExperimentError("command line", "effect", f"size of '{key}' must be a number, not '{raw}'") from None
+                if parsed[key] <= 0:
+                    raise ExperimentError("command line", "effect", f"size of '{key}' must be positive")
+        table, analysis = plan_power(path, pilot_games=pilot, effects=parsed, power=power, alpha=alpha,
+                                     results=results or DEFAULT_RESULTS, workers=workers, progress=progress)
+    except _cli_errors() as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2)
+    for row in table.iter_rows(named=True):
+        line = (f"{row['metric']}: to detect {row['effect']:g} ({row['question']}) with power {row['power']:g} at "
+                f"alpha {row['alpha']:g}: {row['games_needed']:,} games per batch")
+        if row["games_needed_unpaired"] is not None:
+            line += f" (paired on the same seeds; unpaired batches would need {row['games_needed_unpaired']:,})"
+        line += f"; sd {row['sd']:.3g} from a {analysis.n_games:,}-game pilot"
+        typer.echo(line)
+    return table

@@ -1,0 +1,360 @@
+"""An experiment's report: the question, a one-paragraph answer, the combined
+table, plots with intervals, paired differences with Holm-adjusted tests, a
+balance summary, and which interval and test each number came from.
+
+    results/<experiment>/report.md, report.html, figures/*.png
+    results/<experiment>/manifest.json      the file, its digest, every batch and its run folder
+    results/<experiment>/estimates.csv      one row per batch, metric and key
+    results/<experiment>/comparisons.csv    paired differences (sweeps and comparisons)
+    results/<experiment>/balance.csv        largest seat edge and dominance per batch
+    results/<experiment>/fairness.csv       the fairness matrix (fairness experiments)
+    results/<experiment>/power.csv          games needed per effect ([power])
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from analysis import compare as C
+from analysis import fairness as F
+from analysis import sweep as S
+from analysis.report import render_html, render_markdown
+from analysis.sections import Plot, Section
+from experiments import metrics as M
+
+if TYPE_CHECKING:  # pragma: no cover
+    from experiments.experiment import ExperimentResult
+
+
+def _num(x: float, ref: float | None = None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    scale = abs(ref) if ref is not None else abs(x)
+    return f"{x:.3f}" if scale < 2 else f"{x:.2f}"
+
+
+def _interval(x: float, low: float, high: float, signed: bool = False) -> str:
+    fmt = (lambda v: ("+" if v >= 0 else "") + _num(v, x)) if signed else (lambda v: _num(v, x))
+    return f"{fmt(x)} [{fmt(low)}, {fmt(high)}]"
+
+
+def _p(p: float) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return f"{p:.1e}" if p < 1e-3 else f"{p:.3f}"
+
+
+# --- summaries ------------------------------------------------------------------------------
+
+def balance_table(result: "ExperimentResult") -> pl.DataFrame:
+    """Per batch: the largest seat edge (interval, Holm over that batch's seats) and,
+    for each metric whose keys compete (policies, roof types), whether one dominates."""
+    exp, analysis = result.experiment, result.analysis
+    rows = []
+    for i, plan in enumerate(exp.plans):
+        row = {"batch": plan.label, "players": plan.players}
+        if (i, "seat_edge") in analysis.values:
+            seats = F.seat_edges(analysis.values[(i, "seat_edge")], exp.confidence)
+            adjusted, reject = C.holm(seats["p_value"].to_numpy(), 1 - exp.confidence)
+            seats = seats.with_columns(pl.Series("p_holm", adjusted), pl.Series("significant", reject))
+            worst = seats.sort(pl.col("edge").abs(), descending=True).row(0, named=True)
+            row.update({"largest seat edge": f"{worst['key']} {_interval(worst['edge'], worst['low'], worst['high'], True)}",
+                        "edge": worst["edge"], "edge low": worst["low"], "edge high": worst["high"],
+                        "seat edge real": bool(worst["significant"]), "p (Holm)": worst["p_holm"]})
+        notes = []
+        for name, metric in M.metrics_for(exp.game).items():
+            if not metric.dominance or (i, name) not in analysis.values:
+                continue
+            est = analysis.estimates.filter((pl.col("plan_index") == i) & (pl.col("metric") == name))
+            if est.height < 2:
+                continue
+            ranked = est.sort("estimate", descending=True)
+            top, runner_up = ranked.row(0, named=True), ranked.row(1, named=True)
+            others_high = ranked["high"][1:].max()
+            if top["low"] > others_high:
+                notes.append(f"{name}: {top['key']} dominates ({_interval(top['estimate'], top['low'], top['high'])}"
+                             f" vs next {runner_up['key']} {_interval(runner_up['estimate'], runner_up['low'], runner_up['high'])})")
+            else:
+                notes.append(f"{name}: nothing dominates (best {top['key']} "
+                             f"{_interval(top['estimate'], top['low'], top['high'])} overlaps {runner_up['key']})")
+        row["dominance"] = "; ".join(notes) if notes else "—"
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def fairness_cells(result: "ExperimentResult") -> list[F.Cell]:
+    exp, analysis = result.experiment, result.analysis
+    cells = []
+    for i, plan in enumerate(exp.plans):
+        rates = analysis.estimates.filter((pl.col("plan_index") == i) & (pl.col("metric") == "seat_win_rate"))
+        cells.append(F.Cell(plan.params["policy"], plan.players, rates, analysis.values[(i, "seat_edge")]))
+    return cells
+
+
+def summarise(result: "ExperimentResult") -> None:
+    """Fill in the balance, fairness and power tables and the answer paragraph."""
+    from experiments.experiment import power_table
+
+    exp = result.experiment
+    result.balance = balance_table(result) if max(p.players for p in exp.plans) > 1 else pl.DataFrame()
+    if exp.kind == "fairness":
+        result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence)
+    if exp.power:
+        result.power = power_table(exp, result.analysis)
+    result.answer = answer(result)
+
+
+def _describe_estimates(exp, est: pl.DataFrame, metric: str) -> list[str]:
+    lines = []
+    sub = est.filter(pl.col("metric") == metric)
+    keys = list(dict.fromkeys(sub["key"].to_list()))
+    for key in keys[:6]:
+        rows = sub.filter(pl.col("key") == key).sort("plan_index")
+        parts = []
+        for r in rows.iter_rows(named=True):
+            mark = " (baseline)" if exp.kind in ("sweep", "compare") and r["plan_index"] == exp.baseline else ""
+            parts.append(f"{_interval(r['estimate'], r['low'], r['high'])} at {r['plan']}{mark}")
+        name = metric if key == M.ALL else f"{metric} ({key})"
+        lines.append(f"**{name}**: " + "; ".join(parts) + ".")
+    ref = sub["reference"].drop_nulls()
+    if ref.len():
+        lines.append(f"The fair value of {metric} is {_num(float(ref.mean()))}.")
+    return lines
+
+
+def _describe_differences(exp, comparisons: pl.DataFrame, metric: str) -> list[str]:
+    sub = comparisons.filter(pl.col("metric") == metric)
+    if sub.height == 0:
+        return []
+    lines = []
+    for r in sub.iter_rows(named=True):
+        name = "" if r["key"] == M.ALL else f" ({r['key']})"
+        verdict = ("a real difference" if r["significant"]
+                   else "not distinguishable from noise at these games")
+        lines.append(f"{r['arm_b']} vs {r['arm_a']}{name}: "
+                     f"{_interval(r['difference'], r['low'], r['high'], True)} "
+                     f"({r['test']}, Holm-adjusted p = {_p(r['p_holm'])}): {verdict}.")
+    return lines
+
+
+def answer(result: "ExperimentResult") -> str:
+    exp, analysis = result.experiment, result.analysis
+    paragraphs = []
+    if exp.kind == "fairness" and result.fairness is not None:
+        paragraphs.append(F.fairness_conclusion(result.fairness, exp.fairness_policies))
+    else:
+        for metric in exp.answer:
+            text = " ".join(_describe_estimates(exp, analysis.estimates, metric))
+            diffs = _describe_differences(exp, analysis.comparisons, metric) if analysis.comparisons.height else []
+            if diffs:
+                real = [d for d in diffs if "a real difference" in d]
+                text += (f" Paired on the same seeds, {len(real)} of {len(diffs)} differences from the baseline are "
+                         f"real after Holm's correction: " + " ".join(diffs))
+            paragraphs.append(text)
+        if result.balance is not None and result.balance.height and "largest seat edge" in result.balance.columns:
+            parts = []
+            for r in result.balance.iter_rows(named=True):
+                if r.get("largest seat edge"):
+                    real = "real" if r["seat edge real"] else "within noise"
+                    parts.append(f"{r['batch']}: {r['largest seat edge']} ({real})")
+            paragraphs.append("Largest seat edge (win rate minus the average seat's): " + "; ".join(parts) + ".")
+    if result.precision_log:
+        last = result.precision_log[-1]
+        p = exp.precision
+        state = (f"reached at {last['games']:,} games" if last["reached"]
+                 else f"not reached: stopped at the cap of {last['games']:,} games")
+        paragraphs.append(f"Precision: the target half-width {p.half_width:g} on {', '.join(p.metrics)} "
+                          f"({p.on}) was {state} (widest half-width {_num(last['widest_half_width'])}).")
+    paragraphs.append(f"All intervals are {exp.confidence:.0%} intervals on {analysis.n_games:,} games per batch.")
+    return "\n\n".join(paragraphs)
+
+
+# --- the report -------------------------------------------------------------------------------
+
+def _methods(result: "ExperimentResult") -> str:
+    exp = result.experiment
+    items = [
+        f"Intervals ({exp.confidence:.0%}): {M.INTERVALS[M.WILSON]}; {M.INTERVALS[M.T]}. "
+        "The `interval` column of each table names the one used.",
+    ]
+    if exp.kind in ("sweep", "compare"):
+        items += [
+            "Every batch is played on the same seed, so game i of every batch has the same deals and dice "
+            "wherever the rules allow (common random numbers). Differences are paired on the game index.",
+            f"Tests: {C.METHODS[C.PAIRED_T]}; {C.METHODS[C.MCNEMAR]}. The `test` column names the one used; "
+            "`unpaired_half_width` is what the interval would be without pairing (Welch).",
+            f"Multiple comparisons: {C.HOLM}; the metrics asked for form one family, the balance metrics "
+            "computed besides them another. `significant` means Holm-adjusted p < "
+            f"{1 - exp.confidence:.2g}.",
+        ]
+    if exp.kind == "fairness" or any(p.players > 1 for p in exp.plans):
+        items.append(f"Seat edges: {F.EDGE_TEST}.")
+    items.append("A policy, roof type or card \"dominates\" when its interval lies wholly above every other's.")
+    if exp.precision:
+        items.append(f"Precision: games are added (to every batch alike) until the widest {exp.confidence:.0%} "
+                     f"half-width of {', '.join(exp.precision.metrics)} ({exp.precision.on}) is at most "
+                     f"{exp.precision.half_width:g}, capped at {exp.precision.max_games:,} games; each step asks "
+                     "for n·(width/target)²·1.1 games.")
+    if exp.power:
+        from analysis.power import METHOD_MEAN, METHOD_TWO
+
+        items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}.")
+    return "\n".join(f"- {item}" for item in items)
+
+
+def _setup_table(result: "ExperimentResult") -> pl.DataFrame:
+    exp = result.experiment
+    base = exp.plans[exp.baseline] if exp.kind in ("sweep", "compare") else exp.plans[0]
+    rows = [
+        ("experiment file", str(exp.path)), ("file digest", exp.digest), ("kind", exp.kind),
+        ("game", f"{exp.title} ({exp.game}), engine {base.engine_version}"),
+        ("games per batch", f"{result.analysis.n_games:,} (file: {exp.games:,})"), ("seed", str(exp.seed)),
+        ("metrics", ", ".join(exp.metrics)),
+        ("batches", str(len(exp.plans))),
+        ("games simulated this time", f"{result.games_simulated:,}"),
+        ("wall time", f"{result.seconds:,.1f} s"),
+    ]
+    if exp.kind == "sweep":
+        rows.insert(4, ("swept", ", ".join(exp.sweep_keys)))
+    return pl.DataFrame({"setting": [r[0] for r in rows], "value": [r[1] for r in rows]})
+
+
+def _batches_table(result: "ExperimentResult") -> pl.DataFrame:
+    rows = []
+    for rec in result.records:
+        plan = rec.plan
+        changes = {k: v for k, v in plan.overrides.items()}
+        rows.append({"batch": plan.label, "variant": plan.config.variant.name, "players": plan.players,
+                     "line-up": ", ".join(plan.policies),
+                     "overrides": ", ".join(f"{k}={json.dumps(v)}" for k, v in changes.items()) or "—",
+                     "run folder": rec.path.name, "games simulated now": rec.games_simulated})
+    return pl.DataFrame(rows)
+
+
+def _estimates_view(table: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    sub = table.filter(pl.col("metric").is_in(metrics))
+    return sub.select("plan", "metric", "key", "estimate", "low", "high", "n", "interval")
+
+
+def sections(result: "ExperimentResult") -> list[Section]:
+    exp, analysis = result.experiment, result.analysis
+    out = [Section("Question", f"> {exp.question or '(no question written in the file)'}"),
+           Section("Answer", result.answer),
+           Section("Set-up", tables=[("experiment", _setup_table(result)), ("batches", _batches_table(result))]),
+           Section("Method", _methods(result))]
+
+    if analysis.estimates.height:
+        params = [p.params for p in exp.plans]
+        if exp.kind == "sweep":
+            table = S.sweep_table(analysis.estimates, params, exp.sweep_keys).filter(
+                pl.col("metric").is_in(exp.metrics)).drop("plan", "reference")
+            plots = [Plot(f"sweep_{m}", S.metric_vs_parameter(analysis.estimates, params, exp.sweep_keys, m,
+                                                               confidence=exp.confidence),
+                          f"{m} against {exp.sweep_keys[0]}, {exp.confidence:.0%} intervals")
+                     for m in exp.metrics]
+            out.append(Section("Results", "One row per sweep point, metric and key.",
+                               tables=[("combined table", table)], plots=plots))
+        else:
+            table = _estimates_view(analysis.estimates, exp.metrics)
+            plots = []
+            if exp.kind == "compare":
+                arms = [p.label for p in exp.plans]
+                plots = [Plot(f"arms_{m}", S.arms_plot(analysis.estimates, arms, m, exp.confidence),
+                              f"{m} by arm, {exp.confidence:.0%} intervals") for m in exp.metrics]
+            if exp.kind == "fairness":
+                cells = [(p.params["policy"], p.players, i) for i, p in enumerate(exp.plans)]
+                plots = [Plot("fairness_seat_win_rates",
+                              S.fairness_plot(analysis.estimates, cells, exp.fairness_policies, exp.confidence),
+                              "seat win rates by player count and policy, with the fair share")]
+            out.append(Section("Results", "One row per batch, metric and key.", tables=[("estimates", table)],
+                               plots=plots))
+
+    if analysis.comparisons.height:
+        asked = analysis.comparisons.filter(pl.col("metric").is_in(exp.metrics))
+        view = asked.select("metric", "key", "arm_a", "arm_b", "difference", "low", "high", "unpaired_half_width",
+                            "test", "p_value", "p_holm", "significant", "n")
+        plots = [Plot(f"differences_{m}", S.differences_plot(asked, m, exp.confidence),
+                      f"{m}: paired differences from the baseline with {exp.confidence:.0%} intervals")
+                 for m in exp.metrics if asked.filter(pl.col("metric") == m).height]
+        ratio = (asked["unpaired_half_width"] / ((asked["high"] - asked["low"]) / 2)).drop_nans().drop_nulls()
+        ratio = ratio.filter(ratio.is_finite())
+        gain = ""
+        if ratio.len():
+            med = float(ratio.median())
+            gain = (f" Pairing on the same seeds made the intervals {med:.1f}x narrower than unpaired ones "
+                    f"(median), worth about {med ** 2:.0f}x as many unpaired games.")
+        out.append(Section("Differences", f"{view.height} comparisons, Holm-corrected together.{gain}",
+                           tables=[("paired differences (b − a)", view)], plots=plots))
+
+    if result.fairness is not None:
+        out.append(Section("Fairness matrix", F.fairness_conclusion(result.fairness, exp.fairness_policies),
+                           tables=[("seat win rates and the largest seat edge per cell", result.fairness)]))
+    if result.balance is not None and result.balance.height:
+        cols = [c for c in ("batch", "players", "largest seat edge", "seat edge real", "p (Holm)", "dominance")
+                if c in result.balance.columns]
+        out.append(Section("Balance at a glance", "Largest seat edge: the seat whose win rate is furthest from the "
+                           "average seat's, with its interval; real = significant after Holm over that batch's seats.",
+                           tables=[("balance", result.balance.select(cols))]))
+    if result.precision_log:
+        out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
+    if result.power is not None and result.power.height:
+        out.append(Section("Games needed", "How many games per batch a two-sided test needs to detect each effect "
+                           f"with power {exp.power.power:g} at alpha {exp.power.alpha:g}, from the sds measured here; "
+                           "`detectable_now` is the smallest effect these games detect.",
+                           tables=[("power", result.power)]))
+    return out
+
+
+def manifest(result: "ExperimentResult") -> dict:
+    exp = result.experiment
+    from experiments.experiment import _available_games
+
+    return {
+        "experiment": exp.name, "file": str(exp.path), "digest": exp.digest, "question": exp.question,
+        "kind": exp.kind, "game": exp.game, "seed": exp.seed, "games_requested": exp.games,
+        "games_analysed": result.analysis.n_games, "confidence": exp.confidence, "metrics": exp.metrics,
+        "cache": str(result.cache),
+        "batches": [{"label": r.plan.label, "params": r.plan.params, "variant": r.plan.config.variant.name,
+                     "variant_digest": r.plan.config.variant.digest, "overrides": r.plan.overrides,
+                     "players": r.plan.players, "lineup": r.plan.policies, "rotate": r.plan.rotate,
+                     "engine_version": r.plan.engine_version, "run": str(r.path),
+                     "games_in_run": _available_games(r.path), "games_simulated_now": r.games_simulated,
+                     "seconds_now": round(r.seconds, 3)} for r in result.records],
+        "precision_log": result.precision_log,
+        "methods": {"intervals": M.INTERVALS, "tests": C.METHODS, "multiple_comparisons": C.HOLM,
+                    "seat_edges": F.EDGE_TEST},
+        "seconds": round(result.seconds, 3),
+        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def write(result: "ExperimentResult") -> Path:
+    """Write the tables, figures and report; return the path of report.md."""
+    out = result.out
+    figures = out / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for old in figures.glob("*.png"):
+        old.unlink()
+    secs = sections(result)
+    for section in secs:
+        for plot in section.plots:
+            plot.figure.savefig(figures / f"{plot.name}.png", dpi=110)
+    title = f"Experiment {result.experiment.name}: {result.experiment.title}"
+    (out / "report.md").write_text(render_markdown(title, secs))
+    (out / "report.html").write_text(render_html(title, secs))
+    analysis = result.analysis
+    analysis.estimates.write_csv(out / "estimates.csv")
+    for name, table in (("comparisons", analysis.comparisons), ("balance", result.balance),
+                        ("fairness", result.fairness), ("power", result.power)):
+        path = out / f"{name}.csv"
+        if table is not None and table.height:
+            table.write_csv(path)
+        elif path.exists():
+            path.unlink()
+    (out / "manifest.json").write_text(json.dumps(manifest(result), indent=2, default=str))
+    return out / "report.md"

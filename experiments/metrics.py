@@ -1,0 +1,265 @@
+"""Named metrics an experiment file may ask for, computed from a run's tables.
+
+Every metric gives one value per game and key: a frame with columns `game`
+(the game index, so two arms played on the same seeds pair up game by game),
+`key` (a seat, a policy, a roof type, or "all") and `value`. Its estimate
+is the mean of `value` over the games, per key:
+
+    proportion  0/1 values (a win, a tie, a stall): Wilson interval
+    mean        anything else: Student t interval
+
+Seats are counted in turn order, which is what a designer means by "seat":
+"1st" is the player who moves first (Skyline 3000: the round-1 Key Player;
+Cityline: seat 0, the starting player), "2nd" the next clockwise, and so on.
+In Skyline 3000 the Key is dealt at random, so physical seat numbers carry
+no edge; turn order does.
+
+Generic metrics work for every game (they read only the contract columns of
+`players` and `games`); game-specific ones are keyed by game id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable
+
+import polars as pl
+
+from analysis.run import Run
+
+ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
+ALL = "all"
+
+
+@dataclass
+class RunData:
+    """The first `n_games` games of one run folder, as metrics read them."""
+
+    path: Path
+    n_games: int
+
+    @cached_property
+    def run(self) -> Run:
+        return Run.open(self.path)
+
+    @property
+    def players_count(self) -> int:
+        return self.run.n_players
+
+    @property
+    def game_id(self) -> str:
+        return self.run.game_id
+
+    def table(self, name: str) -> pl.DataFrame:
+        cache = self.__dict__.setdefault("_tables", {})
+        if name not in cache:
+            frame = self.run.scan(name).filter(pl.col("game") < self.n_games).collect()
+            if "policy" in frame.columns:
+                frame = frame.with_columns(pl.col("policy").cast(pl.Utf8))
+            cache[name] = frame
+        return cache[name]
+
+    @cached_property
+    def players(self) -> pl.DataFrame:
+        """players + `position` (0 = first in turn order) and `order` label, `n_winners`."""
+        players = self.table("players")
+        games = self.table("games")
+        p = self.players_count
+        if "first_key" in games.columns:
+            first = games.select("game", pl.col("first_key").cast(pl.Int64).alias("_first"))
+            players = players.join(first, on="game", how="left")
+        elif "key_player" in players.columns:
+            first = players.filter(pl.col("key_player") == 1).select("game", pl.col("seat").cast(pl.Int64).alias("_first"))
+            players = players.join(first, on="game", how="left")
+        else:
+            players = players.with_columns(pl.lit(0, pl.Int64).alias("_first"))
+        position = ((pl.col("seat").cast(pl.Int64) - pl.col("_first").fill_null(0)) % p).alias("position")
+        players = players.with_columns(position).drop("_first")
+        players = players.with_columns(
+            pl.col("position").map_elements(lambda i: ORDINALS[i], return_dtype=pl.Utf8).alias("order"))
+        n_winners = players.group_by("game").agg(pl.col("win").cast(pl.Int64).sum().alias("n_winners"))
+        return players.join(n_winners, on="game", how="left").sort(["game", "position"])
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    doc: str
+    kind: str                                  # "proportion" or "mean"
+    compute: Callable[[RunData], pl.DataFrame]
+    reference: Callable[[RunData], float] | None = None   # the fair value, drawn on plots
+    dominance: bool = False                    # keys compete: say whether one dominates
+    per_seat: bool = False                     # keys are seats in turn order
+    min_players: int = 1
+
+
+def _frame(game, key, value) -> pl.DataFrame:
+    return pl.DataFrame({"game": game, "key": key, "value": value}).with_columns(
+        pl.col("game").cast(pl.Int64), pl.col("key").cast(pl.Utf8), pl.col("value").cast(pl.Float64))
+
+
+def _select(frame: pl.DataFrame, key: pl.Expr | str, value: pl.Expr) -> pl.DataFrame:
+    key_expr = pl.lit(key) if isinstance(key, str) else key
+    return frame.select(pl.col("game").cast(pl.Int64), key_expr.cast(pl.Utf8).alias("key"),
+                        value.cast(pl.Float64).alias("value"))
+
+
+def _fair_share(run: RunData) -> float:
+    return 1.0 / run.players_count
+
+
+def _zero(run: RunData) -> float:
+    return 0.0
+
+
+def seat_win_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.players, pl.col("order"), pl.col("win"))
+
+
+def seat_edge(run: RunData) -> pl.DataFrame:
+    p = run.players
+    return _select(p, pl.col("order"), pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game"))
+
+
+def seat_score_edge(run: RunData) -> pl.DataFrame:
+    p = run.players
+    return _select(p, pl.col("order"), pl.col("score") - pl.col("score").cast(pl.Float64).mean().over("game"))
+
+
+def policy_win_rate(run: RunData) -> pl.DataFrame:
+    grouped = run.players.group_by(["game", "policy"]).agg(pl.col("win").cast(pl.Float64).mean().alias("v"))
+    return _select(grouped.sort(["game", "policy"]), pl.col("policy"), pl.col("v"))
+
+
+def score_mean(run: RunData) -> pl.DataFrame:
+    grouped = run.players.group_by(["game", "policy"]).agg(pl.col("score").cast(pl.Float64).mean().alias("v"))
+    return _select(grouped.sort(["game", "policy"]), pl.col("policy"), pl.col("v"))
+
+
+def score_spread(run: RunData) -> pl.DataFrame:
+    grouped = run.players.group_by("game").agg(pl.col("score").cast(pl.Float64).std(ddof=0).alias("v"))
+    return _select(grouped.sort("game"), ALL, pl.col("v"))
+
+
+def margin(run: RunData) -> pl.DataFrame:
+    return _select(run.table("games"), ALL, pl.col("margin"))
+
+
+def game_length(run: RunData) -> pl.DataFrame:
+    return _select(run.table("games"), ALL, pl.col("decisions"))
+
+
+def tie_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.table("games"), ALL, (pl.col("n_winners") > 1))
+
+
+def stall_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.table("games"), ALL, pl.col("stalled") > 0)
+
+
+def key_player_win_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.players.filter(pl.col("key_player") == 1), "Key Player", pl.col("win"))
+
+
+def key_player_edge(run: RunData) -> pl.DataFrame:
+    p = run.players.with_columns((pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game")).alias("e"))
+    return _select(p.filter(pl.col("key_player") == 1), "Key Player", pl.col("e"))
+
+
+GENERIC: dict[str, Metric] = {m.name: m for m in (
+    Metric("seat_win_rate", "share of games won by each seat in turn order (a shared win counts for each sharer)",
+           "proportion", seat_win_rate, reference=_fair_share, per_seat=True),
+    Metric("seat_edge", "each seat's win rate minus the game's average seat win rate (0 = fair); "
+           "per game: the seat's win minus the mean win of all seats", "mean", seat_edge, reference=_zero,
+           per_seat=True, min_players=2),
+    Metric("seat_score_edge", "each seat's score minus the mean score of its game, in points (0 = fair)",
+           "mean", seat_score_edge, reference=_zero, per_seat=True, min_players=2),
+    Metric("policy_win_rate", "share of seats each policy wins (per game: mean win of its seats)",
+           "mean", policy_win_rate, reference=_fair_share, dominance=True),
+    Metric("score_mean", "mean final score of each policy's seats", "mean", score_mean, dominance=True),
+    Metric("score_spread", "standard deviation of the final scores within a game (points)", "mean", score_spread,
+           min_players=2),
+    Metric("margin", "winner's points minus the best other score (0 for a shared win)", "mean", margin,
+           min_players=2),
+    Metric("game_length", "decisions taken in a game", "mean", game_length),
+    Metric("tie_rate", "share of games whose win is shared", "proportion", tie_rate, min_players=2),
+    Metric("stall_rate", "share of games ended by the turn cap", "proportion", stall_rate),
+)}
+
+KEY_PLAYER: dict[str, Metric] = {m.name: m for m in (
+    Metric("key_player_win_rate", "share of games won by the round-1 Key Player (= seat_win_rate of the 1st seat)",
+           "proportion", key_player_win_rate, reference=_fair_share, min_players=2),
+    Metric("key_player_edge", "the Key Player's win minus the mean win of all seats (0 = no edge)", "mean",
+           key_player_edge, reference=_zero, min_players=2),
+)}
+
+# game id -> its own metrics (besides the Key Player ones, given to every game whose
+# players table has a key_player column)
+GAME_SPECIFIC: dict[str, dict[str, Metric]] = {}
+
+
+def _register_cityline() -> None:
+    try:
+        from experiments import cityline_metrics
+    except ImportError:  # pragma: no cover - the engine is not there yet
+        return
+    GAME_SPECIFIC["cityline"] = cityline_metrics.METRICS
+
+
+_register_cityline()
+
+
+def metrics_for(game_id: str) -> dict[str, Metric]:
+    from engines.registry import get_game
+
+    out = dict(GENERIC)
+    try:
+        players = get_game(game_id).tables.get("players")
+    except KeyError:
+        players = None
+    if players is not None and "key_player" in players.names:
+        out.update(KEY_PLAYER)
+    out.update(GAME_SPECIFIC.get(game_id, {}))
+    return out
+
+
+def get_metric(game_id: str, name: str) -> Metric:
+    known = metrics_for(game_id)
+    if name not in known:
+        raise KeyError(f"unknown metric '{name}' for {game_id} (known: {', '.join(known)})")
+    return known[name]
+
+
+WILSON = "Wilson"
+T = "t"
+INTERVALS = {
+    WILSON: "Wilson score interval (statsmodels proportion_confint, method='wilson') for 0/1 outcomes",
+    T: "Student t interval of the mean (scipy.stats.t) for everything else",
+}
+ESTIMATE_SCHEMA = {"key": pl.Utf8, "n": pl.Int64, "estimate": pl.Float64, "low": pl.Float64,
+                   "high": pl.Float64, "sd": pl.Float64, "interval": pl.Utf8}
+
+
+def estimate(metric: Metric, values: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
+    """Per key: n, mean, interval (Wilson for 0/1 proportions, else Student t), sd of the values."""
+    from analysis.stats import t_interval_from_moments, wilson_interval
+
+    grouped = (
+        values.group_by("key", maintain_order=True)
+        .agg(pl.len().alias("n"), pl.col("value").mean().alias("estimate"), pl.col("value").std(ddof=1).alias("sd"),
+             pl.col("value").sum().alias("total"), pl.col("value").is_in([0.0, 1.0]).all().alias("binary"))
+    )
+    rows = []
+    for row in grouped.iter_rows(named=True):
+        n, mean = int(row["n"]), float(row["estimate"])
+        sd = float(row["sd"]) if row["sd"] is not None else float("nan")
+        if metric.kind == "proportion" and row["binary"]:
+            low, high = wilson_interval(row["total"], n, confidence)
+            method = WILSON
+        else:
+            low, high = t_interval_from_moments(n, mean, sd, confidence)
+            method = T
+        rows.append({"key": row["key"], "n": n, "estimate": mean, "low": float(low), "high": float(high),
+                     "sd": sd, "interval": method})
+    return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA)
