@@ -75,7 +75,7 @@ import numpy as np
 import polars as pl
 
 from engines.core.lineup import LineupError
-from engines.core.runner import MIN_CHUNK, RunConfig, RunError, default_chunk_size, prepare, run_batch
+from engines.core.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
 from engines.core.variant import VariantError, flatten
 from engines.registry import get_game
 from experiments import metrics as M
@@ -570,19 +570,21 @@ class RunRecord:
 
 
 def _available_games(path: Path) -> int:
-    """Games in the contiguous run of finished chunks from chunk 0."""
+    """Games in the contiguous run of finished chunks from chunk 0. Every batch
+    this module starts is a whole number of chunks, so that is chunks x chunk size."""
     done = path / "_done"
-    if not done.is_dir():
+    manifest = path / "manifest.json"
+    if not done.is_dir() or not manifest.is_file():
         return 0
-    markers = {int(p.name): p for p in done.iterdir() if p.name.isdigit()}
-    total, chunk = 0, 0
-    while chunk in markers:
-        try:
-            total += int(json.loads(markers[chunk].read_text() or "{}").get("games", 0))
-        except (json.JSONDecodeError, ValueError):
-            break
-        chunk += 1
-    return total
+    try:
+        chunk_size = int(json.loads(manifest.read_text()).get("chunk_size") or 0)
+    except (json.JSONDecodeError, ValueError):
+        return 0
+    chunks = {int(p.name) for p in done.iterdir() if p.name.isdigit()}
+    count = 0
+    while count in chunks:
+        count += 1
+    return count * chunk_size
 
 
 def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress: bool = False) -> RunRecord:
@@ -598,8 +600,9 @@ def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress
         chunk = int(old.get("chunk_size") or 0) or None
         if _available_games(path) >= n_games:
             return record
-    if chunk is None:
-        chunk = n_games if n_games < MIN_CHUNK else default_chunk_size(n_games)
+    if chunk is None:  # equal chunks of about the runner's default size that add up to n_games
+        pieces = int(math.ceil(n_games / default_chunk_size(n_games)))
+        chunk = int(math.ceil(n_games / pieces))
     n_run = int(math.ceil(n_games / chunk) * chunk)
     c = plan.config
     run = run_batch(c.game, variant=plan.variant, overrides=plan.overrides, players=c.players,

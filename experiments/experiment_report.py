@@ -275,12 +275,12 @@ def sections(result: "ExperimentResult") -> list[Section]:
                                plots=plots))
 
     if analysis.comparisons.height:
-        asked = analysis.comparisons.filter(pl.col("metric").is_in(exp.metrics))
+        asked = analysis.comparisons.filter(pl.col("metric").is_in(exp.metrics + exp.answer))
         view = asked.select("metric", "key", "arm_a", "arm_b", "difference", "low", "high", "unpaired_half_width",
                             "test", "p_value", "p_holm", "significant", "n")
         plots = [Plot(f"differences_{m}", S.differences_plot(asked, m, exp.confidence),
                       f"{m}: paired differences from the baseline with {exp.confidence:.0%} intervals")
-                 for m in exp.metrics if asked.filter(pl.col("metric") == m).height]
+                 for m in exp.answer if asked.filter(pl.col("metric") == m).height]
         ratio = (asked["unpaired_half_width"] / ((asked["high"] - asked["low"]) / 2)).drop_nans().drop_nulls()
         ratio = ratio.filter(ratio.is_finite())
         gain = ""

@@ -106,7 +106,10 @@ def _select(frame: pl.DataFrame, key: pl.Expr | str, value: pl.Expr) -> pl.DataF
 
 
 def _fair_share(run: RunData) -> float:
-    return 1.0 / run.players_count
+    """The average seat's win rate: 1/P, plus a little when shared wins count for each sharer."""
+    games = run.table("games")
+    winners = float(games["n_winners"].cast(pl.Float64).mean()) if games.height else 1.0
+    return winners / run.players_count
 
 
 def _zero(run: RunData) -> float:

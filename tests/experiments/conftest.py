@@ -1,4 +1,4 @@
-"""Registers the toy game `coin` (tests/experiments/coingame.py) for these tests."""
+"""Registers the toy game `coin` (tests/experiments/coingame.py) for these tests only."""
 import sys
 from pathlib import Path
 
@@ -9,9 +9,10 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 
-@pytest.fixture(autouse=True)
-def coin_game(monkeypatch):
+@pytest.fixture(scope="module", autouse=True)
+def coin_game():
     from engines import registry
 
-    monkeypatch.setitem(registry._GAMES, "coin", "coingame")
+    registry._GAMES["coin"] = "coingame"
     yield
+    registry._GAMES.pop("coin", None)
