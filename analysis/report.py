@@ -90,9 +90,8 @@ def run_summary(run: Run) -> Section:
         ("line-up (by slot)", ", ".join(f"{slot}: {label}" for slot, label in enumerate(run.lineup))),
         ("seats rotate", "yes" if manifest.get("rotate") else "no"),
         ("status", str(manifest.get("status", "?"))),
-        ("games requested", f"{manifest.get('n_games', '?'):,}" if isinstance(manifest.get("n_games"), int)
-         else str(manifest.get("n_games", "?"))),
-        ("games done (manifest)", str(manifest.get("games_done", "?"))),
+        ("games requested", _format_count(manifest.get("n_games"))),
+        ("games done (manifest)", _format_count(manifest.get("games_done"))),
         ("games in the tables", f"{games_found:,}"),
         ("seed", str(manifest.get("seed", "?"))),
         ("engine version", str(manifest.get("engine_version", "?"))),
@@ -107,6 +106,14 @@ def run_summary(run: Run) -> Section:
         text = (f"**Partial run:** {manifest['games_done']:,} of {manifest['n_games']:,} games were "
                 "finished; every figure below covers the finished games only.")
     tables = [("Run", pl.DataFrame(rows, schema=["item", "value"], orient="row"))]
+    policies = manifest.get("policies") or {}
+    if policies:  # the runner records each line-up label's policy and weights
+        policy_rows = [(label, str(info.get("policy", "?")),
+                        ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                                  for k, v in (info.get("weights") or {}).items()))
+                       for label, info in policies.items()]
+        tables.append(("Policies in the line-up", pl.DataFrame(policy_rows, schema=["label", "policy", "weights"],
+                                                             orient="row")))
     values = variant.get("values") or {}
     if values:
         variant_rows = [(key, _format_variant_value(value)) for key, value in _flatten(values)]
@@ -445,6 +452,10 @@ def format_value(value) -> str:
 
 def _format_p(p: float) -> str:
     return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+
+
+def _format_count(count) -> str:
+    return f"{count:,}" if isinstance(count, int) else ("?" if count is None else str(count))
 
 
 def _format_seconds(seconds) -> str:

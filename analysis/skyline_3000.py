@@ -154,33 +154,47 @@ def buyer_outcomes(run: Run) -> Section:
     buyers = (
         sold.select(pl.col("game").cast(pl.Int64), "item", "price", pl.col("winner").cast(pl.Int64).alias("seat"))
         .with_columns(((pl.col("price") - 1) // width).clip(0, N_PRICE_BINS - 1).cast(pl.Int64).alias("price_bin"))
-        .join(players_with_winners(run).select(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
-                                               "score", "win", "n_winners"),
+        .join(scan_players(run).select(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                       "score", "win"),
               on=["game", "seat"], how="inner")
     )
-    wins = stats.win_rates(buyers, ["item", "price_bin"])
-    scores = stats.mean_table(buyers, ["item", "price_bin"], "score")
+    # One pass over the join (millions of rows): counts and moments per bin, intervals after.
+    summary = (
+        buyers.group_by("item", "price_bin")
+        .agg(pl.len().alias("n"), pl.col("win").cast(pl.Int64).sum().alias("wins"),
+             pl.col("score").cast(pl.Float64).mean().alias("mean"),
+             pl.col("score").cast(pl.Float64).std().alias("std"))
+        .sort("item", "price_bin")
+        .collect()
+    )
+    n = summary["n"].to_numpy()
+    win_low, win_high = stats.wilson_interval(summary["wins"].to_numpy(), n)
+    score_low, score_high = stats.t_interval_from_moments(n, summary["mean"].to_numpy(),
+                                                          summary["std"].fill_null(np.nan).to_numpy())
+    summary = summary.with_columns(
+        (pl.col("wins") / pl.col("n")).alias("win_rate"),
+        pl.Series("win_low", np.atleast_1d(win_low)), pl.Series("win_high", np.atleast_1d(win_high)),
+        pl.Series("low", np.atleast_1d(score_low)), pl.Series("high", np.atleast_1d(score_high)),
+    )
     fair = 1 / run.n_players
 
     figure, (win_axes, score_axes) = plots.new_figure(2, figsize=(11, 4))
-    plots.rate_lines(_per_item_series(wins, "price_bin", "win_rate", "win_low", "win_high"),
+    plots.rate_lines(_per_item_series(summary, "price_bin", "win_rate", "win_low", "win_high"),
                      title="Buyer's win rate by price paid", xlabel="price paid", ylabel="buyer's win rate",
                      reference=fair, reference_label=f"fair share 1/{run.n_players}", xticklabels=labels,
                      axes=win_axes)
-    plots.rate_lines(_per_item_series(scores, "price_bin", "mean", "low", "high"),
+    plots.rate_lines(_per_item_series(summary, "price_bin", "mean", "low", "high"),
                      title="Buyer's final score by price paid", xlabel="price paid",
                      ylabel="buyer's final score, mean", xticklabels=labels, axes=score_axes)
 
-    table = (
-        wins.join(scores, on=["item", "price_bin"])
-        .sort("item", "price_bin")
-        .select(_item_name().alias("item"),
-                pl.col("price_bin").replace_strict(dict(enumerate(labels)), return_dtype=pl.String).alias("price paid"),
-                pl.col("games").alias("auctions won"),
-                pl.col("win_rate").alias("buyer win rate"), pl.col("win_low").alias("win 95% low"),
-                pl.col("win_high").alias("win 95% high"),
-                pl.col("mean").alias("buyer mean score"), pl.col("low").alias("score 95% low"),
-                pl.col("high").alias("score 95% high"))
+    table = summary.select(
+        _item_name().alias("item"),
+        pl.col("price_bin").replace_strict(dict(enumerate(labels)), return_dtype=pl.String).alias("price paid"),
+        pl.col("n").alias("auctions won"),
+        pl.col("win_rate").alias("buyer win rate"), pl.col("win_low").alias("win 95% low"),
+        pl.col("win_high").alias("win 95% high"),
+        pl.col("mean").alias("buyer mean score"), pl.col("low").alias("score 95% low"),
+        pl.col("high").alias("score 95% high"),
     )
     text = ("Each won auction is one row: the buyer's final score and whether the buyer won the game, against "
             f"the price paid, binned ({labels[0]} … {labels[-1]}). This is an association, not a cause: strong "

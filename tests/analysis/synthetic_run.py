@@ -88,6 +88,8 @@ def write_synthetic_run(
         "title": "Skyline 3000" if game == "skyline_3000" else game.replace("_", " ").title(),
         "players": players,
         "lineup": lineup,
+        "policies": {label: {"policy": label, "weights": {"bid_fraction": 0.5} if label == "heuristic" else {}}
+                     for label in dict.fromkeys(lineup)},
         "rotate": rotate,
         "n_games": n_games,
         "games_done": n_games,
@@ -98,6 +100,7 @@ def write_synthetic_run(
         "versions": {"numpy": np.__version__, "polars": pl.__version__},
         "timings": {"seconds": 1.5, "games_per_s": n_games / 1.5},
         "created": "2025-01-01T00:00:00+00:00",
+        "status": "complete",
     }
     (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return path

@@ -1,7 +1,6 @@
 """The generic report, built from synthetic run folders: files, numbers, solo runs."""
 import json
 import re
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -56,6 +55,9 @@ def test_run_summary_comes_from_the_manifest(skyline_run, skyline_report):
     assert summary["games in the tables"] == "600"
     assert summary["engine version"] == manifest["engine_version"]
     assert summary["throughput"] == "400 games/s"
+    assert summary["status"] == "complete"
+    policies = {row["label"]: row for row in markdown_tables(skyline_report.read_text())["Policies in the line-up"]}
+    assert policies["heuristic"]["weights"] == "bid_fraction=0.5"
 
 
 def test_seat_win_rates_match_a_direct_computation(skyline_run, skyline_report):
@@ -149,9 +151,8 @@ def test_two_player_generic_game_and_fixed_seats(make_run):
     assert "Seats did **not** rotate" in markdown
 
 
-def test_partial_run_is_flagged_and_rebuild_drops_stale_figures(skyline_run, tmp_path):
-    run = tmp_path / "partial"
-    shutil.copytree(skyline_run, run, ignore=shutil.ignore_patterns("report"))
+def test_partial_run_is_flagged_and_rebuild_drops_stale_figures(make_run):
+    run = make_run(game="toy_trio", n_games=600, players=3)
     manifest = json.loads((run / "manifest.json").read_text())
     manifest.update(n_games=1000, status="interrupted")
     (run / "manifest.json").write_text(json.dumps(manifest))

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from analysis import skyline_3000
-from analysis.report import build_report, format_value
+from analysis.report import format_value
 from analysis.run import Run
 from report_tables import markdown_tables, number
 
@@ -121,16 +121,17 @@ def test_policy_summary_means_match_pandas(skyline_run, tables):
 @pytest.mark.parametrize("players", [2, 4])
 def test_two_and_four_player_runs(make_run, players):
     run = make_run(n_games=200, players=players, chunk_size=64)
-    markdown = build_report(run).read_text()
-    positions = markdown_tables(markdown)["Win rate by position after the round-1 Key Player"]
-    assert [row["position"] for row in positions] == ["Key"] + [f"Key+{p}" for p in range(1, players)]
+    sections = {section.title: section for section in skyline_3000.sections(Run.open(run))}
+    positions = dict(sections["Key Player effect"].tables)["Win rate by position after the round-1 Key Player"]
+    assert positions["position"].to_list() == ["Key"] + [f"Key+{p}" for p in range(1, players)]
+    assert positions["player-games"].sum() == 200 * players
 
 
 def test_a_run_without_card_use_skips_that_section(make_run):
     run = make_run(n_games=100)
     shutil.rmtree(run / "card_use")
-    markdown = build_report(run).read_text()
-    assert "Skipped: this run has no `card_use` table." in markdown
+    sections = {section.title: section for section in skyline_3000.sections(Run.open(run))}
+    assert sections["Card values: played, bid or kept"].text == "Skipped: this run has no `card_use` table."
 
 
 def test_missing_engine_columns_are_named(make_run):

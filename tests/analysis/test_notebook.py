@@ -1,0 +1,23 @@
+"""notebooks/skyline_3000.ipynb runs top to bottom on a run folder (synthetic here:
+SKYLINE_RUN points the notebook at it, so no engine is needed)."""
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from synthetic_run import write_synthetic_run
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "skyline_3000.ipynb"
+
+
+def test_notebook_runs_without_errors(tmp_path, monkeypatch):
+    run = write_synthetic_run(tmp_path / "run", n_games=400, players=3)
+    monkeypatch.setenv("SKYLINE_RUN", str(run))
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    # Raises CellExecutionError on the first failing cell.
+    NotebookClient(notebook, kernel_name="python3", timeout=120,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
+    assert sum("image/png" in output.get("data", {}) for output in outputs) == 4  # the four main plots
+    assert (run / "report" / "report.html").is_file()
+    assert not (tmp_path / "results").exists()  # it used SKYLINE_RUN, it did not play a batch
