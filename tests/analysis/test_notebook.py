@@ -3,6 +3,7 @@ SKYLINE_RUN points the notebook at it, so no engine is needed)."""
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 from synthetic_run import write_synthetic_run
@@ -21,3 +22,23 @@ def test_notebook_runs_without_errors(tmp_path, monkeypatch):
     assert sum("image/png" in output.get("data", {}) for output in outputs) == 4  # the four main plots
     assert (run / "report" / "report.html").is_file()
     assert not (tmp_path / "results").exists()  # it used SKYLINE_RUN, it did not play a batch
+
+
+def _engine_ready() -> bool:
+    try:
+        from engines.registry import get_game
+
+        get_game("skyline_3000")
+    except (ImportError, AttributeError, KeyError):
+        return False
+    return True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _engine_ready(), reason="the Skyline 3000 engine is not registered yet")
+def test_notebook_plays_its_own_batch_without_skyline_run(tmp_path, monkeypatch):
+    monkeypatch.delenv("SKYLINE_RUN", raising=False)
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    NotebookClient(notebook, kernel_name="python3", timeout=600,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert (tmp_path / "results" / "notebook-skyline_3000" / "report" / "report.html").is_file()
