@@ -741,12 +741,13 @@ def run_experiment(
     progress: bool = False,
     games: int | None = None,
     report: bool = True,
+    precision: bool = True,
 ) -> ExperimentResult:
     """Run every batch of an experiment (from the cache where possible), add
     games until the precision target is met, and write results/<name>/.
 
     `games` overrides the file's game count (a quick look or a pilot); the
-    precision section still applies.
+    precision section still applies unless `precision` is False.
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
@@ -756,6 +757,8 @@ def run_experiment(
         experiment = replace(experiment, games=games)
         if experiment.precision and experiment.precision.max_games < games:
             experiment = replace(experiment, precision=replace(experiment.precision, max_games=games))
+    if not precision:
+        experiment = replace(experiment, precision=None)
     results = Path(results)
     out = results / experiment.name
     cache_dir = Path(cache) if cache is not None else results / CACHE_NAME

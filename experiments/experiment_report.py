@@ -76,12 +76,14 @@ def balance_table(result: "ExperimentResult") -> pl.DataFrame:
             ranked = est.sort("estimate", descending=True)
             top, runner_up = ranked.row(0, named=True), ranked.row(1, named=True)
             others_high = ranked["high"][1:].max()
+            spread = f"; spread of the means {_num(top['estimate'] - ranked['estimate'][-1])}"
             if top["low"] > others_high:
                 notes.append(f"{name}: {top['key']} dominates ({_interval(top['estimate'], top['low'], top['high'])}"
-                             f" vs next {runner_up['key']} {_interval(runner_up['estimate'], runner_up['low'], runner_up['high'])})")
+                             f" vs next {runner_up['key']} {_interval(runner_up['estimate'], runner_up['low'], runner_up['high'])}"
+                             f"{spread})")
             else:
                 notes.append(f"{name}: nothing dominates (best {top['key']} "
-                             f"{_interval(top['estimate'], top['low'], top['high'])} overlaps {runner_up['key']})")
+                             f"{_interval(top['estimate'], top['low'], top['high'])} overlaps {runner_up['key']}{spread})")
         row["dominance"] = "; ".join(notes) if notes else "—"
         rows.append(row)
     return pl.DataFrame(rows)
