@@ -225,7 +225,7 @@ def score_distribution(run: Run) -> Section:
         series[policy] = stats.histogram(policy_counts["score"].to_numpy(), edges,
                                          weights=policy_counts["count"].to_numpy())
     figure = plots.histogram_steps(series, title="Final score by policy", xlabel="final score")
-    table = _rename_summary(summary, "policy")
+    table = _rename_summary(summary)
     return Section("Score distribution by policy",
                    "Mean final score per policy with a 95% t interval, and its quantiles.",
                    [("Final score by policy", table)],
@@ -235,6 +235,7 @@ def score_distribution(run: Run) -> Section:
 def victory_margins(run: Run) -> Section:
     games = run.scan("games")
     single = games.filter(pl.col("n_winners") == 1)
+    # A constant label makes the whole column one group of mean_table.
     summary = stats.mean_table(single.with_columns(pl.lit("single winner").alias("games")), "games",
                                "margin", quantiles=QUANTILES)
     counts = single.group_by("margin").agg(pl.len().alias("count")).sort("margin").collect()
@@ -250,7 +251,7 @@ def victory_margins(run: Run) -> Section:
     text = (f"Winner's points minus the best other score, over the {total:,} games with a single winner "
             f"(shared wins have margin 0 by definition and are left out). "
             f"{zero:,} of them were won level on points (margin 0), through a tie-break.")
-    return Section("Victory margin", text, [("Victory margin", _rename_summary(summary, "games"))], plot_list)
+    return Section("Victory margin", text, [("Victory margin", _rename_summary(summary))], plot_list)
 
 
 def ties_and_shared_wins(run: Run) -> Section:
@@ -278,7 +279,7 @@ def ties_and_shared_wins(run: Run) -> Section:
 
 
 def game_length_and_stalls(run: Run) -> Section:
-    games = run.scan("games").with_columns(pl.lit("all games").alias("games"))
+    games = run.scan("games").with_columns(pl.lit("all games").alias("games"))  # one group: all games
     length = stats.mean_table(games, "games", "decisions", quantiles=QUANTILES)
     stalls = stats.proportion_table(games, "games", "stalled")
     stall = stalls.row(0, named=True)
@@ -289,14 +290,14 @@ def game_length_and_stalls(run: Run) -> Section:
             f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {stall['n']:,} games. "
             "Stalled games stay in every other figure.")
     return Section("Game length and stalls", text,
-                   [("Decisions per game", _rename_summary(length, "games")),
+                   [("Decisions per game", _rename_summary(length)),
                     ("Stall rate", stalls.select(pl.col("n").alias("games"), pl.col("count").alias("stalled"),
                                                  "rate", pl.col("low").alias("95% low"),
                                                  pl.col("high").alias("95% high")))],
                    [Plot("game_length", figure, "Decisions per game.")])
 
 
-def _rename_summary(summary: pl.DataFrame, by: str) -> pl.DataFrame:
+def _rename_summary(summary: pl.DataFrame) -> pl.DataFrame:
     """mean_table output with report-friendly column names."""
     return summary.rename({"n": "count", "low": "95% low", "high": "95% high"})
 
