@@ -145,3 +145,38 @@ def fairness_conclusion(matrix: pl.DataFrame, policies_weakest_first: list[str])
             head = (f"Mixed: fair with {', '.join(fair_policies)} players, unfair with {', '.join(unfair_policies)} "
                     f"players.")
     return head + "\n\n" + "\n".join(f"- {line}" for line in lines)
+
+
+UNFAIRNESS = ("largest |seat edge| of each batch; its change between two batches played on the same seeds by a "
+              "paired percentile bootstrap over games (scipy.stats.bootstrap, 999 resamples of whole games, seeded)")
+
+
+def _edge_matrix(values: pl.DataFrame) -> pl.DataFrame:
+    return values.pivot(on="key", index="game", values="value").sort("game")
+
+
+def unfairness_change(edges_a: pl.DataFrame, edges_b: pl.DataFrame, confidence: float = 0.95,
+                      n_resamples: int = 999, seed: int = 0) -> dict:
+    """Is b fairer than a? Unfairness = max over seats of |mean edge|. Returns
+    unfairness of a and b, the change b - a and its paired bootstrap interval
+    (resampling whole games, so each seat's edges and both arms move together)."""
+    a = _edge_matrix(edges_a)
+    b = _edge_matrix(edges_b)
+    seats = [c for c in a.columns if c != "game" and c in b.columns]
+    joined = a.select("game", *seats).join(b.select("game", *seats), on="game", how="inner", suffix="_b")
+    xa = joined.select(seats).to_numpy().astype(float)
+    xb = joined.select([f"{s}_b" for s in seats]).to_numpy().astype(float)
+
+    def statistic(index, axis=-1):
+        index = np.asarray(index, dtype=np.int64)
+        return np.abs(xb[index].mean(axis=-2)).max(axis=-1) - np.abs(xa[index].mean(axis=-2)).max(axis=-1)
+
+    u_a = float(np.abs(xa.mean(axis=0)).max())
+    u_b = float(np.abs(xb.mean(axis=0)).max())
+    index = np.arange(xa.shape[0])
+    result = scipy_stats.bootstrap((index,), statistic, confidence_level=confidence, n_resamples=n_resamples,
+                                   method="percentile", vectorized=True, batch=100,
+                                   rng=np.random.default_rng(seed))
+    interval = result.confidence_interval
+    return {"unfairness_a": u_a, "unfairness_b": u_b, "change": u_b - u_a, "low": float(interval.low),
+            "high": float(interval.high), "games": int(xa.shape[0])}

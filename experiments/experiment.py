@@ -708,6 +708,7 @@ class ExperimentResult:
     report: Path | None = None
     power: pl.DataFrame | None = None
     fairness: pl.DataFrame | None = None
+    fairness_change: pl.DataFrame | None = None
     balance: pl.DataFrame | None = None
     answer: str = ""
 

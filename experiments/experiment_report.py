@@ -108,7 +108,24 @@ def summarise(result: "ExperimentResult") -> None:
         result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence)
     if exp.power:
         result.power = power_table(exp, result.analysis)
+    result.fairness_change = fairness_change_table(result)
     result.answer = answer(result)
+
+
+def fairness_change_table(result: "ExperimentResult") -> pl.DataFrame | None:
+    """For each compared pair: largest |seat edge| of both batches and the change, paired bootstrap."""
+    exp, values = result.experiment, result.analysis.values
+    rows = []
+    for a, b in exp.pairs_to_compare():
+        if (a, "seat_edge") not in values or (b, "seat_edge") not in values:
+            continue
+        if exp.plans[a].players != exp.plans[b].players:
+            continue
+        change = F.unfairness_change(values[(a, "seat_edge")], values[(b, "seat_edge")], exp.confidence)
+        verdict = ("fairer" if change["high"] < 0 else "less fair" if change["low"] > 0
+                   else "no detectable change")
+        rows.append({"arm_a": exp.plans[a].label, "arm_b": exp.plans[b].label, **change, "verdict": verdict})
+    return pl.DataFrame(rows) if rows else None
 
 
 def _describe_estimates(exp, est: pl.DataFrame, metric: str) -> list[str]:
@@ -158,6 +175,12 @@ def answer(result: "ExperimentResult") -> str:
                 text += (f" Paired on the same seeds, {len(real)} of {len(diffs)} differences from the baseline are "
                          f"real after Holm's correction: " + " ".join(diffs))
             paragraphs.append(text)
+        if result.fairness_change is not None:
+            parts = [f"{r['arm_b']} vs {r['arm_a']}: {_num(r['unfairness_a'])} → {_num(r['unfairness_b'])}, change "
+                     f"{_interval(r['change'], r['low'], r['high'], True)}: {r['verdict']}"
+                     for r in result.fairness_change.iter_rows(named=True)]
+            paragraphs.append("Fairness (the largest |seat edge| of a batch; paired bootstrap interval of its change): "
+                              + "; ".join(parts) + ".")
         if result.balance is not None and result.balance.height and "largest seat edge" in result.balance.columns:
             parts = []
             for r in result.balance.iter_rows(named=True):
@@ -196,6 +219,8 @@ def _methods(result: "ExperimentResult") -> str:
         ]
     if exp.kind == "fairness" or any(p.players > 1 for p in exp.plans):
         items.append(f"Seat edges: {F.EDGE_TEST}.")
+    if result.fairness_change is not None:
+        items.append(f"Fairer or not: {F.UNFAIRNESS}.")
     items.append("A policy, roof type or card \"dominates\" when its interval lies wholly above every other's.")
     if exp.precision:
         items.append(f"Precision: games are added (to every batch alike) until the widest {exp.confidence:.0%} "
@@ -302,6 +327,10 @@ def sections(result: "ExperimentResult") -> list[Section]:
         out.append(Section("Balance at a glance", "Largest seat edge: the seat whose win rate is furthest from the "
                            "average seat's, with its interval; real = significant after Holm over that batch's seats.",
                            tables=[("balance", result.balance.select(cols))]))
+    if result.fairness_change is not None:
+        out.append(Section("Fairer or not", f"Unfairness: {F.UNFAIRNESS}. A change whose interval lies below 0 "
+                           "makes the game fairer.", tables=[("largest |seat edge| per batch and its change",
+                                                              result.fairness_change)]))
     if result.precision_log:
         out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
     if result.power is not None and result.power.height:
@@ -329,7 +358,7 @@ def manifest(result: "ExperimentResult") -> dict:
                      "seconds_now": round(r.seconds, 3)} for r in result.records],
         "precision_log": result.precision_log,
         "methods": {"intervals": M.INTERVALS, "tests": C.METHODS, "multiple_comparisons": C.HOLM,
-                    "seat_edges": F.EDGE_TEST},
+                    "seat_edges": F.EDGE_TEST, "unfairness": F.UNFAIRNESS},
         "seconds": round(result.seconds, 3),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
     }
@@ -352,6 +381,7 @@ def write(result: "ExperimentResult") -> Path:
     analysis = result.analysis
     analysis.estimates.write_csv(out / "estimates.csv")
     for name, table in (("comparisons", analysis.comparisons), ("balance", result.balance),
+                        ("fairness_change", result.fairness_change),
                         ("fairness", result.fairness), ("power", result.power)):
         path = out / f"{name}.csv"
         if table is not None and table.height:

@@ -131,3 +131,21 @@ def test_seat_edges_match_ttest_1samp():
     ref = scipy_stats.ttest_1samp(x, 0.0)
     assert row["p_value"] == pytest.approx(ref.pvalue)
     assert (row["low"], row["high"]) == pytest.approx(tuple(ref.confidence_interval(0.95)))
+
+
+def _edges(n, edge, rng):
+    w = (rng.random((n, 3)) < np.array([1 / 3 + edge, 1 / 3, 1 / 3 - edge])).astype(float)
+    e = w - w.mean(axis=1, keepdims=True)
+    return pl.DataFrame({"game": np.repeat(np.arange(n), 3), "key": np.tile(["1st", "2nd", "3rd"], n),
+                         "value": e.ravel()})
+
+
+def test_unfairness_change_finds_a_fairer_arm_and_zero_for_identical_arms():
+    from analysis.fairness import unfairness_change
+
+    rng = np.random.default_rng(3)
+    unfair, fair = _edges(4000, 0.08, rng), _edges(4000, 0.0, rng)
+    change = unfairness_change(unfair, fair)
+    assert change["high"] < 0 and change["unfairness_a"] > 0.05
+    same = unfairness_change(unfair, unfair)
+    assert same["change"] == 0 and same["low"] == 0 and same["high"] == 0
