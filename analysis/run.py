@@ -49,11 +49,22 @@ class Run:
     def report_dir(self) -> Path:
         return self.path / "report"
 
+    def done_chunks(self) -> set[int]:
+        """Chunks whose every table was written (the runner marks them last)."""
+        done = self.path / "_done"
+        return {int(p.name) for p in done.iterdir()} if done.is_dir() else set()
+
+    def parts(self, table: str) -> list[Path]:
+        """The table's part files of finished chunks only: an interrupted
+        chunk may have renamed some tables' parts before its marker."""
+        done = self.done_chunks()
+        return sorted(p for p in (self.path / table).glob("part-*.parquet") if int(p.stem[5:]) in done)
+
     def tables(self) -> list[str]:
-        return sorted(p.name for p in self.path.iterdir() if p.is_dir() and any(p.glob("part-*.parquet")))
+        return sorted(p.name for p in self.path.iterdir() if p.is_dir() and self.parts(p.name))
 
     def scan(self, table: str) -> pl.LazyFrame:
-        files = sorted((self.path / table).glob("part-*.parquet"))
+        files = self.parts(table) if (self.path / table).is_dir() else []
         if not files:
             raise FileNotFoundError(f"run {self.path} has no '{table}' table")
         return pl.scan_parquet(files)
