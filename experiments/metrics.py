@@ -202,15 +202,8 @@ KEY_PLAYER: dict[str, Metric] = {m.name: m for m in (
 GAME_SPECIFIC: dict[str, dict[str, Metric]] = {}
 
 
-def _register_cityline() -> None:
-    try:
-        from experiments import cityline_metrics
-    except ImportError:  # pragma: no cover - the engine is not there yet
-        return
-    GAME_SPECIFIC["cityline"] = cityline_metrics.METRICS
-
-
-_register_cityline()
+# game id -> module with METRICS, imported when first asked for
+GAME_MODULES = {"cityline": "experiments.cityline_metrics"}
 
 
 def metrics_for(game_id: str) -> dict[str, Metric]:
@@ -223,6 +216,10 @@ def metrics_for(game_id: str) -> dict[str, Metric]:
         players = None
     if players is not None and "key_player" in players.names:
         out.update(KEY_PLAYER)
+    if game_id in GAME_MODULES and game_id not in GAME_SPECIFIC:
+        import importlib
+
+        GAME_SPECIFIC[game_id] = importlib.import_module(GAME_MODULES[game_id]).METRICS
     out.update(GAME_SPECIFIC.get(game_id, {}))
     return out
 

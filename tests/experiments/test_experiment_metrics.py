@@ -1,0 +1,63 @@
+"""Metrics computed from run tables by hand-checkable examples."""
+import json
+
+import polars as pl
+import pytest
+
+from experiments import cityline_metrics as CM
+from experiments import metrics as M
+
+
+def _run(tmp_path, players: pl.DataFrame, games: pl.DataFrame, n_players: int, values=None):
+    for name, frame in (("players", players), ("games", games)):
+        (tmp_path / name).mkdir()
+        frame.write_parquet(tmp_path / name / "part-000000.parquet")
+    (tmp_path / "_done").mkdir()
+    (tmp_path / "_done" / "000000").write_text("{}")
+    (tmp_path / "manifest.json").write_text(json.dumps(
+        {"game": "x", "players": n_players, "lineup": ["a"] * n_players, "variant": {"values": values or {}}}))
+    return M.RunData(tmp_path, n_games=10)
+
+
+def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
+    # game 0: the Key is seat 2 and wins; game 1: the Key is seat 0, seats 0 and 1 share the win
+    players = pl.DataFrame({
+        "game": [0, 0, 0, 1, 1, 1], "seat": [0, 1, 2, 0, 1, 2], "lineup_slot": [0, 1, 2, 0, 1, 2],
+        "key_player": [0, 0, 1, 1, 0, 0], "score": [10, 12, 20, 15, 15, 9], "win": [0, 0, 1, 1, 1, 0],
+        "policy": ["p", "p", "q", "p", "p", "q"]})
+    games = pl.DataFrame({"game": [0, 1], "first_key": [2, 0], "n_winners": [1, 2], "margin": [8, 0],
+                          "decisions": [30, 40], "stalled": [0, 1]})
+    run = _run(tmp_path, players, games, 3)
+    win = M.seat_win_rate(run).sort(["game", "key"])
+    assert win.filter(pl.col("key") == "1st")["value"].to_list() == [1.0, 1.0]   # the Key won both
+    assert win.filter(pl.col("key") == "3rd")["value"].to_list() == [0.0, 1.0]   # seat 1 is 3rd after Key 2
+    edge = M.seat_edge(run).filter((pl.col("game") == 1) & (pl.col("key") == "1st"))["value"].item()
+    assert edge == pytest.approx(1 - 2 / 3)
+    assert M.key_player_win_rate(run)["value"].to_list() == [1.0, 1.0]
+    spread = M.score_spread(run)["value"].to_list()
+    assert spread == pytest.approx([pl.Series([10, 12, 20]).std(ddof=0), pl.Series([15, 15, 9]).std(ddof=0)])
+    assert M.tie_rate(run)["value"].to_list() == [0.0, 1.0] and M.stall_rate(run)["value"].to_list() == [0.0, 1.0]
+    assert M._fair_share(run) == pytest.approx(1.5 / 3)
+    pw = M.policy_win_rate(run).sort(["game", "key"])
+    assert pw["value"].to_list() == [0.0, 1.0, 1.0, 0.0]  # p: 0/2 then 2/2; q: 1 then 0
+    sse = M.seat_score_edge(run).filter(pl.col("game") == 0).sort("key")["value"].to_list()
+    assert sse == pytest.approx([20 - 14, 10 - 14, 12 - 14])  # 1st = seat 2, 2nd = seat 0, 3rd = seat 1
+
+
+def test_cityline_roof_points_per_building(tmp_path):
+    row = {"game": [0, 0], "seat": [0, 1], "lineup_slot": [0, 1], "score": [30, 20], "win": [1, 0],
+           "building_points": [30, 20], "x_penalty": [2, 4], "sky_hit": [1, 0]}
+    for r in range(1, 7):
+        row[f"points_type{r}"] = [0, 0]
+        row[f"buildings_type{r}"] = [0, 0]
+    row["points_type5"], row["buildings_type5"] = [24, 0], [2, 0]   # seat 0: two Pairs buildings, 24 points
+    row["points_type6"], row["buildings_type6"] = [6, 20], [1, 4]   # Any: 6 per building, then 5
+    players = pl.DataFrame(row)
+    games = pl.DataFrame({"game": [0], "n_winners": [1], "margin": [10], "decisions": [12], "stalled": [0]})
+    roofs = {str(r): {"name": n} for r, n in enumerate(["Odds", "Evens", "Low", "High", "Pairs", "Any"], start=1)}
+    run = _run(tmp_path, players, games, 2, {"roof": roofs})
+    points = {r["key"]: r["value"] for r in CM.roof_points(run).iter_rows(named=True)}
+    assert points == {"5 Pairs": 12.0, "6 Any": 5.5}  # seat 1 built no Pairs: not counted as 0
+    share = {r["key"]: r["value"] for r in CM.roof_share(run).iter_rows(named=True)}
+    assert share["5 Pairs"] == pytest.approx((2 / 3 + 0) / 2) and share["6 Any"] == pytest.approx((1 / 3 + 1) / 2)
+    assert CM.x_penalty(run)["value"].item() == 3.0
