@@ -1,0 +1,278 @@
+"""Cityline rule parameters: the variant schema, its consistency checks, and
+the conversion of a validated variant into the `KernelParams` NamedTuple the
+kernels read.
+
+Rulebook: shared/rules/cityline.txt; open points: shared/rules/GAPS.md.
+Every rule choice lives in `variants/default.toml`, one comment per key.
+
+Roof types are data: for each die face v (1..6) a variant gives a
+population rule from a small family and a score table, and the kernels only
+see two numbers per type -- a bit mask of the faces that may count and the
+number of copies a face needs among the rolled dice:
+
+    odd        faces {1,3,5}     copies >= 1
+    even       faces {2,4,6}     copies >= 1
+    any        all faces         copies >= 1
+    range a b  faces a..b        copies >= 1
+    pairs k    all faces         copies >= k   (k = 2: "another die shows it too")
+    set [..]   the listed faces  copies >= 1
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from math import comb, factorial
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from engines.core.variant import Rule, Variant, VariantLoader
+
+# hard limits of the array layout (state.py); a variant stays within them
+MAX_DICE = 8
+MAX_FACES = 6
+MAX_COLUMNS = 6
+MAX_FLOORS = 8
+MAX_TURNS = 8
+MAX_PLAYERS = 6
+
+RULE_NAMES = ("odd", "even", "any", "range", "pairs", "set")
+REROLL_NAMES = ("none", "starting_player")
+
+SCHEMA: dict[str, Rule] = {
+    "game.columns": Rule("int", 1, MAX_COLUMNS, doc="columns on the sheet (column v is built by dice showing v)"),
+    "game.max_floors": Rule("int", 1, MAX_FLOORS, doc="floors a building holds at most; walls past it are wasted"),
+    "game.dice": Rule("int", 1, MAX_DICE, doc="dice rolled at the start of each phase"),
+    "game.faces": Rule("int", 2, MAX_FACES, doc="faces per die"),
+    "game.construction_turns": Rule("int", 1, MAX_TURNS, doc="construction turns (one roof each)"),
+    "game.occupancy_turns": Rule("int", 1, MAX_TURNS, doc="occupancy turns at most (one building each)"),
+    "construction.solo_reroll": Rule("bool", doc="solo: one optional re-roll of any subset per construction turn"),
+    "construction.multiplayer_reroll": Rule("str", choices=REROLL_NAMES, doc="2+ players: who re-rolls"),
+    "sky.sun_min_odd": Rule("int", 0, MAX_TURNS, doc="odd construction set-aside dice needed for a sun"),
+    "sky.moon_min_even": Rule("int", 0, MAX_TURNS, doc="even construction set-aside dice needed for a moon"),
+    "sky.sun_bonus": Rule("int", -50, 50, doc="sun + odd majority of occupancy set-aside dice"),
+    "sky.moon_bonus": Rule("int", -50, 50, doc="moon + even majority"),
+    "sky.cloud_bonus": Rule("int", -50, 50, doc="cloud + a majority of either parity"),
+    "scoring.x_per_penalty": Rule("int", 1, 50, doc="X's per penalty step (floor division)"),
+    "scoring.x_penalty": Rule("int", 0, 50, doc="points lost per step"),
+    "scoring.same_type_once_per_level": Rule("bool", doc="same-type buildings score once per occupancy level"),
+}
+for _v in range(1, MAX_FACES + 1):
+    SCHEMA[f"roof.{_v}.name"] = Rule("str", doc=f"roof type {_v}: display name")
+    SCHEMA[f"roof.{_v}.rule"] = Rule("str", choices=RULE_NAMES, doc=f"roof type {_v}: population rule family")
+    SCHEMA[f"roof.{_v}.params"] = Rule("int_list", 1, MAX_DICE, max_length=MAX_FACES,
+                                       doc=f"roof type {_v}: rule parameters")
+    SCHEMA[f"roof.{_v}.table"] = Rule("int_list", -100, 100, min_length=2, max_length=MAX_FLOORS + 1,
+                                      doc=f"roof type {_v}: points by occupants 0..max_floors")
+
+
+def _rule_problem(rule: str, params: list[int], faces: int, dice: int) -> str | None:
+    if rule in ("odd", "even", "any"):
+        return None if not params else f"rule '{rule}' takes no params, got {params}"
+    if rule == "range":
+        if len(params) != 2:
+            return f"rule 'range' needs params = [lo, hi], got {params}"
+        lo, hi = params
+        if not (1 <= lo <= hi <= faces):
+            return f"rule 'range' needs 1 <= lo <= hi <= faces ({faces}), got {params}"
+        return None
+    if rule == "pairs":
+        if len(params) != 1 or not (1 <= params[0] <= dice):
+            return f"rule 'pairs' needs params = [min_copies] with 1 <= min_copies <= dice ({dice}), got {params}"
+        return None
+    if rule == "set":
+        if not params or len(set(params)) != len(params) or max(params) > faces:
+            return f"rule 'set' needs distinct faces 1..{faces}, got {params}"
+        return None
+    return f"unknown rule '{rule}'"
+
+
+def consistency(values: dict[str, Any]) -> list[tuple[str, str]]:
+    """Setups the schema's ranges cannot catch; (key, reason) pairs."""
+    g, sky = values["game"], values["sky"]
+    out: list[tuple[str, str]] = []
+    if g["columns"] > g["faces"]:
+        out.append(("game.columns", f"{g['columns']} columns but dice only show 1..{g['faces']}: "
+                                    "column v is built by dice showing v"))
+    if g["construction_turns"] > g["columns"]:
+        out.append(("game.construction_turns", f"{g['construction_turns']} roofs need as many columns "
+                                               f"(columns = {g['columns']})"))
+    if g["construction_turns"] > g["dice"]:
+        out.append(("game.construction_turns", f"one die is set aside per turn: at most dice = {g['dice']} turns"))
+    if g["occupancy_turns"] > g["dice"]:
+        out.append(("game.occupancy_turns", f"one die is set aside per turn: at most dice = {g['dice']} turns"))
+    if sky["sun_min_odd"] + sky["moon_min_even"] <= g["construction_turns"]:
+        out.append(("sky.moon_min_even", "sun and moon could both hold: sun_min_odd + moon_min_even "
+                                         f"must exceed construction_turns ({g['construction_turns']})"))
+    for v in range(1, MAX_FACES + 1):
+        roof = values["roof"][str(v)]
+        why = _rule_problem(roof["rule"], list(roof["params"]), g["faces"], g["dice"])
+        if why:
+            out.append((f"roof.{v}.params", why))
+        if len(roof["table"]) != g["max_floors"] + 1:
+            out.append((f"roof.{v}.table", f"needs max_floors + 1 = {g['max_floors'] + 1} numbers "
+                                           f"(points for 0..{g['max_floors']} occupants), got {len(roof['table'])}"))
+    return out
+
+
+VARIANTS = VariantLoader("cityline", Path(__file__).parent / "variants", SCHEMA, consistency)
+
+
+# ---------------------------------------------------------------- KernelParams.cfg layout (int64)
+K_NPLAYERS = 0
+K_COLUMNS = 1
+K_MAX_FLOORS = 2
+K_DICE = 3
+K_FACES = 4
+K_CONSTRUCTION_TURNS = 5
+K_OCCUPANCY_TURNS = 6
+K_REROLL_SOLO = 7        # 1: the solo player may re-roll once per construction turn
+K_REROLL_MULTI = 8       # 0 none, 1 the starting player (seat 0) re-rolls for the table
+K_SUN_MIN_ODD = 9
+K_MOON_MIN_EVEN = 10
+K_SUN_BONUS = 11
+K_MOON_BONUS = 12
+K_CLOUD_BONUS = 13
+K_X_PER_PENALTY = 14
+K_X_PENALTY = 15
+K_SAME_TYPE_ONCE = 16
+K_RECORD_DECISIONS = 17  # 1: fill the `decisions` table (0 for speed)
+K_ROOF_FACES = 20        # + r: bit v set if a die showing v may populate roof type r
+K_ROOF_COPIES = K_ROOF_FACES + MAX_FACES + 1   # + r: copies of that face needed among the rolled dice
+K_TABLE = K_ROOF_COPIES + MAX_FACES + 1         # + r * (MAX_FLOORS + 1) + o: points of type r with o occupants
+TABLE_STRIDE = MAX_FLOORS + 1
+N_CFG = K_TABLE + (MAX_FACES + 1) * TABLE_STRIDE
+
+_SCALARS = {
+    "n_players": K_NPLAYERS, "columns": K_COLUMNS, "max_floors": K_MAX_FLOORS, "dice": K_DICE,
+    "faces": K_FACES, "construction_turns": K_CONSTRUCTION_TURNS, "occupancy_turns": K_OCCUPANCY_TURNS,
+    "reroll_solo": K_REROLL_SOLO, "reroll_multi": K_REROLL_MULTI, "sun_min_odd": K_SUN_MIN_ODD,
+    "moon_min_even": K_MOON_MIN_EVEN, "sun_bonus": K_SUN_BONUS, "moon_bonus": K_MOON_BONUS,
+    "cloud_bonus": K_CLOUD_BONUS, "x_per_penalty": K_X_PER_PENALTY, "x_penalty": K_X_PENALTY,
+    "same_type_once": K_SAME_TYPE_ONCE, "record_decisions": K_RECORD_DECISIONS,
+}
+
+
+class KernelParams(NamedTuple):
+    """What the kernels read: every rule number in one int64 vector (layout K_* above; one
+    array, because numba passes each array argument as a dozen words), plus the policies'
+    precomputed expectations. Python code reads the rule numbers by name: `kp.columns`,
+    `kp.table` (int64[MAX_FACES + 1, MAX_FLOORS + 1])."""
+
+    cfg: np.ndarray    # int64[N_CFG]
+    fill: np.ndarray   # float64[2, MAX_FACES + 1, occ, height, dice]: [0] expected points, [1] expected
+                       # X's of populating a building (type, occupants, height) in one go with that many dice
+
+    def __getattr__(self, name: str):
+        if name in _SCALARS:
+            return int(self.cfg[_SCALARS[name]])
+        if name == "table":
+            return self.cfg[K_TABLE:].reshape(MAX_FACES + 1, TABLE_STRIDE)
+        if name == "roof_faces":
+            return self.cfg[K_ROOF_FACES:K_ROOF_FACES + MAX_FACES + 1]
+        if name == "roof_copies":
+            return self.cfg[K_ROOF_COPIES:K_ROOF_COPIES + MAX_FACES + 1]
+        raise AttributeError(name)
+
+    def with_record_decisions(self, on: bool) -> "KernelParams":
+        cfg = self.cfg.copy()
+        cfg[K_RECORD_DECISIONS] = int(on)
+        return KernelParams(cfg, self.fill)
+
+
+def _rule_to_mask(rule: str, params: list[int], faces: int) -> tuple[int, int]:
+    allf = range(1, faces + 1)
+    if rule == "odd":
+        sel, k = [f for f in allf if f % 2 == 1], 1
+    elif rule == "even":
+        sel, k = [f for f in allf if f % 2 == 0], 1
+    elif rule == "any":
+        sel, k = list(allf), 1
+    elif rule == "range":
+        sel, k = list(range(params[0], params[1] + 1)), 1
+    elif rule == "pairs":
+        sel, k = list(allf), params[0]
+    else:  # set
+        sel, k = list(params), 1
+    return sum(1 << f for f in sel), k
+
+
+def _compositions(n: int, k: int):
+    """All count vectors of n dice over k faces."""
+    if k == 1:
+        yield (n,)
+        return
+    for i in range(n + 1):
+        for rest in _compositions(n - i, k - 1):
+            yield (i,) + rest
+
+
+@lru_cache(maxsize=64)
+def _fill_tables(faces: int, masks: tuple[int, ...], copies: tuple[int, ...],
+                 tables: tuple[tuple[int, ...], ...], max_floors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Expected points and X's of populating a building (type r, occ, height) with n fresh dice."""
+    shape = (MAX_FACES + 1, MAX_FLOORS + 1, MAX_FLOORS + 1, MAX_DICE + 1)
+    pts = np.zeros(shape)
+    xs = np.zeros(shape)
+    for n in range(MAX_DICE + 1):
+        # distribution of matches m for each roof type
+        dist = np.zeros((MAX_FACES + 1, n + 1))
+        for cnt in _compositions(n, faces):
+            p = factorial(n) / np.prod([factorial(c) for c in cnt]) / faces ** n
+            for r in range(1, MAX_FACES + 1):
+                m = sum(c for f, c in enumerate(cnt, 1) if (masks[r] >> f) & 1 and c >= copies[r])
+                dist[r, m] += p
+        for r in range(1, MAX_FACES + 1):
+            tab = tables[r]
+            for h in range(max_floors + 1):
+                for occ in range(h + 1):
+                    free = h - occ
+                    for m in range(n + 1):
+                        placed = min(m, free)
+                        pts[r, occ, h, n] += dist[r, m] * tab[occ + placed]
+                        xs[r, occ, h, n] += dist[r, m] * (free - placed)
+    return pts, xs
+
+
+def kernel_params(variant: Variant | None = None, n_players: int = 1, record_decisions: bool = True) -> KernelParams:
+    """Validated variant + player count -> KernelParams (cheap after the first call per rule set)."""
+    if variant is None:
+        variant = VARIANTS.load("default")
+    if not 1 <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"cityline plays 1-{MAX_PLAYERS} players, not {n_players}")
+    v = variant.values
+    g = v["game"]
+    faces = g["faces"]
+    roof_faces = np.zeros(MAX_FACES + 1, np.int64)
+    roof_copies = np.ones(MAX_FACES + 1, np.int64)
+    table = np.zeros((MAX_FACES + 1, MAX_FLOORS + 1), np.int64)
+    for r in range(1, MAX_FACES + 1):
+        roof = v["roof"][str(r)]
+        roof_faces[r], roof_copies[r] = _rule_to_mask(roof["rule"], list(roof["params"]), faces)
+        tab = list(roof["table"])
+        table[r, :len(tab)] = tab
+        table[r, len(tab):] = tab[-1]
+    pts, xs = _fill_tables(faces, tuple(int(x) for x in roof_faces), tuple(int(x) for x in roof_copies),
+                           tuple(tuple(int(x) for x in row) for row in table), g["max_floors"])
+    cfg = np.zeros(N_CFG, np.int64)
+    values = dict(
+        n_players=n_players, columns=g["columns"], max_floors=g["max_floors"], dice=g["dice"], faces=faces,
+        construction_turns=g["construction_turns"], occupancy_turns=g["occupancy_turns"],
+        reroll_solo=int(v["construction"]["solo_reroll"]),
+        reroll_multi=REROLL_NAMES.index(v["construction"]["multiplayer_reroll"]),
+        sun_min_odd=v["sky"]["sun_min_odd"], moon_min_even=v["sky"]["moon_min_even"],
+        sun_bonus=v["sky"]["sun_bonus"], moon_bonus=v["sky"]["moon_bonus"], cloud_bonus=v["sky"]["cloud_bonus"],
+        x_per_penalty=v["scoring"]["x_per_penalty"], x_penalty=v["scoring"]["x_penalty"],
+        same_type_once=int(v["scoring"]["same_type_once_per_level"]), record_decisions=int(record_decisions),
+    )
+    for name, k in _SCALARS.items():
+        cfg[k] = values[name]
+    cfg[K_ROOF_FACES:K_ROOF_FACES + MAX_FACES + 1] = roof_faces
+    cfg[K_ROOF_COPIES:K_ROOF_COPIES + MAX_FACES + 1] = roof_copies
+    cfg[K_TABLE:] = table.ravel()
+    return KernelParams(cfg, np.stack([pts, xs]))
+
+
+def roof_names(variant: Variant) -> list[str]:
+    """Display name per roof type 1..6 (index 0 = '-')."""
+    return ["-"] + [variant.values["roof"][str(r)]["name"] for r in range(1, MAX_FACES + 1)]

@@ -1,0 +1,488 @@
+"""Cityline rules as pure kernels over the flat state vector (state.py) and the rule
+vector `cfg` (params.KernelParams.cfg).
+
+Rulebook: shared/rules/cityline.txt; open points: shared/rules/GAPS.md.
+The step API (game.py) and the batch loop (batch.py) call these same kernels;
+no rule exists twice. The `*_nb(d, rng, cfg, ...)` kernels are the rules; the
+`*_action_nb(st, kp, ...)` ones are thin wrappers taking the NamedTuples.
+
+Turn structure (decision points, see state.PH_*):
+
+    construction turn t (t = 0..construction_turns-1), n = dice - t dice:
+        roll n dice (+ n reserve dice for a re-roll)          chance
+        PH_REROLL  the re-roller picks a subset (solo; 2+ players per variant)
+        walls / early occupants on every sheet                automatic
+        PH_ROOF    each player in seat order: die value v + unroofed column c
+        roofs drawn, dice set aside, one die leaves the pool  automatic
+    time phase: sky per player from its construction set-aside dice
+    occupancy turn t (t = 0..occupancy_turns-1), n = dice - t dice, while
+    some player still has an open building:
+        roll n dice                                           chance
+        PH_OCCUPY  each active player: building c + set-aside die v
+        buildings filled in one go (occupants, then X's)      automatic
+
+Chance and common random numbers: each turn draws a fixed amount from the
+chance stream (construction: n dice then n reserve dice; occupancy: n dice),
+whatever the players choose, and re-rolled die i shows reserve die i. So the
+same game index rolls the same dice for every policy line-up, re-roll or not,
+and for every variant that keeps the dice count. With 2+ players "one die is
+removed from the pool" each turn: as every remaining die is rolled again next
+turn, which die leaves cannot matter, so no draw is spent on it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engines.cityline.params import (
+    K_CLOUD_BONUS, K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS,
+    K_MOON_MIN_EVEN, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES, K_ROOF_FACES,
+    K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS,
+    MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
+)
+from engines.cityline.state import (
+    ACT_STRIDE, AS, CLOUD, DC, DR, DV, E0, F0, H0, M_DECISIONS, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER,
+    M_REROLLED, M_TURN, MOON, O0, OCC_BASE, P_ACTIVE, P_C_EVEN, P_C_ODD, P_FORCED_X, P_O_EVEN, P_O_ODD,
+    P_OCC_TURNS, P_PEND_C, P_PEND_V, P_REROLLED, P_SKY, P_WASTED_EARLY, P_WASTED_WALLS, PB, PBASE,
+    PH_OCCUPY, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, START, SUN, X0,
+    State,
+)
+from engines.core.kernel import kernel
+from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+
+
+@kernel
+def pbase_nb(p):
+    """Offset of player p's block in the state vector."""
+    return PBASE + p * PB
+
+
+# ---------------------------------------------------------------- dice
+
+@kernel
+def die_matches_nb(d, cfg, roof, v):
+    """Does a rolled die showing v populate a building of this roof type?"""
+    return ((cfg[K_ROOF_FACES + roof] >> v) & 1) == 1 and d[DC + v] >= cfg[K_ROOF_COPIES + roof]
+
+
+# ---------------------------------------------------------------- setup
+
+@kernel
+def reset_nb(d, rng, cfg, seed, game_index):
+    """Set up game `game_index` of run `seed` in (d, rng) and roll the first turn; nothing is
+    allocated."""
+    d[:] = 0
+    P = (d.shape[0] - PBASE) // PB
+    d[M_NPLAYERS] = P
+    for p in range(P):
+        d[PBASE + p * PB + PS + P_SKY] = -1
+    seed_into(rng, derive_seed(seed, game_index, CHANCE_STREAM))
+    apply_nb(d, rng, cfg, START)
+
+
+@kernel
+def matches_nb(d, cfg, roof):
+    """How many of the rolled dice populate a building of this roof type."""
+    mask = cfg[K_ROOF_FACES + roof]
+    need = cfg[K_ROOF_COPIES + roof]
+    m = 0
+    for f in range(1, cfg[K_FACES] + 1):
+        c = d[DC + f]
+        if c >= need and c > 0 and (mask >> f) & 1:
+            m += c
+    return m
+
+
+@kernel
+def is_open_nb(d, b, c):
+    """Column c of the player at block b is a roofed building with room, not yet populated."""
+    return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
+
+
+@kernel
+def n_open_nb(d, cfg, p):
+    b = PBASE + p * PB
+    k = 0
+    for c in range(cfg[K_COLUMNS]):
+        if is_open_nb(d, b, c):
+            k += 1
+    return k
+
+
+@kernel
+def sky_of_nb(cfg, odd, even):
+    if odd >= cfg[K_SUN_MIN_ODD]:
+        return SUN
+    if even >= cfg[K_MOON_MIN_EVEN]:
+        return MOON
+    return CLOUD
+
+
+# ---------------------------------------------------------------- legal actions
+
+@kernel
+def legal_nb(d, cfg, out):
+    """Fill out[:n] with the legal action ids of the player to move; returns n (0 when over).
+    PH_REROLL: every subset mask 0..2^ndice-1 (0 = keep all)."""
+    phase = d[M_PHASE]
+    if phase == PH_REROLL:
+        k = 1 << d[M_NDICE]
+        for m in range(k):
+            out[m] = m
+        return k
+    if phase == PH_OVER:
+        return 0
+    b = PBASE + d[M_PLAYER] * PB
+    cols = cfg[K_COLUMNS]
+    faces = cfg[K_FACES]
+    n = 0
+    if phase == PH_ROOF:
+        for c in range(cols):
+            if d[b + R0 + c] == 0:
+                for v in range(1, faces + 1):
+                    if d[DC + v] > 0:
+                        out[n] = ROOF_BASE + (v - 1) * ACT_STRIDE + c
+                        n += 1
+        return n
+    # PH_OCCUPY: a building with a matching die, setting aside a die that placed an occupant;
+    # the forced X-fill (any open building, any die) only if no building matches
+    for c in range(cols):
+        if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
+            r = d[b + R0 + c]
+            mask = cfg[K_ROOF_FACES + r]
+            need = cfg[K_ROOF_COPIES + r]
+            for v in range(1, faces + 1):
+                k = d[DC + v]
+                if k > 0 and k >= need and (mask >> v) & 1:
+                    out[n] = OCC_BASE + (v - 1) * ACT_STRIDE + c
+                    n += 1
+    if n == 0:
+        for c in range(cols):
+            if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
+                for v in range(1, faces + 1):
+                    if d[DC + v] > 0:
+                        out[n] = OCC_BASE + (v - 1) * ACT_STRIDE + c
+                        n += 1
+    return n
+
+
+# ---------------------------------------------------------------- apply
+
+@kernel
+def apply_nb(d, rng, cfg, action):
+    """Apply a legal action of the player to move (not checked here; game.py checks), then run
+    the automatic steps up to the next decision. action = START (reset_nb only) rolls turn 1.
+
+    Speed note: numba increfs and decrefs every array argument of a function that calls another
+    compiled function (~10-15 ns per array here), while a leaf function pays nothing. This is
+    the one function called per decision, so it is a leaf: the automatic steps are written
+    inline, each once, selected by flags (walls / start a construction turn / start an
+    occupancy turn) at the end."""
+    phase = d[M_PHASE]
+    P = d[M_NPLAYERS]
+    faces = cfg[K_FACES]
+    cols = cfg[K_COLUMNS]
+    walls = False
+    start_construction = False
+    start_occupancy = False
+    if action == START:
+        start_construction = True
+    elif phase == PH_REROLL:
+        d[M_DECISIONS] += 1
+        nd = d[M_NDICE]
+        k = 0
+        for i in range(nd):
+            if (action >> i) & 1:
+                d[DV + i] = d[DR + i]  # re-rolled die i shows reserve die i
+                k += 1
+        if k > 0:
+            for f in range(MAX_DICE):
+                d[DC + f] = 0
+            for i in range(nd):
+                d[DC + d[DV + i]] += 1
+        d[M_REROLLED] = k
+        d[PBASE + d[M_PLAYER] * PB + PS + P_REROLLED] += k
+        d[M_PHASE] = PH_ROOF
+        d[M_PLAYER] = 0
+        walls = True
+    elif phase == PH_ROOF:
+        d[M_DECISIONS] += 1
+        p = d[M_PLAYER]
+        b = PBASE + p * PB
+        a = action - ROOF_BASE
+        d[b + PS + P_PEND_V] = a // ACT_STRIDE + 1
+        d[b + PS + P_PEND_C] = a % ACT_STRIDE
+        if p + 1 < P:
+            d[M_PLAYER] = p + 1
+        else:
+            # everyone has chosen: draw the roofs, note the set-aside dice
+            turn = d[M_TURN]
+            for q in range(P):
+                b = PBASE + q * PB
+                v = d[b + PS + P_PEND_V]
+                c = d[b + PS + P_PEND_C]
+                d[b + R0 + c] = v
+                d[b + AS + turn] = v
+                if v & 1:
+                    d[b + PS + P_C_ODD] += 1
+                else:
+                    d[b + PS + P_C_EVEN] += 1
+                d[b + PS + P_PEND_V] = 0
+            d[M_TURN] = turn + 1
+            if turn + 1 < cfg[K_CONSTRUCTION_TURNS]:
+                start_construction = True
+            else:
+                # time phase: each player's sky from its construction set-aside dice
+                for q in range(P):
+                    b = PBASE + q * PB
+                    odd = d[b + PS + P_C_ODD]
+                    even = d[b + PS + P_C_EVEN]
+                    sky = CLOUD
+                    if odd >= cfg[K_SUN_MIN_ODD]:
+                        sky = SUN
+                    elif even >= cfg[K_MOON_MIN_EVEN]:
+                        sky = MOON
+                    d[b + PS + P_SKY] = sky
+                d[M_TURN] = 0
+                start_occupancy = True
+    else:  # PH_OCCUPY
+        d[M_DECISIONS] += 1
+        p = d[M_PLAYER]
+        b = PBASE + p * PB
+        a = action - OCC_BASE
+        d[b + PS + P_PEND_V] = a // ACT_STRIDE + 1
+        d[b + PS + P_PEND_C] = a % ACT_STRIDE
+        q = p + 1
+        while q < P and d[PBASE + q * PB + PS + P_ACTIVE] == 0:
+            q += 1
+        if q < P:
+            d[M_PLAYER] = q
+        else:
+            # every active player has chosen: fill each chosen building in one go -- matching
+            # dice become occupants up to the free space, every other free space gets an X
+            turn = d[M_TURN]
+            for q in range(P):
+                b = PBASE + q * PB
+                if d[b + PS + P_ACTIVE] == 0:
+                    continue
+                v = d[b + PS + P_PEND_V]
+                c = d[b + PS + P_PEND_C]
+                roof = d[b + R0 + c]
+                mask = cfg[K_ROOF_FACES + roof]
+                need = cfg[K_ROOF_COPIES + roof]
+                m = 0
+                for f in range(1, faces + 1):
+                    k = d[DC + f]
+                    if k >= need and k > 0 and (mask >> f) & 1:
+                        m += k
+                free = d[b + H0 + c] - d[b + O0 + c]
+                placed = m if m < free else free
+                d[b + O0 + c] += placed
+                d[b + X0 + c] += free - placed
+                d[b + F0 + c] = 1
+                if m == 0:
+                    d[b + PS + P_FORCED_X] += 1
+                d[b + AS + MAX_TURNS + turn] = v
+                if v & 1:
+                    d[b + PS + P_O_ODD] += 1
+                else:
+                    d[b + PS + P_O_EVEN] += 1
+                d[b + PS + P_OCC_TURNS] += 1
+                d[b + PS + P_PEND_V] = 0
+            d[M_TURN] = turn + 1
+            start_occupancy = True
+
+    if start_construction:
+        # roll n dice, then the n dice a re-roll would show (a fixed draw whatever is chosen)
+        n = cfg[K_DICE] - d[M_TURN]
+        d[M_NDICE] = n
+        d[M_REROLLED] = 0
+        d[M_PLAYER] = 0
+        for i in range(n):
+            d[DV + i] = 1 + below(rng, faces)
+        for i in range(n):
+            d[DR + i] = 1 + below(rng, faces)
+        for f in range(MAX_DICE):
+            d[DC + f] = 0
+        for i in range(n):
+            d[DC + d[DV + i]] += 1
+        reroll = cfg[K_REROLL_SOLO] if P == 1 else cfg[K_REROLL_MULTI]
+        if reroll == 1:
+            d[M_PHASE] = PH_REROLL  # solo: the player; 2+: the starting player (seat 0) for the table
+        else:
+            d[M_PHASE] = PH_ROOF
+            walls = True
+
+    if start_occupancy:
+        # players with a building left to populate take part; none (or no turns left): game over,
+        # and the dice not set aside are removed (nothing is rolled)
+        turn = d[M_TURN]
+        first = -1
+        for q in range(P):
+            b = PBASE + q * PB
+            act = 0
+            if turn < cfg[K_OCCUPANCY_TURNS]:
+                for c in range(cols):
+                    if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
+                        act = 1
+            d[b + PS + P_ACTIVE] = act
+            if act == 1 and first < 0:
+                first = q
+        if first < 0:
+            d[M_PHASE] = PH_OVER
+            d[M_PLAYER] = -1
+            d[M_NDICE] = 0
+        else:
+            n = cfg[K_DICE] - turn
+            d[M_NDICE] = n
+            for i in range(n):
+                d[DV + i] = 1 + below(rng, faces)
+            for f in range(MAX_DICE):
+                d[DC + f] = 0
+            for i in range(n):
+                d[DC + d[DV + i]] += 1
+            d[M_PHASE] = PH_OCCUPY
+            d[M_PLAYER] = first
+
+    if walls:
+        # construction step 2 on every sheet: each die builds a floor on its column, or an early
+        # occupant if the column is roofed; a floor past max_floors or an occupant with no room
+        # (or a die showing a face beyond the last column) is wasted
+        maxf = cfg[K_MAX_FLOORS]
+        for f in range(1, faces + 1):
+            k = d[DC + f]
+            if k == 0:
+                continue
+            c = f - 1
+            for q in range(P):
+                b = PBASE + q * PB
+                if c >= cols:
+                    d[b + PS + P_WASTED_WALLS] += k
+                elif d[b + R0 + c] == 0:
+                    room = maxf - d[b + H0 + c]
+                    add = k if k < room else room
+                    d[b + H0 + c] += add
+                    d[b + PS + P_WASTED_WALLS] += k - add
+                else:
+                    room = d[b + H0 + c] - d[b + O0 + c]
+                    add = k if k < room else room
+                    d[b + O0 + c] += add
+                    d[b + E0 + c] += add
+                    d[b + PS + P_WASTED_EARLY] += k - add
+
+
+# ---------------------------------------------------------------- scoring
+
+@kernel
+def score_nb(d, cfg, p, type_points, col_points):
+    """Final score of player p (the sheet as it stands).
+
+    type_points[r] (int64[MAX_FACES + 1]) gets the building points of roof type r, col_points[c]
+    (int64[MAX_COLUMNS]) each column's points. Returns (score, x_count, x_penalty, sky_bonus,
+    zeroed); zeroed counts buildings scoring 0 because a same-type building already scored that
+    occupancy level (left to right: the first one scores)."""
+    b = pbase_nb(p)
+    for r in range(MAX_FACES + 1):
+        type_points[r] = 0
+    for c in range(MAX_COLUMNS):
+        col_points[c] = 0
+    seen = np.int64(0)  # bit r * 9 + o: roof type r already scored at o occupants
+    same = cfg[K_SAME_TYPE_ONCE] == 1
+    total = 0
+    xcount = 0
+    zeroed = 0
+    for c in range(cfg[K_COLUMNS]):
+        xcount += d[b + X0 + c]
+        r = d[b + R0 + c]
+        if r == 0 or d[b + H0 + c] == 0:
+            continue  # no roof, or a roof with no room: scores nothing
+        o = d[b + O0 + c]
+        if same:
+            bit = np.int64(1) << (r * 9 + o)
+            if seen & bit:
+                zeroed += 1
+                continue
+            seen |= bit
+        pts = cfg[K_TABLE + r * TABLE_STRIDE + o]
+        col_points[c] = pts
+        type_points[r] += pts
+        total += pts
+    xpen = (xcount // cfg[K_X_PER_PENALTY]) * cfg[K_X_PENALTY]
+    sky = d[b + PS + P_SKY]
+    odd = d[b + PS + P_O_ODD]
+    even = d[b + PS + P_O_EVEN]
+    bonus = 0
+    if sky == SUN:
+        if odd > even:
+            bonus = cfg[K_SUN_BONUS]
+    elif sky == MOON:
+        if even > odd:
+            bonus = cfg[K_MOON_BONUS]
+    elif sky == CLOUD:
+        if odd != even:
+            bonus = cfg[K_CLOUD_BONUS]
+    return total - xpen + bonus, xcount, xpen, bonus, zeroed
+
+
+# ---------------------------------------------------------------- NamedTuple API
+
+@kernel
+def reset_state_nb(st, kp, seed, game_index):
+    reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
+
+
+@kernel
+def new_state_nb(kp, seed, game_index):
+    """A fresh game `game_index` of run `seed`."""
+    st = State(np.zeros(PBASE + kp.cfg[0] * PB, np.int64), np.zeros(4, np.uint64))
+    reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
+    return st
+
+
+@kernel
+def current_player_nb(st):
+    return st.data[M_PLAYER]
+
+
+@kernel
+def phase_nb(st):
+    return st.data[M_PHASE]
+
+
+@kernel
+def legal_actions_nb(st, kp, out):
+    return legal_nb(st.data, kp.cfg, out)
+
+
+@kernel
+def apply_action_nb(st, kp, action):
+    apply_nb(st.data, st.rng, kp.cfg, action)
+
+
+@kernel
+def is_terminal_nb(st):
+    return st.data[M_PHASE] == PH_OVER
+
+
+@kernel
+def scores_nb(st, kp, out):
+    """out[p] = each player's score (final once the game is over)."""
+    tp = np.zeros(MAX_FACES + 1, np.int64)
+    cp = np.zeros(MAX_COLUMNS, np.int64)
+    for p in range(st.data[M_NPLAYERS]):
+        s, _, _, _, _ = score_nb(st.data, kp.cfg, p, tp, cp)
+        out[p] = s
+
+
+@kernel
+def observe_nb(st, kp, player):
+    """What `player` sees: a copy of the state vector with the hidden parts zeroed -- the re-roll
+    reserve and the other players' pending choices (the chance stream is not part of it)."""
+    o = st.data.copy()
+    for i in range(MAX_DICE):
+        o[DR + i] = 0
+    for p in range(o[M_NPLAYERS]):
+        if p != player:
+            b = pbase_nb(p)
+            o[b + PS + P_PEND_V] = 0
+            o[b + PS + P_PEND_C] = 0
+    return o
