@@ -30,7 +30,8 @@ def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
     run = _run(tmp_path, players, games, 3)
     win = M.seat_win_rate(run).sort(["game", "key"])
     assert win.filter(pl.col("key") == "1st")["value"].to_list() == [1.0, 1.0]   # the Key won both
-    assert win.filter(pl.col("key") == "3rd")["value"].to_list() == [0.0, 1.0]   # seat 1 is 3rd after Key 2
+    assert win.filter(pl.col("key") == "2nd")["value"].to_list() == [0.0, 1.0]   # seat 0 after Key 2, seat 1 after Key 0
+    assert win.filter(pl.col("key") == "3rd")["value"].to_list() == [0.0, 0.0]
     edge = M.seat_edge(run).filter((pl.col("game") == 1) & (pl.col("key") == "1st"))["value"].item()
     assert edge == pytest.approx(1 - 2 / 3)
     assert M.key_player_win_rate(run)["value"].to_list() == [1.0, 1.0]
