@@ -1,0 +1,249 @@
+"""Cityline's own report sections (GameSpec.report), from the tables in
+engines/cityline/tables.py and the rulebook's language (shared/rules/cityline.txt):
+
+- points per roof type: what each type contributes (mean and share), per policy;
+- roof choices: how often each type is built, and how often a roof lands on an empty column;
+- the value of a die face by turn: the points of the building a set-aside die roofed, and the
+  final score, by the die and the construction turn (needs the `decisions` table);
+- the sky: how often sun, moon and cloud come up, how often they pay, and the score by sky;
+- score distributions per policy;
+- with 2+ players: whether seat order matters (win rate by seat, Wilson intervals).
+
+Every figure is aggregated in polars before numpy/scipy/matplotlib see it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from analysis import plots, stats
+from analysis.run import Run
+from analysis.sections import Plot, Section
+
+N_TYPES = 6
+SKY_NAMES = ("sun", "moon", "cloud")
+
+
+def sections(run: Run) -> list[Section]:
+    out = [roof_type_points(run), roof_choices(run)]
+    if "decisions" in run.tables():
+        out.append(die_value_by_turn(run))
+    else:
+        out.append(Section("Value of a die face by turn", "Skipped: this run has no `decisions` table."))
+    out += [sky_outcomes(run), score_distributions(run)]
+    if run.n_players > 1:
+        out.append(seat_order(run))
+    return out
+
+
+# ------------------------------------------------------------------ helpers
+
+def roof_names(run: Run) -> dict[int, str]:
+    roofs = run.manifest.get("variant", {}).get("values", {}).get("roof", {})
+    return {r: f"{r} {roofs.get(str(r), {}).get('name', f'type {r}')}" for r in range(1, N_TYPES + 1)}
+
+
+def players(run: Run) -> pl.LazyFrame:
+    """players with a string `policy` column (from the runner, or from the manifest's line-up)."""
+    frame = run.scan("players")
+    names = frame.collect_schema().names()
+    if "policy" in names:
+        return frame.with_columns(pl.col("policy").cast(pl.String))
+    lineup = run.lineup
+    return frame.with_columns(
+        pl.col("lineup_slot").cast(pl.Int64).map_elements(lambda s: lineup[s] if s < len(lineup) else str(s),
+                                                          return_dtype=pl.String).alias("policy"))
+
+
+def _with_intervals(table: pl.DataFrame) -> pl.DataFrame:
+    low, high = stats.t_interval_from_moments(table["n"].to_numpy(), table["mean"].to_numpy(),
+                                              table["std"].fill_null(np.nan).to_numpy())
+    return table.with_columns(pl.Series("low", np.atleast_1d(low)), pl.Series("high", np.atleast_1d(high)))
+
+
+# ------------------------------------------------------------------ sections
+
+def roof_type_points(run: Run) -> Section:
+    names = roof_names(run)
+    p = players(run)
+    aggs = [pl.len().alias("n"), pl.col("building_points").cast(pl.Float64).mean().alias("building_points")]
+    for r in range(1, N_TYPES + 1):
+        col = pl.col(f"points_type{r}").cast(pl.Float64)
+        aggs += [col.mean().alias(f"mean_{r}"), col.std().alias(f"std_{r}")]
+    agg = p.group_by("policy").agg(aggs).sort("policy").collect()
+    rows = []
+    for row in agg.iter_rows(named=True):
+        for r in range(1, N_TYPES + 1):
+            rows.append({"policy": row["policy"], "roof": names[r], "n": row["n"], "mean": row[f"mean_{r}"],
+                         "std": row[f"std_{r}"],
+                         "share": row[f"mean_{r}"] / row["building_points"] if row["building_points"] else np.nan})
+    table = _with_intervals(pl.DataFrame(rows))
+    fig, (ax,) = plots.new_figure(1, (7.5, 4.0))
+    pols = table["policy"].unique(maintain_order=True).to_list()
+    width = 0.8 / max(len(pols), 1)
+    x = np.arange(N_TYPES)
+    for i, pol in enumerate(pols):
+        t = table.filter(pl.col("policy") == pol)
+        mean = t["mean"].to_numpy()
+        ax.bar(x + i * width - 0.4 + width / 2, mean, width, label=pol,
+               yerr=np.clip(np.vstack([mean - t["low"].to_numpy(), t["high"].to_numpy() - mean]), 0, None),
+               capsize=2)
+    ax.set_xticks(x, [names[r] for r in range(1, N_TYPES + 1)])
+    ax.set_ylabel("points per player and game")
+    ax.set_title("Building points by roof type")
+    ax.legend(fontsize="small")
+    best = (table.sort("mean", descending=True).group_by("policy", maintain_order=True).first()
+            .select("policy", "roof", "mean"))
+    text = ("Mean building points each roof type contributes per player and game (0 when the player "
+            "built none of that type), with 95% t intervals, and its share of all building points. "
+            "Same-type buildings at the same occupancy level score once (GAPS). Top type per policy: "
+            + "; ".join(f"{r['policy']}: {r['roof']} ({r['mean']:.2f})" for r in best.iter_rows(named=True)) + ".")
+    return Section("Points per roof type", text,
+                   [("points per roof type and policy", table.select("policy", "roof", "n", "mean", "low", "high",
+                                                                      "share"))],
+                   [Plot("cityline_roof_points", fig, "Mean points per roof type, 95% intervals")])
+
+
+def roof_choices(run: Run) -> Section:
+    names = roof_names(run)
+    p = players(run)
+    aggs = [pl.len().alias("n"), pl.col("dead_roofs").cast(pl.Float64).mean().alias("dead_roofs"),
+            pl.col("zeroed").cast(pl.Float64).mean().alias("zeroed")]
+    aggs += [pl.col(f"buildings_type{r}").cast(pl.Float64).mean().alias(names[r]) for r in range(1, N_TYPES + 1)]
+    agg = p.group_by("policy").agg(aggs).sort("policy").collect()
+    fig, (ax,) = plots.new_figure(1, (7.5, 4.0))
+    x = np.arange(N_TYPES)
+    pols = agg["policy"].to_list()
+    width = 0.8 / max(len(pols), 1)
+    for i, row in enumerate(agg.iter_rows(named=True)):
+        ax.bar(x + i * width - 0.4 + width / 2, [row[names[r]] for r in range(1, N_TYPES + 1)], width,
+               label=row["policy"])
+    ax.set_xticks(x, [names[r] for r in range(1, N_TYPES + 1)])
+    ax.set_ylabel("buildings per player and game")
+    ax.set_title("Roof types built")
+    ax.legend(fontsize="small")
+    text = ("How many buildings (roofed columns with at least one floor) of each roof type a player "
+            "ends with, per game; `dead_roofs` counts roofs put on an empty column (no room, no "
+            "points) and `zeroed` buildings scoring nothing because a same-type building took that "
+            "occupancy level first.")
+    return Section("Roof type choices", text, [("buildings per player and game", agg)],
+                   [Plot("cityline_roof_choices", fig, "Buildings per roof type")])
+
+
+def die_value_by_turn(run: Run) -> Section:
+    names = roof_names(run)
+    dec = run.scan("decisions").filter(pl.col("phase") == 0)
+    sc = run.scan("players").select(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                    pl.col("score").cast(pl.Float64))
+    joined = dec.with_columns(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64)).join(
+        sc, on=["game", "seat"], how="left")
+    by = (joined.group_by(["turn", "die"])
+          .agg(pl.len().alias("n"),
+               pl.col("column_points").cast(pl.Float64).mean().alias("mean"),
+               pl.col("column_points").cast(pl.Float64).std().alias("std"),
+               pl.col("height").cast(pl.Float64).mean().alias("height"),
+               pl.col("score").cast(pl.Float64).mean().alias("final_score"))
+          .sort(["turn", "die"]).collect())
+    by = _with_intervals(by)
+    series = {}
+    for r in range(1, N_TYPES + 1):
+        t = by.filter(pl.col("die") == r)
+        if t.height:
+            series[names[r]] = (t["turn"].to_numpy() - 1, t["mean"].to_numpy(), t["low"].to_numpy(),
+                                t["high"].to_numpy())
+    turns = sorted(by["turn"].unique().to_list())
+    fig = plots.rate_lines(series, title="Points of the building a set-aside die roofed",
+                           xlabel="construction turn", ylabel="final points of that building",
+                           xticklabels=[str(t) for t in turns])
+    text = ("For each construction turn and set-aside die (= roof type), the final points of the "
+            "building it roofed (after the same-type rule), with 95% t intervals, the building's height "
+            "when roofed, and the player's mean final score. Read it as the value of a die face at "
+            "each turn under the policies of this run (choices, not random assignment).")
+    return Section("Value of a die face by turn", text,
+                   [("by turn and die", by.select("turn", "die", "n", "mean", "low", "high", "height",
+                                                  "final_score"))],
+                   [Plot("cityline_die_value_by_turn", fig, "Final building points by set-aside die and turn")])
+
+
+def sky_outcomes(run: Run) -> Section:
+    p = players(run)
+    agg = (p.group_by(["policy", "sky"])
+           .agg(pl.len().alias("n"),
+                pl.col("sky_hit").cast(pl.Float64).sum().alias("hits"),
+                pl.col("sky_bonus").cast(pl.Float64).mean().alias("mean_bonus"),
+                pl.col("score").cast(pl.Float64).mean().alias("mean"),
+                pl.col("score").cast(pl.Float64).std().alias("std"))
+           .sort(["policy", "sky"]).collect())
+    totals = agg.group_by("policy").agg(pl.col("n").sum().alias("total"))
+    agg = agg.join(totals, on="policy").with_columns(
+        (pl.col("n") / pl.col("total")).alias("rate"),
+        pl.col("sky").map_elements(lambda s: SKY_NAMES[s] if 0 <= s < 3 else "?", return_dtype=pl.String)
+        .alias("sky_name"))
+    agg = _with_intervals(agg)
+    hl, hh = stats.wilson_interval(agg["hits"].to_numpy(), agg["n"].to_numpy())
+    agg = agg.with_columns((pl.col("hits") / pl.col("n")).alias("hit_rate"),
+                           pl.Series("hit_low", np.atleast_1d(hl)), pl.Series("hit_high", np.atleast_1d(hh)))
+    fig, axes = plots.new_figure(2, (10, 4))
+    series_rate, series_score = {}, {}
+    for pol in agg["policy"].unique(maintain_order=True).to_list():
+        t = agg.filter(pl.col("policy") == pol)
+        x = t["sky"].to_numpy()
+        rl, rh = stats.wilson_interval(t["n"].to_numpy(), t["total"].to_numpy())
+        series_rate[pol] = (x, t["rate"].to_numpy(), np.atleast_1d(rl), np.atleast_1d(rh))
+        series_score[pol] = (x, t["mean"].to_numpy(), t["low"].to_numpy(), t["high"].to_numpy())
+    plots.rate_lines(series_rate, title="How often each sky comes up", xlabel="sky", ylabel="share of players",
+                     xticklabels=list(SKY_NAMES), axes=axes[0])
+    plots.rate_lines(series_score, title="Final score by sky", xlabel="sky", ylabel="mean final score",
+                     xticklabels=list(SKY_NAMES), axes=axes[1])
+    text = ("The sky is set by the six construction set-aside dice (4+ odd: sun, 4+ even: moon, 3-3: "
+            "cloud). `hit_rate` is how often it then paid (sun/moon: the occupancy set-aside dice had "
+            "the matching strict majority; cloud: the penalty applied because they had any majority), "
+            "`mean_bonus` what it was worth on average, `mean` the final score with a 95% interval.")
+    return Section("Sky outcomes", text,
+                   [("sky by policy", agg.select("policy", "sky_name", "n", "rate", "hit_rate", "hit_low",
+                                                 "hit_high", "mean_bonus", "mean", "low", "high"))],
+                   [Plot("cityline_sky", fig, "Sky rates (Wilson) and score by sky (t intervals)")])
+
+
+def score_distributions(run: Run) -> Section:
+    p = players(run)
+    table = stats.mean_table(p, "policy", "score", quantiles=(0.1, 0.5, 0.9))
+    counts = p.group_by(["policy", "score"]).agg(pl.len().alias("count")).sort(["policy", "score"]).collect()
+    series = {}
+    for pol in counts["policy"].unique(maintain_order=True).to_list():
+        t = counts.filter(pl.col("policy") == pol)
+        series[pol] = stats.value_counts_histogram(t, "score", "count")
+    fig = plots.histogram_steps(series, title="Final scores", xlabel="score")
+    parts = (p.group_by("policy").agg(
+        pl.col("building_points").cast(pl.Float64).mean().alias("building_points"),
+        pl.col("x_penalty").cast(pl.Float64).mean().alias("x_penalty"),
+        pl.col("sky_bonus").cast(pl.Float64).mean().alias("sky_bonus"),
+        pl.col("forced_x").cast(pl.Float64).mean().alias("forced_x_fills"),
+        pl.col("rerolled").cast(pl.Float64).mean().alias("dice_rerolled"),
+        pl.col("wasted_walls").cast(pl.Float64).mean().alias("wasted_walls"),
+        pl.col("wasted_early").cast(pl.Float64).mean().alias("wasted_early")).sort("policy").collect())
+    text = ("Final score per policy with a 95% t interval and quantiles; score = building points "
+            "- X penalty + sky bonus, split below with the forced X-fills, re-rolls and wasted dice.")
+    return Section("Score distributions", text,
+                   [("final score by policy", table), ("where the points come from", parts)],
+                   [Plot("cityline_scores", fig, "Final score distribution per policy")])
+
+
+def seat_order(run: Run) -> Section:
+    p = players(run)
+    n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
+    frame = p.with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
+    rates = stats.win_rates(frame, "seat")
+    fair = 1.0 / run.n_players
+    fig = plots.rate_chart([str(s) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
+                           rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
+                           title="Win rate by seat (shared wins count)", ylabel="win rate",
+                           reference=fair, reference_label="1 / players")
+    scores = stats.mean_table(p, "seat", "score")
+    text = ("Cityline's seats differ only in who re-rolls for the table (seat 0, the starting player, "
+            "when the variant allows it); everyone uses the same dice. Win rates by seat with Wilson "
+            "95% intervals (a shared win counts for every sharer, so rates can sum above 1); "
+            f"the dashed line is 1/{run.n_players}.")
+    return Section("Does seat order matter?", text,
+                   [("win rate by seat", rates), ("score by seat", scores)],
+                   [Plot("cityline_seat_wins", fig, "Win rate by seat, Wilson 95% intervals")])
