@@ -1,0 +1,48 @@
+"""Skyline 3000 (Moon & Weissblum): rule engine, variants, policies, batch
+kernel and step-by-step API. Rulebook: shared/rules/skyline-3000.txt, gaps
+and defaults: shared/rules/GAPS.md (as data in variants/default.toml).
+
+Importing this package loads the jitted kernels lazily: `SPEC` is cheap to
+build; `simulate` and `new_game` import the kernels on first call.
+"""
+from __future__ import annotations
+
+from engines.core.spec import GameSpec
+from engines.skyline_3000.params import VARIANTS, kernel_params
+from engines.skyline_3000.tables import TABLES
+
+ENGINE_VERSION = "1.0.0"
+
+
+def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
+    """See engines.skyline_3000.batch.simulate (imported on first use)."""
+    from engines.skyline_3000.batch import simulate as _simulate
+    return _simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
+
+
+def new_game(variant=None, n_players=None, seed=0, game_index=0, overrides=None):
+    """See engines.skyline_3000.game.new_game (imported on first use)."""
+    from engines.skyline_3000.game import new_game as _new_game
+    return _new_game(variant, n_players, seed, game_index, overrides)
+
+
+def _policies():
+    from engines.skyline_3000.policies import POLICIES
+    return POLICIES
+
+
+SPEC = GameSpec(
+    game_id="skyline_3000",
+    title="Skyline 3000",
+    engine_version=ENGINE_VERSION,
+    min_players=2,
+    max_players=4,
+    default_players=4,
+    variants=VARIANTS,
+    policies=_policies(),
+    tables=TABLES,
+    kernel_params=kernel_params,
+    simulate=simulate,
+    new_game=new_game,
+    report="analysis.skyline_3000",
+)

@@ -1,0 +1,286 @@
+"""Skyline 3000 step by step (OpenSpiel style), over the same kernels as the
+batch loop: every call below goes to rules.py / policies.py.
+
+    g = new_game(seed=7)
+    while not g.is_terminal():
+        acts = g.legal_actions()          # list of ints, or a BidSpace
+        g.apply_action(g.policy_action("heuristic"))
+    print(g.result())
+
+A bid decision (phase PH_BID) has too many subsets to list: legal_actions()
+returns a `BidSpace` over the bidder's hand: `len(space)`, `a in space`,
+`space.cards` (card ids), `space.bid(card_ids)` and `space.bid_values(values)`
+build the action (BID_FLAG | card-id mask); `space.zero` bids nothing.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from engines.core.variant import Variant
+from engines.skyline_3000 import rules as R
+from engines.skyline_3000.batch import seed_policy_streams_nb
+from engines.skyline_3000.params import VARIANTS, KernelParams, kernel_params
+from engines.skyline_3000.policies import POLICIES, choose_action_nb
+from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
+from engines.skyline_3000.state import (
+    A_SHIFT, BID_FLAG, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
+    K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET,
+    P_NBUILD, P_NHAND, P_SCORE, PH_BID, PL_H, PL_R, State, copy_state,
+)
+
+PHASE_NAMES = ("construction", "place floor", "roof", "install", "bid", "place item", "draw", "over")
+
+
+class BidSpace:
+    """The legal bids of the current bidder: every subset of its hand."""
+
+    def __init__(self, cards: Iterable[int], values: Iterable[int]):
+        self.cards = [int(c) for c in cards]
+        self.values = {c: int(v) for c, v in zip(self.cards, values)}
+        self._mask = 0
+        for c in self.cards:
+            self._mask |= 1 << c
+
+    zero = BID_FLAG
+
+    def __len__(self) -> int:
+        return 1 << len(self.cards)
+
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, (int, np.integer)):
+            return False
+        a = int(action)
+        return bool(a & BID_FLAG) and a >= 0 and ((a ^ BID_FLAG) & ~self._mask) == 0
+
+    def __iter__(self):
+        raise TypeError("a BidSpace is too large to list; build bids with .bid(cards)")
+
+    def bid(self, cards: Iterable[int]) -> int:
+        """The action bidding these card ids (each must be in the hand)."""
+        m = 0
+        for c in cards:
+            if int(c) not in self.values:
+                raise ValueError(f"card {c} is not in the bidder's hand")
+            m |= 1 << int(c)
+        return BID_FLAG | m
+
+    def bid_values(self, values: Iterable[int]) -> int:
+        """A bid of hand cards with these values (any cards carrying them)."""
+        left = list(self.cards)
+        chosen = []
+        for v in values:
+            c = next((c for c in left if self.values[c] == v), None)
+            if c is None:
+                raise ValueError(f"no card of value {v} left in the hand")
+            left.remove(c)
+            chosen.append(c)
+        return self.bid(chosen)
+
+    def __repr__(self) -> str:
+        return f"BidSpace({len(self.cards)} cards: any subset)"
+
+
+class SkylineGame:
+    """One game of Skyline 3000; state in `self.state` (rules kernels' layout)."""
+
+    def __init__(self, kp: KernelParams, state: State, prng: np.ndarray, variant: Variant | None = None):
+        self.kp = kp
+        self.state = state
+        self.prng = prng          # uint64[P, 4]: each seat's policy stream
+        self.variant = variant
+        self._legal = np.zeros(kp.max_actions, np.int64)
+        self.history: list[int] = []
+
+    # ------------------------------------------------------------ flow
+    @property
+    def n_players(self) -> int:
+        return self.kp.n_players
+
+    @property
+    def phase(self) -> int:
+        return int(self.state.ctrl[C_PHASE])
+
+    def current_player(self) -> int:
+        return int(R.current_player_nb(self.state))
+
+    def is_terminal(self) -> bool:
+        return bool(R.is_terminal_nb(self.state))
+
+    def _legal_array(self) -> np.ndarray:
+        n = R.legal_actions_nb(self.state, self.kp, self._legal)
+        return self._legal[:n]
+
+    def legal_actions(self) -> list[int] | BidSpace:
+        if self.is_terminal():
+            return []
+        if self.phase == PH_BID:
+            p = self.current_player()
+            hand = self.state.hands[p, : self.state.players[p, P_NHAND]]
+            return BidSpace(hand, self.kp.card_values()[hand])
+        return [int(a) for a in self._legal_array()]
+
+    def apply_action(self, action: int) -> None:
+        """Apply `action` for the current player; ValueError if illegal."""
+        if self.is_terminal():
+            raise ValueError("the game is over")
+        a = int(action)
+        if self.phase != PH_BID and a not in set(self._legal_array().tolist()):
+            raise ValueError(f"illegal action {a} ({self.action_to_string(a)}) in phase {PHASE_NAMES[self.phase]}")
+        if not R.apply_action_nb(self.state, self.kp, np.int64(a)):
+            raise ValueError(f"illegal action {a} ({self.action_to_string(a)})")
+        self.history.append(a)
+
+    def policy_action(self, policy: str | int, weights: dict[str, float] | np.ndarray | None = None) -> int:
+        """The compiled policy's choice for the current player, drawn from that
+        seat's policy stream exactly as the batch kernel does."""
+        info = POLICIES[policy] if isinstance(policy, str) else next(
+            i for i in POLICIES.values() if i.policy_id == int(policy))
+        w = np.zeros(8, np.float64)
+        if isinstance(weights, np.ndarray):
+            w[: len(weights)] = weights
+        else:
+            vals = dict(info.weights)
+            vals.update(weights or {})
+            w[: len(vals)] = list(vals.values())
+        p = self.current_player()
+        n = R.legal_actions_nb(self.state, self.kp, self._legal)
+        obs = R.observe_nb(self.state, p)
+        return int(choose_action_nb(info.policy_id, obs, self._legal, n, self.kp, w, self.prng[p]))
+
+    # ------------------------------------------------------------ views
+    def observation(self, player: int) -> dict[str, np.ndarray]:
+        """What `player` may see (read-only views): public arrays + own hand."""
+        obs = R.observe_nb(self.state, player)
+        out = {name: getattr(obs, name) for name in ("ctrl", "board", "plants", "players", "piles", "alog")}
+        out["hand"] = obs.hand[: self.state.players[player, P_NHAND]]
+        out["seat"] = np.int64(player)
+        return {k: _readonly(np.asarray(v)) for k, v in out.items()}
+
+    def scores(self) -> np.ndarray:
+        return self.state.players[:, P_SCORE].copy()
+
+    def result(self) -> dict[str, Any]:
+        """Final ranks, winners and how the tie (if any) was settled."""
+        P = self.n_players
+        rank = np.zeros(P, np.int64)
+        hv = np.zeros(P, np.int64)
+        n_win, tied, tb = R.final_result_nb(self.state.players, self.state.hands, self.kp, rank, hv)
+        winners = [int(p) for p in range(P) if rank[p] == 1]
+        return {
+            "scores": self.scores().tolist(),
+            "ranks": rank.tolist(),
+            "hand_values": hv.tolist(),
+            "winners": winners,
+            "shared": n_win > 1,
+            "tie_break": "hand value" if tb else ("shared" if n_win > 1 else "none"),
+            "stalled": bool(self.state.ctrl[C_STALLED]),
+        }
+
+    def clone(self) -> "SkylineGame":
+        g = SkylineGame(self.kp, copy_state(self.state), self.prng.copy(), self.variant)
+        g.history = list(self.history)
+        return g
+
+    def __str__(self) -> str:
+        return render(self.state, self.kp)
+
+    # ------------------------------------------------------------ strings
+    def card_name(self, c: int) -> str:
+        t = int(self.kp.card_types()[c])
+        v = int(self.kp.card_values()[c])
+        if t == 2:
+            return f"Contract({DISTRICT_NAMES[int(self.kp.card_districts()[c])]}) {v}"
+        return f"{CARD_TYPE_LABEL[t]} {v}"
+
+    def action_to_string(self, action: int) -> str:
+        a = int(action)
+        kind = K_BID if a & BID_FLAG else a >> A_SHIFT
+        d = a & DETAIL_MASK
+        p = self.current_player()
+        NB = self.kp.n_blocks
+        bpd = self.kp.bpd
+
+        def block(k: int) -> str:
+            return f"{DISTRICT_NAMES[k // bpd]} block {k % bpd + 1}"
+
+        if kind == K_PASS:
+            return "pass"
+        if kind == K_FLOOR:
+            return f"play {self.card_name(d)} to build"
+        if kind == K_ROOF:
+            return f"play {self.card_name(d)} to roof a building"
+        if kind == K_CONTRACT:
+            return f"play {self.card_name(d)} to install a building"
+        if kind == K_NOACT:
+            return f"play {self.card_name(d)} without acting"
+        if kind == K_BILLBOARD:
+            return f"place a billboard in {block(d)}"
+        if kind == K_FLOOR_TARGET:
+            if p >= 0 and d == self.state.players[p, P_NBUILD]:
+                return "start a new building with a floor"
+            h = self.state.plants[p, PL_H, d] if p >= 0 else 0
+            return f"add a floor to building {d} ({h} floors)"
+        if kind == K_ROOF_TARGET:
+            i, r = d >> 1, (d & 1) + 1
+            h = self.state.plants[p, PL_H, i] if p >= 0 else 0
+            return f"put a {ROOF_LABEL[r]} roof on building {i} ({h} floors)"
+        if kind == K_INSTALL:
+            onbb = d & 1
+            k = (d >> 1) % NB
+            i = (d >> 1) // NB
+            h = self.state.plants[p, PL_H, i] if p >= 0 else 0
+            r = self.state.plants[p, PL_R, i] if p >= 0 else 0
+            where = "on own billboard in " if onbb else "in "
+            return f"install {h}-floor {ROOF_LABEL[r]} building {where}{block(k)}"
+        if kind == K_PLACE:
+            return f"place the {ITEM_LABEL[int(self.state.ctrl[C_ITEM])]} in {block(d)}"
+        if kind == K_DRAW:
+            return f"draw from the {CARD_TYPE_LABEL[d]} deck"
+        if kind == K_BID:
+            m = a ^ BID_FLAG
+            cards = [c for c in range(self.kp.n_cards) if (m >> c) & 1]
+            if not cards:
+                return "bid nothing (STOP first) = 0"
+            vals = self.kp.card_values()
+            return "bid " + " + ".join(self.card_name(c) for c in cards) + f" = {int(sum(vals[c] for c in cards))}"
+        return f"action {a}"
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def new_game(variant: str | Variant | None = None, n_players: int | None = None, seed: int = 0,
+             game_index: int = 0, overrides: dict[str, Any] | None = None) -> SkylineGame:
+    """A new game: the same deal as game `game_index` of a batch run with `seed`."""
+    if not isinstance(variant, Variant):
+        variant = VARIANTS.load(variant, overrides)
+    kp = kernel_params(variant, n_players)
+    st = R.new_state_nb(kp, np.uint64(seed), np.int64(game_index))
+    prng = np.zeros((kp.n_players, 4), np.uint64)
+    seed_policy_streams_nb(prng, np.uint64(seed), np.int64(game_index))
+    return SkylineGame(kp, st, prng, variant)
+
+
+PolicyLike = str | int | Callable[[dict, Any], int]
+
+
+def play(game: SkylineGame, policies: list[PolicyLike], max_decisions: int = 100_000) -> dict[str, Any]:
+    """Play `game` to the end. Each seat's policy is a compiled policy name/id
+    or a Python function (observation, legal_actions) -> action (slow, for
+    prototyping). Returns game.result()."""
+    for _ in range(max_decisions):
+        if game.is_terminal():
+            break
+        p = game.current_player()
+        pol = policies[p]
+        if callable(pol):
+            a = pol(game.observation(p), game.legal_actions())
+        else:
+            a = game.policy_action(pol)
+        game.apply_action(a)
+    return game.result()
