@@ -97,7 +97,7 @@ def metric_vs_parameter(estimates: pl.DataFrame, params: list[dict[str, Any]], k
 def arms_plot(estimates: pl.DataFrame, arms: list[str], metric: str, confidence: float = 0.95) -> Figure:
     """`metric` for each arm (x: key, one marker series per arm) with intervals."""
     sub = estimates.filter(pl.col("metric") == metric)
-    keys = list(dict.fromkeys(sub["key"].to_list()))
+    keys = sorted(dict.fromkeys(sub["key"].to_list()))
     figure, (axes,) = new_figure(1)
     width = 0.8 / max(len(arms), 1)
     for i, arm in enumerate(arms):

@@ -202,7 +202,11 @@ def _first_comment(text: str) -> str:
     for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
-            lines.append(stripped.lstrip("#").strip())
+            words = stripped.lstrip("#").strip()
+            if not words and lines:
+                break  # the question is the first paragraph of comments
+            if words:
+                lines.append(words)
         elif stripped:
             break
         elif lines:

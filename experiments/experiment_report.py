@@ -161,6 +161,61 @@ def _describe_differences(exp, comparisons: pl.DataFrame, metric: str) -> list[s
     return lines
 
 
+MAX_LISTED = 6
+
+
+def _key_balance(exp, estimates: pl.DataFrame, metric: str) -> str:
+    """Competing keys (roof types, policies): per batch, the best and worst key, the spread, any dominance."""
+    parts, spreads = [], []
+    for i, plan in enumerate(exp.plans):
+        sub = estimates.filter((pl.col("plan_index") == i) & (pl.col("metric") == metric)).sort(
+            "estimate", descending=True)
+        if sub.height < 2:
+            continue
+        top, low = sub.row(0, named=True), sub.row(sub.height - 1, named=True)
+        spread = top["estimate"] - low["estimate"]
+        spreads.append((spread, plan.label))
+        dominates = top["low"] > sub["high"][1:].max()
+        parts.append(f"{plan.label}: best {top['key']} {_interval(top['estimate'], top['low'], top['high'])}, "
+                     f"worst {low['key']} {_interval(low['estimate'], low['low'], low['high'])}, "
+                     f"spread {_num(spread)}" + (f" ({top['key']} dominates)" if dominates else ""))
+    if not parts:
+        return ""
+    text = f"Across the {metric} keys — " + "; ".join(parts) + "."
+    if len(spreads) > 1:
+        best = min(spreads)
+        text += f" The most even is **{best[1]}** (spread {_num(best[0])})."
+    return text
+
+
+def _answer_metric(exp, analysis, metric: str) -> str:
+    sub = analysis.estimates.filter(pl.col("metric") == metric)
+    keys = list(dict.fromkeys(sub["key"].to_list()))
+    definition = M.metrics_for(exp.game)[metric]
+    if len(keys) <= 3 or len(exp.plans) == 1:
+        text = " ".join(_describe_estimates(exp, analysis.estimates, metric))
+    else:
+        text = f"**{metric}** for {len(keys)} keys in {len(exp.plans)} batches: see the Results table."
+    if len(keys) > 1 and not definition.per_seat:
+        balance = _key_balance(exp, analysis.estimates, metric)
+        if balance:
+            text += " " + balance
+    diffs = _describe_differences(exp, analysis.comparisons, metric) if analysis.comparisons.height else []
+    if diffs:
+        comp = analysis.comparisons.filter(pl.col("metric") == metric)
+        real = comp.filter(pl.col("significant").fill_null(False))
+        text += (f" Paired on the same seeds, {real.height} of {comp.height} differences from the baseline are real "
+                 f"after Holm's correction")
+        if len(diffs) <= MAX_LISTED:
+            text += ": " + " ".join(diffs)
+        else:
+            top = real.sort(pl.col("difference").abs(), descending=True).head(MAX_LISTED)
+            listed = [f"{r['arm_b']} vs {r['arm_a']}" + ("" if r["key"] == M.ALL else f" ({r['key']})") + ": "
+                      + _interval(r["difference"], r["low"], r["high"], True) for r in top.iter_rows(named=True)]
+            text += (f"; the largest: " + "; ".join(listed) + " (all of them in the Differences table).")
+    return text
+
+
 def answer(result: "ExperimentResult") -> str:
     exp, analysis = result.experiment, result.analysis
     paragraphs = []
@@ -168,13 +223,7 @@ def answer(result: "ExperimentResult") -> str:
         paragraphs.append(F.fairness_conclusion(result.fairness, exp.fairness_policies))
     else:
         for metric in exp.answer:
-            text = " ".join(_describe_estimates(exp, analysis.estimates, metric))
-            diffs = _describe_differences(exp, analysis.comparisons, metric) if analysis.comparisons.height else []
-            if diffs:
-                real = [d for d in diffs if "a real difference" in d]
-                text += (f" Paired on the same seeds, {len(real)} of {len(diffs)} differences from the baseline are "
-                         f"real after Holm's correction: " + " ".join(diffs))
-            paragraphs.append(text)
+            paragraphs.append(_answer_metric(exp, analysis, metric))
         if result.fairness_change is not None:
             parts = [f"{r['arm_b']} vs {r['arm_a']}: {_num(r['unfairness_a'])} → {_num(r['unfairness_b'])}, change "
                      f"{_interval(r['change'], r['low'], r['high'], True)}: {r['verdict']}"

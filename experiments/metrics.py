@@ -262,4 +262,4 @@ def estimate(metric: Metric, values: pl.DataFrame, confidence: float = 0.95) -> 
             method = T
         rows.append({"key": row["key"], "n": n, "estimate": mean, "low": float(low), "high": float(high),
                      "sd": sd, "interval": method})
-    return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA)
+    return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA).sort("key")
