@@ -1,0 +1,75 @@
+"""Final scoring, one rule at a time, on hand-built sheets (default tables:
+types 1-4 `0 1 2 4 7 11`, 5 Pairs `0 1 3 5 8 12`, 6 Any `0 0 1 2 4 6`)."""
+import pytest
+
+from cityline_helpers import score_parts, sheet_game
+
+SUN, MOON, CLOUD = 0, 1, 2
+
+
+def test_each_building_scores_its_table_at_its_occupancy():
+    #            h  roof occ x filled
+    g = sheet_game([(5, 1, 5, 0, 1), (3, 5, 2, 1, 1), (4, 6, 4, 0, 1)])
+    s = score_parts(g)
+    assert s["cols"][:3] == [11, 3, 4]
+    assert s["score"] == 11 + 3 + 4 - 0  # one X: no penalty yet
+
+
+def test_same_type_same_occupancy_scores_once():
+    g = sheet_game([(3, 1, 3, 0, 1), (4, 1, 3, 1, 1)])
+    s = score_parts(g)
+    assert s["cols"][:2] == [4, 0] and s["zeroed"] == 1
+    assert s["types"][1] == 4
+
+
+def test_same_type_different_occupancy_both_score():
+    g = sheet_game([(3, 1, 3, 0, 1), (4, 1, 4, 0, 1)])
+    s = score_parts(g)
+    assert s["cols"][:2] == [4, 7] and s["zeroed"] == 0
+
+
+def test_same_type_rule_can_be_switched_off():
+    g = sheet_game([(3, 1, 3, 0, 1), (4, 1, 3, 1, 1)], overrides={"scoring.same_type_once_per_level": False})
+    assert score_parts(g)["cols"][:2] == [4, 4]
+
+
+@pytest.mark.parametrize("xs, penalty", [(0, 0), (1, 0), (2, 1), (3, 1), (4, 2), (5, 2)])
+def test_x_penalty_is_one_per_two_rounded_down(xs, penalty):
+    g = sheet_game([(5, 6, 5 - xs, xs, 1)])
+    s = score_parts(g)
+    assert s["x"] == xs and s["xpen"] == penalty
+    assert s["score"] == [6, 4, 2, 1, 0, 0][xs] - penalty
+
+
+@pytest.mark.parametrize("sky, odd, even, bonus", [
+    (SUN, 2, 1, 3), (SUN, 1, 1, 0), (SUN, 1, 2, 0),       # sun pays on a strict odd majority only
+    (MOON, 1, 2, 1), (MOON, 2, 2, 0), (MOON, 3, 0, 0),    # moon on a strict even majority
+    (CLOUD, 2, 1, -2), (CLOUD, 0, 3, -2), (CLOUD, 2, 2, 0), (CLOUD, 0, 0, 0),  # cloud costs on any majority
+])
+def test_sky_bonus(sky, odd, even, bonus):
+    g = sheet_game([(2, 1, 2, 0, 1)], sky=sky, odd=odd, even=even)
+    s = score_parts(g)
+    assert s["bonus"] == bonus and s["score"] == 2 + bonus
+
+
+def test_roof_on_an_empty_column_scores_nothing():
+    # a table paying 3 points for 0 occupants would show a wrongly counted empty building
+    g = sheet_game([(0, 6, 0, 0, 0), (2, 6, 0, 2, 1)], overrides={"roof.6.table": [3, 3, 3, 3, 3, 3]})
+    s = score_parts(g)
+    assert s["cols"][:2] == [0, 3]
+    assert s["score"] == 3 - 1
+
+
+def test_sky_is_judged_on_construction_dice():
+    from engines.cityline.game import new_game
+    from engines.cityline.state import P_SKY, views
+    # play any game to the occupancy phase and check the sky against the set-aside dice
+    for seed in range(30):
+        g = new_game(seed=seed)
+        while g.phase() != "occupy" and not g.is_terminal():
+            g.apply_action(g.policy_action("random"))
+        v = views(g.state, 0)
+        odd = sum(1 for x in v.aside[0] if x % 2 == 1)
+        even = sum(1 for x in v.aside[0] if x and x % 2 == 0)
+        assert odd + even == 6
+        assert v.stat[P_SKY] == (SUN if odd >= 4 else MOON if even >= 4 else CLOUD)
