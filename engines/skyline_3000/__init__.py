@@ -7,9 +7,13 @@ build; `simulate` and `new_game` import the kernels on first call.
 """
 from __future__ import annotations
 
-from engines.core.spec import GameSpec
-from engines.skyline_3000.params import VARIANTS, kernel_params
-from engines.skyline_3000.tables import TABLES
+from engines.skyline_3000 import _cache_guard
+
+_cache_guard.check()
+
+from engines.core.spec import GameSpec  # noqa: E402
+from engines.skyline_3000.params import VARIANTS, kernel_params  # noqa: E402
+from engines.skyline_3000.tables import TABLES  # noqa: E402
 
 ENGINE_VERSION = "1.0.0"
 

@@ -25,9 +25,9 @@ BLOCK_TIES = ("tallest_then_share", "share")
 FINAL_TIES = ("hand_value_then_shared", "shared")
 
 SCHEMA: dict[str, Rule] = {
-    "players.default": Rule("int", 1, MAX_P, doc="players when none is asked for"),
-    "players.min": Rule("int", 1, MAX_P),
-    "players.max": Rule("int", 1, MAX_P, doc="at most 4: four colours of pieces"),
+    "players": Rule("int", 1, MAX_P, doc="players when none is asked for"),
+    "min_players": Rule("int", 1, MAX_P),
+    "max_players": Rule("int", 1, MAX_P, doc="at most 4: four colours of pieces"),
     "board.districts": Rule("int", 1, 6),
     "board.blocks_per_district": Rule("int", 2, 6),
     "board.small_platforms": Rule("int", 0, MAX_SMALL),
@@ -76,9 +76,9 @@ def _n_cards(v: dict[str, Any]) -> int:
 def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
     """Setups that type-check but cannot be played; (key, reason) pairs."""
     out: list[tuple[str, str]] = []
-    pl, bd, cards, sup = v["players"], v["board"], v["cards"], v["supply"]
-    if not pl["min"] <= pl["default"] <= pl["max"]:
-        out.append(("players.default", f"must lie between players.min ({pl['min']}) and players.max ({pl['max']})"))
+    bd, cards, sup = v["board"], v["cards"], v["supply"]
+    if not v["min_players"] <= v["players"] <= v["max_players"]:
+        out.append(("players", f"must lie between min_players ({v['min_players']}) and max_players ({v['max_players']})"))
     n_blocks = bd["districts"] * bd["blocks_per_district"]
     greens = bd["greenspace_blocks"]
     for b in greens:
@@ -95,7 +95,7 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
     nc = _n_cards(v)
     if nc > MAX_CARDS:
         out.append(("cards.contract_values", f"{nc} cards in all; bids are 62-bit card masks, so at most {MAX_CARDS}"))
-    pmax = pl["max"]
+    pmax = v["max_players"]
     for key, deck in (("cards.deal_roof", "roof_values"), ("cards.deal_floor", "floor_values")):
         if cards[key.split(".")[1]] * pmax > len(cards[deck]):
             out.append((key, f"{pmax} players x {cards[key.split('.')[1]]} needs more than the "
@@ -181,10 +181,10 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
     if variant is None:
         variant = VARIANTS.load(None)
     g = variant.get
-    p = g("players.default") if n_players is None else int(n_players)
-    if not g("players.min") <= p <= g("players.max"):
+    p = g("players") if n_players is None else int(n_players)
+    if not g("min_players") <= p <= g("max_players"):
         raise VariantError(variant.source, "players",
-                           f"{p} players: this variant plays {g('players.min')}-{g('players.max')}")
+                           f"{p} players: this variant plays {g('min_players')}-{g('max_players')}")
     nd, bpd = g("board.districts"), g("board.blocks_per_district")
     fv, rv, cv = g("cards.floor_values"), g("cards.roof_values"), g("cards.contract_values")
     ctype = [0] * len(fv) + [1] * len(rv) + [2] * (nd * len(cv))

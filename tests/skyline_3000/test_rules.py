@@ -1,0 +1,469 @@
+"""Skyline 3000 rules on hand-built positions: the rulebook's worked examples,
+every tie rule, and the GAPS.md defaults. Seats: 0 Orange, 1 Purple,
+2 Green, 3 White (the rulebook's colours). Blocks 3-5 are the Yellow district."""
+import numpy as np
+import pytest
+
+from engines.skyline_3000 import rules as R
+from engines.skyline_3000.game import new_game
+from engines.skyline_3000.state import (
+    A_BID, A_BLOCK, A_HIGH, A_PRICE, A_TIE, A_WINNER, B_BB, B_BBTOT, B_GREEN, B_LVAC, B_NSPACE,
+    B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
+    CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
+    P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
+    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, N_PILE, P_NBUILD,
+)
+from skyline_builders import (
+    GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
+    players_array, set_hand, spaceport,
+)
+
+A_ = lambda kind, detail=0: (kind << 16) | detail  # noqa: E731
+
+
+def score_board(kp, board):
+    players = players_array(kp)
+    R.scoring_nb(board, players, kp)
+    return players
+
+
+# ---------------------------------------------------------------- scoring
+
+
+def test_yellow_district_worked_example():
+    """Scoring Phase example, Yellow blocks A-C (our blocks 3, 4, 5).
+
+    A (3): Purple 3 floors, Green 2; 1 Greenspace, 1 Billboard, Spaceport
+    B (4): Green 5 (2+3), White 5 (1+4, taller), Orange 3; 2 Greenspaces, Megamall
+    C (5): Orange 2, Green 1, White 1, Purple 1; 1 Billboard
+    -> Purple +5, White +9, Orange +3, Green +7.
+    """
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 3, PURPLE, 1)
+    build(b, 3, GREEN, 2)
+    build(b, 3, PURPLE, 2)
+    green(b, 3)
+    billboard(b, 3, ORANGE)
+    spaceport(b, 3)
+    for owner, h in ((WHITE, 1), (GREEN, 2), (ORANGE, 3), (GREEN, 3), (WHITE, 4)):
+        build(b, 4, owner, h, platform=False)
+    green(b, 4, 2)
+    megamall(b, 4)
+    for owner, h in ((GREEN, 1), (WHITE, 1), (PURPLE, 1), (ORANGE, 2)):
+        build(b, 5, owner, h)
+    billboard(b, 5, PURPLE)
+    pl = score_board(kp, b)
+    assert pl[:, P_SCORE].tolist() == [3, 5, 7, 9]
+    # Block A: Purple first (4), Green second (2); Spaceport: Purple +2, Green +1 cards
+    assert pl[PURPLE, P_BONUS] == 2 and pl[GREEN, P_BONUS] == 1
+    assert pl[WHITE, P_BONUS] == 0 and pl[ORANGE, P_BONUS] == 0
+    assert (pl[:, P_EV_FIRST] + pl[:, P_EV_SECOND]).tolist() == [3, 5, 7, 9]
+
+
+def _places(kp, board, k=0):
+    return R.block_places_nb(board, k, kp.n_players, kp.block_tie)
+
+
+def masks(*seats):
+    m = 0
+    for s in seats:
+        m |= 1 << s
+    return m
+
+
+def test_floor_tie_broken_by_tallest_building():
+    # block 0: Orange 1+2 = 3 floors (tallest 2); Purple 3 floors in one building
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 0, ORANGE, 1)
+    build(b, 0, ORANGE, 2)
+    build(b, 0, PURPLE, 3)
+    assert _places(kp, b) == (masks(PURPLE), masks(ORANGE))
+
+
+def test_full_tie_shares_first_and_nobody_second():
+    # Orange 2, Purple 2 (both tallest 2), Green 1 -> Orange & Purple first, none second
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 0, GREEN, 1)
+    build(b, 0, ORANGE, 2)
+    build(b, 0, PURPLE, 2)
+    assert _places(kp, b) == (masks(ORANGE, PURPLE), 0)
+    green(b, 0)
+    pl = score_board(kp, b)
+    assert pl[:, P_SCORE].tolist() == [3, 3, 0, 0]
+
+
+def test_second_place_tie_all_score_second():
+    # Orange 1+2+3 = 6 first; Purple 2 and Green 2 tie for second: both score Second
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 0, ORANGE, 1)
+    build(b, 0, PURPLE, 2)
+    build(b, 0, GREEN, 2)
+    build(b, 0, ORANGE, 2)
+    build(b, 0, ORANGE, 3)
+    billboard(b, 0, WHITE)
+    assert _places(kp, b) == (masks(ORANGE), masks(PURPLE, GREEN))
+    pl = score_board(kp, b)
+    assert pl[:, P_SCORE].tolist() == [3, 1, 1, 0]
+
+
+def test_mixed_tie_gaps_rule():
+    """GAPS: tied for most floors -> those with the tallest building take First
+    (several if level), the rest of the tied group Second, lower seats nothing.
+    Orange 1+3 = 4 (tallest 3), Purple 1+3 = 4 (3), Green 2+2 = 4 (2), White 2."""
+    kp = kp_for()
+    b = empty_board(kp)
+    for owner, h in ((ORANGE, 1), (PURPLE, 1), (GREEN, 2), (WHITE, 2), (GREEN, 2), (ORANGE, 3)):
+        build(b, 0, owner, h, platform=False)
+    build(b, 0, PURPLE, 3, platform=False)
+    assert _places(kp, b) == (masks(ORANGE, PURPLE), masks(GREEN))
+    kp_share = kp_for(variant="no_tiebreak")
+    assert R.block_places_nb(b, 0, 4, kp_share.block_tie) == (masks(ORANGE, PURPLE, GREEN), 0)
+
+
+def test_single_builder_takes_first_only_and_empty_block_pays_nobody():
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 0, WHITE, 1)
+    green(b, 0, 2)
+    assert _places(kp, b) == (masks(WHITE), 0)
+    assert _places(kp, b, 1) == (0, 0)
+    green(b, 1)
+    assert score_board(kp, b)[:, P_SCORE].tolist() == [0, 0, 0, 4]
+
+
+def test_megamall_doubles_first_and_second_and_variant_triples():
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 0, ORANGE, 1)
+    build(b, 0, ORANGE, 2)
+    build(b, 0, PURPLE, 2)
+    green(b, 0)
+    billboard(b, 0, GREEN)
+    megamall(b, 0)
+    assert score_board(kp, b)[:, P_SCORE].tolist() == [8, 4, 0, 0]
+    assert score_board(kp_for(variant="megamall_triple"), b)[:, P_SCORE].tolist() == [12, 6, 0, 0]
+
+
+# ---------------------------------------------------------------- building rules
+
+
+def test_roof_type_of_a_block():
+    # a block holding a Green curved building takes only curved roofs
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 3, GREEN, 1, CURVED)
+    assert R.block_ok_nb(b, 3, 1, CURVED, 1, 3)
+    assert not R.block_ok_nb(b, 3, 1, POINTED, 1, 3)
+
+
+def test_district_cannot_have_three_blocks_of_one_roof():
+    # two of the three Yellow blocks are curved: the third must be pointed
+    kp = kp_for()
+    b = empty_board(kp)
+    build(b, 3, GREEN, 1, CURVED)
+    build(b, 4, WHITE, 1, CURVED)
+    assert not R.block_ok_nb(b, 5, 1, CURVED, 1, 3)
+    assert R.block_ok_nb(b, 5, 1, POINTED, 1, 3)
+    assert R.block_ok_nb(b, 2, 1, CURVED, 1, 3)  # another district is free
+
+
+def test_height_example_1_then_2_then_2_or_3():
+    kp = kp_for()
+    b = empty_board(kp)
+    assert not R.block_ok_nb(b, 0, 2, CURVED, 1, 3)  # the first building has exactly 1 floor
+    assert R.block_ok_nb(b, 0, 1, CURVED, 1, 3)
+    build(b, 0, PURPLE, 1)
+    assert [R.block_ok_nb(b, 0, h, CURVED, 1, 3) for h in (1, 2, 3)] == [True, True, False]
+    build(b, 0, GREEN, 2)
+    assert [R.block_ok_nb(b, 0, h, CURVED, 1, 3) for h in (1, 2, 3, 4)] == [False, True, True, False]
+
+
+# ---------------------------------------------------------------- construction flow
+
+
+def _game(n=4, seed=1, **over):
+    return new_game(n_players=n, seed=seed, overrides=over or None)
+
+
+def test_billboard_costs_and_building_over_own_billboard_removes_it():
+    g = _game()
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    k = 0  # Red block 0: no building yet
+    g.apply_action(A_(K_BILLBOARD, k))
+    assert st.players[p, P_SCORE] == 4 and st.board[k, B_BB + p] == 1 and st.board[k, B_VAC] == 5
+    # everyone else passes; p installs its 1-floor curved building on its billboard
+    while g.current_player() != p:
+        g.apply_action(A_(K_PASS))
+    c = card_id(kp, CONTRACT, 1, district=0)
+    set_hand(st, p, [c])
+    g.apply_action(A_(K_CONTRACT, c))
+    assert g.phase == PH_INSTALL
+    acts = g.legal_actions()
+    onbb = [a for a in acts if a & 1 and ((a & 0xFFFF) >> 1) % 9 == k]
+    assert onbb, [g.action_to_string(a) for a in acts]
+    assert "on own billboard" in g.action_to_string(onbb[0])
+    g.apply_action(onbb[0])
+    assert st.players[p, P_SCORE] == 3
+    assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 5
+    # another seat's billboard is no platform for p: block 1 holds only q's billboards
+    q = (p + 1) % 4
+    st.board[1, B_VAC] = 0
+    st.board[1, B_BB + q] = 1
+    out = np.zeros(kp.max_actions, np.int64)
+    n = R.installs_nb(st.board, st.plants, p, st.players[p, P_NBUILD], 0, 3, 9, 1, out, 0, False)
+    assert n > 0 and all(((a & 0xFFFF) >> 1) % 9 != 1 for a in out[:n])
+
+
+def test_play_card_without_acting_is_not_a_pass_and_pass_is_final():
+    g = _game()
+    st = g.state
+    p = g.current_player()
+    a = next(a for a in g.legal_actions() if a >> 16 == K_NOACT)
+    n = st.players[p, P_NHAND]
+    g.apply_action(a)
+    assert st.players[p, P_NHAND] == n - 1
+    assert not (st.ctrl[C_PASSED] >> p) & 1
+    # next seat passes; it never comes back this phase, while p still plays
+    q = g.current_player()
+    g.apply_action(A_(K_PASS))
+    seen = []
+    for _ in range(200):
+        if g.phase != PH_MAIN:
+            break
+        seen.append(g.current_player())
+        g.apply_action(A_(K_PASS) if g.current_player() != p else next(
+            (a for a in g.legal_actions() if a >> 16 == K_NOACT), A_(K_PASS)))
+    assert q not in seen
+    assert p in seen  # p kept playing cards while the others had passed
+
+
+def test_contract_needs_a_legal_install_in_its_district():
+    g = _game()
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    # fill Red district with pointed buildings of height 5: nothing of ours fits
+    for k in range(3):
+        st.board[k, B_VAC] = 0
+    c = card_id(kp, CONTRACT, 3, district=0)
+    set_hand(st, p, [c])
+    assert A_(K_CONTRACT, c) not in g.legal_actions()
+    assert A_(K_NOACT, c) in g.legal_actions()
+
+
+# ---------------------------------------------------------------- auctions
+
+
+def _to_auction(g, hands):
+    """Everyone passes construction; then give the seats these hands."""
+    while g.phase == PH_MAIN:
+        g.apply_action(A_(K_PASS))
+    assert g.phase == PH_BID
+    for p, cards in hands.items():
+        set_hand(g.state, p, cards)
+
+
+def _bid(g, values_by_seat):
+    """Each bidder in turn bids cards of these values (BidSpace.bid_values)."""
+    while g.phase == PH_BID:
+        p = g.current_player()
+        space = g.legal_actions()
+        a = space.bid_values(values_by_seat.get(p, []))
+        assert a in space
+        g.apply_action(a)
+
+
+def test_auction_worked_example_purple_wins_with_2_plus_5():
+    # Orange 6 + STOP; Purple 2, 5, STOP = 7; Green STOP = 0 -> Purple wins the Greenspace
+    g = _game(n=3)
+    kp = g.kp
+    f = lambda v, skip=(): card_id(kp, FLOOR, v, skip=skip)  # noqa: E731
+    o6, p2, p5, g8 = f(6), f(2), f(5), f(8)
+    _to_auction(g, {ORANGE: [o6, f(4, skip=(o6, p2, p5))], PURPLE: [p2, p5], GREEN: [g8]})
+    _bid(g, {ORANGE: [6], PURPLE: [2, 5], GREEN: []})
+    row = g.state.alog[0]
+    assert row[A_BID:A_BID + 3].tolist() == [6, 7, 0]
+    assert row[A_WINNER] == PURPLE and row[A_PRICE] == 7 and row[A_TIE] == 0
+    assert g.state.players[PURPLE, P_NHAND] == 0          # Purple discards the 2 and the 5
+    assert g.state.players[ORANGE, P_NHAND] == 2          # the others take theirs back
+    assert g.phase == PH_PLACE and g.current_player() == PURPLE
+    free = g.legal_actions()
+    assert len(free) == 9
+    g.apply_action(A_(K_PLACE, 4))
+    assert g.state.board[4, B_GREEN] == 1 and g.state.alog[0, A_BLOCK] == 4
+
+
+def test_auction_tie_highest_card_then_key_order():
+    g = _game(n=4)
+    kp = g.kp
+    key = int(g.state.ctrl[C_KEY])
+    ids = iter(range(24))  # floor cards, values 1..8 three times
+    by_value = {}
+    for c in ids:
+        by_value.setdefault(int(kp.card_values()[c]), []).append(c)
+    s1, s2, s3 = (key + 1) % 4, (key + 2) % 4, (key + 3) % 4
+    # s1: 3 + 4 = 7 (high 4); s2: 7 (high 7) -> s2 wins on the highest card
+    _to_auction(g, {key: [], s1: [by_value[3][0], by_value[4][0]], s2: [by_value[7][0]], s3: [by_value[1][0]]})
+    _bid(g, {s1: [3, 4], s2: [7], s3: [1]})
+    row = g.state.alog[0]
+    assert row[A_WINNER] == s2 and row[A_TIE] == 1 and row[A_HIGH + s1] == 4 and row[A_HIGH + s2] == 7
+    # second auction: s1 bids 4 (card 4), s3 bids 4 (card 4): equal high card -> closest to the Key
+    g.apply_action(g.legal_actions()[0])  # s2 places its Greenspace
+    set_hand(g.state, s1, [by_value[4][1]])
+    set_hand(g.state, s3, [by_value[4][2]])
+    _bid(g, {s1: [4], s3: [4]})
+    row = g.state.alog[1]
+    assert row[A_WINNER] == s1 and row[A_TIE] == 2
+
+
+def test_auction_tie_key_variant_ignores_high_card():
+    g = new_game(variant="no_tiebreak", seed=1)
+    kp = g.kp
+    key = int(g.state.ctrl[C_KEY])
+    s1, s2 = (key + 1) % 4, (key + 2) % 4
+    c3, c4, c7 = card_id(kp, FLOOR, 3), card_id(kp, FLOOR, 4), card_id(kp, FLOOR, 7)
+    _to_auction(g, {key: [], s1: [c3, c4], s2: [c7], (key + 3) % 4: []})
+    _bid(g, {s1: [3, 4], s2: [7]})
+    row = g.state.alog[0]
+    assert row[A_WINNER] == s1 and row[A_TIE] == 2
+
+
+def test_all_zero_bids_remove_the_item():
+    g = _game()
+    _to_auction(g, {})
+    while g.state.ctrl[C_N_AUC] == 0:
+        g.apply_action(g.legal_actions().zero)
+    row = g.state.alog[0]
+    assert row[A_WINNER] == -1 and row[A_BLOCK] == -1
+    assert g.phase == PH_BID  # straight on to stack 2's auction
+    assert g.state.ctrl[C_STACK_POS + 0] == 1 and g.state.ctrl[C_N_AUC] == 1
+
+
+def test_item_with_no_place_is_lost_but_paid_for():
+    g = _game()
+    kp = g.kp
+    g.state.board[:, B_VAC] = 0  # no vacant small platform anywhere
+    c = card_id(kp, FLOOR, 5)
+    key = int(g.state.ctrl[C_KEY])
+    _to_auction(g, {key: [c]})
+    _bid(g, {key: [5]})
+    row = g.state.alog[0]
+    assert row[A_WINNER] == key and row[A_PRICE] == 5 and row[A_BLOCK] == -1
+    assert g.phase != PH_PLACE and g.state.players[key, P_NHAND] == 0
+
+
+def test_bid_must_be_subset_of_hand():
+    g = _game()
+    _to_auction(g, {})
+    p = g.current_player()
+    other = int(g.state.hands[(p + 1) % 4, 0])
+    bad = BID_FLAG | (1 << other)
+    assert bad not in g.legal_actions()
+    with pytest.raises(ValueError):
+        g.apply_action(bad)
+
+
+# ---------------------------------------------------------------- draw phase
+
+
+def _to_draw(g):
+    while g.phase not in (PH_DRAW,):
+        if g.phase == PH_MAIN:
+            g.apply_action(A_(K_PASS))
+        elif g.phase == PH_BID:
+            g.apply_action(g.legal_actions().zero)
+        else:
+            g.apply_action(g.legal_actions()[0])
+
+
+def test_spaceport_extra_draws_first_two_second_one():
+    g = _game(seed=4)
+    st = g.state
+    key = int(st.ctrl[C_KEY])
+    a, b_ = (key + 1) % 4, (key + 2) % 4
+    build(st.board, 0, a, 1)
+    build(st.board, 0, a, 2)
+    build(st.board, 0, b_, 2)
+    spaceport(st.board, 0)
+    _to_draw(g)
+    assert st.players[a, P_BONUS] == 2 and st.players[b_, P_BONUS] == 1
+    hands0 = st.players[:, P_NHAND].copy()
+    while g.phase == PH_DRAW:
+        g.apply_action(g.legal_actions()[0])
+    drawn = st.players[:, P_NHAND] - hands0
+    assert drawn[a] == 8 and drawn[b_] == 7 and drawn[key] == 6
+    assert st.players[a, P_ST_EXTRA] == 2 and st.players[b_, P_ST_EXTRA] == 1
+    assert st.ctrl[C_KEY] == (key + 1) % 4 and st.ctrl[C_ROUND] == 1  # Key passes clockwise
+
+
+def test_reshuffle_and_empty_deck_fallback():
+    g = _game(seed=2)
+    st, kp = g.state, g.kp
+    _to_draw(g)
+    piles, decks = st.piles, st.decks
+    # Roof deck: move every card left in it to its discards
+    n = piles[ROOF, PI_DECK]
+    for j in range(n):
+        piles[ROOF, N_PILE + piles[ROOF, PI_DISC]] = decks[ROOF, j]
+        piles[ROOF, PI_DISC] += 1
+    piles[ROOF, PI_DECK] = 0
+    piles[ROOF, PI_TOP] = -1
+    ndisc = int(piles[ROOF, PI_DISC])
+    assert A_(K_DRAW, ROOF) in g.legal_actions()  # discards wait: the deck can be drawn
+    g.apply_action(A_(K_DRAW, ROOF))
+    assert piles[ROOF, PI_DISC] == 0 and piles[ROOF, PI_DECK] == ndisc - 1
+    assert piles[ROOF, PI_TOP] == decks[ROOF, ndisc - 2]  # the new top is visible
+    # Floor deck and discards both empty: no Floor draw offered
+    piles[FLOOR, PI_DECK] = 0
+    piles[FLOOR, PI_DISC] = 0
+    piles[FLOOR, PI_TOP] = -1
+    assert A_(K_DRAW, FLOOR) not in g.legal_actions()
+    # one Contract card left in all: once it is drawn, drawing stops and round 2 starts
+    piles[ROOF, PI_DECK] = 0
+    piles[ROOF, PI_DISC] = 0
+    piles[ROOF, PI_TOP] = -1
+    piles[CONTRACT, PI_DECK] = 1
+    piles[CONTRACT, PI_DISC] = 0
+    piles[CONTRACT, PI_TOP] = decks[CONTRACT, 0]
+    assert g.legal_actions() == [A_(K_DRAW, CONTRACT)]
+    g.apply_action(A_(K_DRAW, CONTRACT))
+    assert g.phase == PH_MAIN and st.ctrl[C_ROUND] == 1
+
+
+# ---------------------------------------------------------------- end of game
+
+
+def test_final_tie_hand_value_then_shared():
+    kp = kp_for()
+    players = players_array(kp, scores=[30, 30, 30, 10])
+    hands = np.zeros((4, kp.n_cards), np.int32)
+    c8, c1 = card_id(kp, FLOOR, 8), card_id(kp, FLOOR, 1)
+    hands[0, 0] = c8
+    players[0, P_NHAND] = 1
+    hands[1, 0] = c1
+    players[1, P_NHAND] = 1
+    rank = np.zeros(4, np.int64)
+    hv = np.zeros(4, np.int64)
+    n_win, tied, tb = R.final_result_nb(players, hands, kp, rank, hv)
+    assert rank.tolist() == [1, 2, 3, 4] and (n_win, tied, tb) == (1, True, True)
+    hands[1, 0] = card_id(kp, FLOOR, 8, skip=(c8,))
+    n_win, tied, tb = R.final_result_nb(players, hands, kp, rank, hv)
+    assert rank.tolist() == [1, 1, 3, 4] and n_win == 2 and not tb
+    kp2 = kp_for(variant="no_tiebreak")
+    n_win, tied, tb = R.final_result_nb(players, hands, kp2, rank, hv)
+    assert rank.tolist() == [1, 1, 1, 4] and n_win == 3
+
+
+def test_no_draw_phase_after_final_round_and_four_rounds():
+    g = _game(seed=3)
+    rounds_seen = set()
+    while not g.is_terminal():
+        rounds_seen.add(int(g.state.ctrl[C_ROUND]))
+        assert not (g.phase == PH_DRAW and g.state.ctrl[C_ROUND] == 3)
+        g.apply_action(g.policy_action("random"))
+    assert rounds_seen == {0, 1, 2, 3}
+    assert g.state.ctrl[C_N_AUC] == 12

@@ -1,0 +1,65 @@
+"""Skyline 3000 variant files: loading, overrides and refusals."""
+import pytest
+
+from engines.core.variant import VariantError
+from engines.skyline_3000.params import VARIANTS, kernel_params
+
+
+def test_default_loads_with_the_printed_numbers():
+    kp = kernel_params(VARIANTS.load(None))
+    assert (kp.n_players, kp.n_blocks, kp.small_platforms, kp.n_cards) == (4, 9, 6, 62)
+    assert sorted(kp.card_values()[:24].tolist()) == sorted(list(range(1, 9)) * 3)
+    assert kp.megamall_mult == 2 and kp.start_score == 5 and kp.rounds == 4
+
+
+def test_every_shipped_variant_loads_and_overrides_only_its_keys():
+    default = VARIANTS.load(None).flat()
+    for name in VARIANTS.names():
+        v = VARIANTS.load(name)
+        kernel_params(v)
+        changed = {k for k, x in v.flat().items() if default[k] != x}
+        assert name == "default" or changed, name
+    assert kernel_params(VARIANTS.load("megamall_triple")).megamall_mult == 3
+    kp3 = kernel_params(VARIANTS.load("three_player_5_platforms"))
+    assert (kp3.n_players, kp3.small_platforms) == (3, 5)
+
+
+def test_command_line_override_applies():
+    kp = kernel_params(VARIANTS.load(None, {"scoring.first_base": 3}))
+    assert kp.first_base == 3
+
+
+@pytest.mark.parametrize("key, value, words", [
+    ("scoring.megamal_multiplier", 3, "unknown key"),
+    ("scoring.megamall_multiplier", 0, "at least"),
+    ("cards.floor_values", [1, 16], "at most"),
+    ("cards.roof_values", [], "at least 1 items"),
+    ("max_players", 5, "at most"),
+    ("auction.tie", "coin", "must be one of"),
+])
+def test_bad_values_are_refused_naming_the_key(key, value, words):
+    with pytest.raises(VariantError) as err:
+        VARIANTS.load(None, {key: value})
+    assert key in str(err.value) and words in str(err.value)
+
+
+@pytest.mark.parametrize("overrides, key", [
+    ({"board.greenspace_blocks": [1, 3, 9]}, "board.greenspace_blocks"),           # block outside the board
+    ({"board.small_platforms": 1, "board.greenspace_blocks": [1, 1]}, "board.greenspace_blocks"),
+    ({"supply.curved_roofs": 1}, "supply.curved_roofs"),                            # setup needs 2 per player
+    ({"cards.roof_values": [1, 2, 3]}, "cards.deal_roof"),                          # 4 players x 2 > 3 cards
+    ({"supply.floor_stock": 20}, "supply.floor_stock"),                             # setup needs 24 floors
+    ({"players": 4, "max_players": 3}, "players"),
+    ({"cards.contract_values": list(range(1, 15))}, "cards.contract_values"),       # > 62 cards
+])
+def test_inconsistent_setups_are_refused(overrides, key):
+    with pytest.raises(VariantError) as err:
+        VARIANTS.load(None, overrides)
+    assert err.value.key == key
+
+
+def test_player_count_outside_the_variant_is_refused():
+    with pytest.raises(VariantError):
+        kernel_params(VARIANTS.load(None), 5)
+    with pytest.raises(VariantError):
+        kernel_params(VARIANTS.load(None), 1)
