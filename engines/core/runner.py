@@ -178,7 +178,7 @@ def _iter_chunks(config: RunConfig, n_games: int) -> Iterator[tuple[int, int, in
         start += count
 
 
-def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int,
+def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int, n_games: int,
                  tables: dict[str, dict[str, np.ndarray]]) -> None:
     dictionary = pa.array(labels, type=pa.string())
     for name, columns in tables.items():
@@ -196,12 +196,16 @@ def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int,
         os.replace(tmp, final)
     marker = out / "_done" / f"{chunk:06d}"
     marker.parent.mkdir(exist_ok=True)
-    marker.write_text(json.dumps({"games": int(next(iter(tables.values()))["game"].size)}))
+    marker.write_text(json.dumps({"games": n_games}))
 
 
 def _done_chunks(out: Path) -> set[int]:
     done = out / "_done"
     return {int(p.name) for p in done.iterdir()} if done.is_dir() else set()
+
+
+def _games_done(out: Path) -> int:
+    return sum(json.loads((out / "_done" / f"{c:06d}").read_text())["games"] for c in _done_chunks(out))
 
 
 def _run_tasks(tasks: list[ChunkTask], workers: int, backend: str, scheduler: str | None) -> Iterable:
@@ -276,7 +280,7 @@ def run_batch(
         for chunk, start, count in _iter_chunks(config, n_games)
         if chunk not in done
     ]
-    games_before = sum(json.loads((out_path / "_done" / f"{c:06d}").read_text())["games"] for c in done)
+    games_before = _games_done(out_path)
 
     manifest = {
         "run": out_path.name,
@@ -309,7 +313,7 @@ def run_batch(
     status = "complete"
     try:
         for chunk, count, tables, seconds in _run_tasks(tasks, workers, backend, scheduler):
-            _write_chunk(out_path, spec, config.lineup.labels, chunk, tables)
+            _write_chunk(out_path, spec, config.lineup.labels, chunk, count, tables)
             games_now += count
             worker_seconds += seconds
             if bar is not None:
@@ -322,7 +326,7 @@ def run_batch(
             bar.close()
         wall = time.perf_counter() - t0
         manifest["status"] = status
-        manifest["games_done"] = games_before + games_now
+        manifest["games_done"] = _games_done(out_path)  # from the markers: exact even if interrupted mid-way
         manifest["timings"] = {
             "seconds": round(wall, 3),
             "games_this_session": games_now,
