@@ -5,6 +5,7 @@ everything else is a library call a notebook can make too.
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -54,7 +55,8 @@ def run(
                                 help="Rotate the line-up so each policy sits in each seat equally often."),
     seed: int = typer.Option(0, "--seed", help="Run seed: the same seed and settings give the same games."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Results folder (default results/<run name>)."),
-    workers: int = typer.Option(1, "--workers", "-j", help="Worker processes (use the number of cores)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-j",
+                                          help="Worker processes (default: every core of this machine)."),
     backend: str = typer.Option("joblib", "--backend", help="joblib (this machine) or dask (a cluster)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; without it a local cluster."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Games per chunk written to disk."),
@@ -66,6 +68,7 @@ def run(
 
     GAME may be an experiment file (experiments/<name>.toml): it runs every batch it
     describes and writes results/<name>/report.md (--out: the results root)."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
     if game.endswith(".toml"):
         from experiments.experiment import cli_run
 
