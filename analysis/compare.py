@@ -21,6 +21,7 @@ corrected for the number of comparisons with Holm's step-down method.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -89,7 +90,9 @@ def paired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
         return Difference(mean, float("nan"), float("nan"), float("nan"), n, PAIRED_T, sd, mean_a, mean_b)
     if sd == 0 or np.allclose(d, d[0], rtol=0.0, atol=1e-9):
         return Difference(mean, mean, mean, 1.0 if mean == 0 else 0.0, n, IDENTICAL, 0.0, mean_a, mean_b)
-    result = scipy_stats.ttest_rel(b, a)
+    with warnings.catch_warnings():  # near-constant differences: scipy warns, the answer stands
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = scipy_stats.ttest_rel(b, a)
     interval = result.confidence_interval(confidence)
     p_value, test = float(result.pvalue), PAIRED_T
     if _is_binary(a, b):
@@ -117,7 +120,9 @@ def unpaired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
     pooled = float(np.sqrt((sd_a**2 + sd_b**2) / 2))
     if sd_a == 0 and sd_b == 0:
         return Difference(diff, diff, diff, 1.0 if diff == 0 else 0.0, n, IDENTICAL, 0.0, mean_a, mean_b)
-    result = scipy_stats.ttest_ind(b, a, equal_var=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = scipy_stats.ttest_ind(b, a, equal_var=False)
     interval = result.confidence_interval(confidence)
     return Difference(diff, float(interval.low), float(interval.high), float(result.pvalue), n, WELCH,
                       pooled, mean_a, mean_b)

@@ -15,6 +15,7 @@ ones is reported as holding only for weak play.
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,7 +44,9 @@ def seat_edges(values: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
             low = high = mean
             p = 1.0 if mean == 0 else 0.0
         else:
-            result = scipy_stats.ttest_1samp(x, 0.0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = scipy_stats.ttest_1samp(x, 0.0)
             ci = result.confidence_interval(confidence)
             low, high, p = float(ci.low), float(ci.high), float(result.pvalue)
         rows.append({"key": key, "n": n, "edge": mean, "low": low, "high": high, "p_value": p})

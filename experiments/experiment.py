@@ -805,10 +805,10 @@ def power_table(experiment: Experiment, analysis: Analysis, effects: dict[str, f
                 power: float | None = None, alpha: float | None = None) -> pl.DataFrame:
     """Games needed to detect each effect, with the sds measured in `analysis`.
 
-    Sweeps and comparisons: the paired difference between two batches (sd of
-    the per-game differences) next to what unpaired batches would need.
-    Single runs and fairness cells: an effect against the metric's reference
-    (a seat edge against 0, a win rate against the fair share).
+    Every experiment: an effect against the metric's reference in one batch
+    (a seat edge against 0), from the sd of the per-game values. Sweeps and
+    comparisons also: the paired difference between two batches (sd of the
+    per-game differences) next to what unpaired batches would need.
     """
     from analysis.power import detectable_effect, games_for_mean, games_for_two_means
 
@@ -822,18 +822,17 @@ def power_table(experiment: Experiment, analysis: Analysis, effects: dict[str, f
         if est.height == 0:
             continue
         sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
+        rows.append({"metric": metric, "effect": effect, "question": "one batch: effect against the reference value",
+                     "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
+                     "games_needed_unpaired": None,
+                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
         comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
         if comp.height:
             sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
-            rows.append({"metric": metric, "effect": effect, "question": "difference between two batches",
+            rows.append({"metric": metric, "effect": effect, "question": "two batches: paired difference",
                          "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
                          "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
                          "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
-        else:
-            rows.append({"metric": metric, "effect": effect, "question": "effect against the reference value",
-                         "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
-                         "games_needed_unpaired": None,
-                         "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
     schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
               "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
     table = pl.DataFrame(rows, schema=schema)

@@ -256,6 +256,7 @@ def estimate(metric: Metric, values: pl.DataFrame, confidence: float = 0.95) -> 
         sd = float(row["sd"]) if row["sd"] is not None else float("nan")
         if metric.kind == "proportion" and row["binary"]:
             low, high = wilson_interval(row["total"], n, confidence)
+            low, high = min(low, mean), max(high, mean)  # Wilson's bound at 0 or n can miss by 1e-17
             method = WILSON
         else:
             low, high = t_interval_from_moments(n, mean, sd, confidence)

@@ -122,7 +122,9 @@ def test_interrupted_run_resumes_and_more_games_extend(sweep, tmp_path):
 
 def test_power_table_matches_statsmodels(sweep):
     result, _ = sweep
-    row = result.power.row(0, named=True)
+    assert result.power["question"].to_list() == ["one batch: effect against the reference value",
+                                                  "two batches: paired difference"]
+    row = result.power.row(1, named=True)
     comp = result.comparisons.filter(pl.col("metric") == "key_player_win_rate")
     sd_diff = comp["sd"].max()
     assert row["sd"] == pytest.approx(sd_diff)
@@ -195,12 +197,12 @@ def test_cli_runs_an_experiment_file_and_answers_the_power_question(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     path = _write(tmp_path, SWEEP, "cli_sweep")
     runner = CliRunner()
-    result = runner.invoke(app, ["run", str(path), "--games", "300", "--quiet"])
+    result = runner.invoke(app, ["run", str(path), "--games", "300", "--quiet", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert "report: results/cli_sweep/report.md" in result.output
     assert (tmp_path / "results" / "cli_sweep" / "report.html").is_file()
-    power = runner.invoke(app, ["power", str(path), "--effect", "seat_score_edge=2", "--pilot", "300"])
+    power = runner.invoke(app, ["power", str(path), "--effect", "seat_score_edge=2", "--pilot", "300", "-j", "1"])
     assert power.exit_code == 0, power.output
     assert "seat_score_edge: to detect 2" in power.output and "games per batch" in power.output
-    bad = runner.invoke(app, ["power", str(path), "--effect", "seat_scor_edge=2", "--pilot", "300"])
+    bad = runner.invoke(app, ["power", str(path), "--effect", "seat_scor_edge=2", "--pilot", "300", "-j", "1"])
     assert bad.exit_code == 2 and "unknown metric 'seat_scor_edge'" in bad.output
