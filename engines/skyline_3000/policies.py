@@ -146,14 +146,13 @@ def install_gain_nb(board, kp, p, h, k, contest, card_pts, rem, draws):
 def item_gain_nb(board, kp, p, item, k, contest, card_pts, rem, draws):
     """Points for seat p of placing `item` in block k (as install_gain_nb)."""
     if item == SPACEPORT:
-        ns = board[k, B_NSPACE]
         first, second = block_places_hyp_nb(board, k, kp.n_players, kp.block_tie, -1, 0, 0)
         c = 0
         if (first >> p) & 1:
             c = kp.spaceport_first
         elif (second >> p) & 1:
             c = kp.spaceport_second
-        return c * card_pts * draws + 0.0 * ns
+        return float(c * draws) * card_pts
     dg = 1 if item == GREENSPACE else 0
     dm = 1 if item == MEGAMALL else 0
     own0, opp0 = block_eval_nb(board, k, kp, p, 0, 0, 0, 0, 0)
