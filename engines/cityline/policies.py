@@ -5,9 +5,11 @@ public), the shared dice and the turn; never the chance stream, the re-roll
 reserve or another player's pending choice (the strong policy's rollouts
 re-seed the dice they imagine, see `_rollout_value_nb`).
 
-    random     uniform over the legal actions; the re-roll is a uniformly random
-               subset of the dice (each die re-rolled with probability 1/2,
-               = uniform over the 2^n legal masks)
+    random     uniform over the legal actions -- (distinct die value, column)
+               pairs, so a value rolled twice is not twice as likely (the C
+               yardstick picks a die, hence its mean 11.19 vs our 11.48);
+               the re-roll is a uniformly random subset of the dice (each die
+               re-rolled with probability 1/2 = uniform over the 2^n masks)
     greedy     best immediate points: roofs the die type whose table pays most at
                the column's current height; populates the building that scores
                most right now (X's counted); never re-rolls; sets aside the
