@@ -65,7 +65,7 @@ def balance_table(result: "ExperimentResult") -> pl.DataFrame:
             worst = seats.sort(pl.col("edge").abs(), descending=True).row(0, named=True)
             row.update({"largest seat edge": f"{worst['key']} {_interval(worst['edge'], worst['low'], worst['high'], True)}",
                         "edge": worst["edge"], "edge low": worst["low"], "edge high": worst["high"],
-                        "seat edge real": bool(worst["significant"]), "p (Holm)": worst["p_holm"]})
+                        "seat edge real": bool(worst["significant"]), "p (Holm)": _p(worst["p_holm"])})
         notes = []
         for name, metric in M.metrics_for(exp.game).items():
             if not metric.dominance or (i, name) not in analysis.values:
