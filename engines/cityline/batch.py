@@ -10,13 +10,14 @@ import numpy as np
 
 from engines.cityline.params import K_COLUMNS, K_FACES, K_RECORD_DECISIONS, K_TABLE, MAX_COLUMNS, MAX_FACES, \
     TABLE_STRIDE, K_CONSTRUCTION_TURNS, K_OCCUPANCY_TURNS, KernelParams
-from engines.cityline.policies import RANDOM, choose_action_nb, random_action_nb
+from engines.cityline.policies import RANDOM, choose_action_nb, random_choice_nb
 from engines.cityline.rules import apply_nb, legal_nb, matches_nb, reset_nb, score_nb
 from engines.cityline.state import (
     ACT_STRIDE, AS, DC, E0, H0, M_DECISIONS, M_NDICE, M_PHASE, M_PLAYER, M_REROLLED, M_TURN, O0,
     OCC_BASE, P_C_ODD, P_FORCED_X, P_O_EVEN, P_O_ODD, P_OCC_TURNS, P_REROLLED, P_SKY, P_WASTED_EARLY,
     P_WASTED_WALLS, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, n_data,
 )
+from engines.cityline.lowlevel import keep_alive, unowned
 from engines.cityline.tables import DECISION_COLUMNS, GAME_COLUMNS, PLAYER_COLUMNS, TABLES
 from engines.core.kernel import kernel
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
@@ -99,12 +100,12 @@ def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, d
     while d[M_PHASE] != PH_OVER:
         p = d[M_PLAYER]
         phase = d[M_PHASE]
-        n = 0
-        if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
-            n = legal_nb(d, cfg, legal)
-        if pol[p] == RANDOM:  # the same kernel choose_action_nb dispatches to, called directly
-            a = random_action_nb(d, prngs[p], legal, n)
+        if pol[p] == RANDOM:  # random_action_nb's draw, sampled from the choice set without listing it
+            a = random_choice_nb(d, cfg, prngs[p])
         else:
+            n = 0
+            if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
+                n = legal_nb(d, cfg, legal)
             a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
         if record and phase != PH_REROLL:
             record_decision_nb(d, cfg, a, dec, drow)
@@ -135,6 +136,21 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     cp = np.zeros((P, MAX_COLUMNS), np.int64)
     score = np.zeros(P, np.int64)
     drow = 0
+    # the hot loop works on views without reference counts (lowlevel.py); owners stay alive below
+    d_own, rng_own, prngs_own, legal_own, scratch_own, tp_own, cp_own = d, rng, prngs, legal, scratch, tp, cp
+    dec_own, wts_own, pol_own = dec, wts, pol
+    d = unowned(d_own)
+    rng = unowned(rng_own)
+    prngs = unowned(prngs_own)
+    legal = unowned(legal_own)
+    scratch = unowned(scratch_own)
+    tp = unowned(tp_own)
+    cp = unowned(cp_own)
+    dec = unowned(dec_own)
+    wts = unowned(wts_own)
+    pol = unowned(pol_own)
+    cfg = unowned(cfg)
+    fill = unowned(fill)
     for k in range(count):
         gi = start + k
         for s in range(P):
@@ -222,7 +238,9 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
             s = dec[r, DE_SEAT]
             dec[r, DE_SLOT] = slots[s]
             dec[r, DE_COLPTS] = cp[s, dec[r, DE_COL] - 1]
-    return players, games, dec[:drow], dgame[:drow]
+    keep_alive(d_own) + keep_alive(rng_own) + keep_alive(prngs_own) + keep_alive(legal_own)
+    keep_alive(scratch_own) + keep_alive(tp_own) + keep_alive(cp_own) + keep_alive(wts_own) + keep_alive(pol_own)
+    return players, games, dec_own[:drow], dgame[:drow]
 
 
 def _columns(matrix: np.ndarray, names, dtypes, game_offset: int, game_col: np.ndarray | None = None):

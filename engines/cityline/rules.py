@@ -47,6 +47,7 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.kernel import kernel
+from engines.cityline.lowlevel import lowest_bit_index
 from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
 
 
@@ -120,6 +121,56 @@ def sky_of_nb(cfg, odd, even):
 # ---------------------------------------------------------------- legal actions
 
 @kernel
+def choice_mask_nb(d, cfg):
+    """The legal roof / occupancy choices of the player to move as one bit set: bit c * 8 + v - 1
+    is set if (die value v, column c) is legal, i.e. action BASE + (v - 1) * 8 + c with BASE =
+    ROOF_BASE (PH_ROOF) or OCC_BASE (PH_OCCUPY). 0 in PH_REROLL and PH_OVER. Ascending bits are
+    legal_nb's order (column, then value). The one place these rules live: legal_nb lists this
+    set, the random policy samples from it without listing it."""
+    phase = d[M_PHASE]
+    if phase != PH_ROOF and phase != PH_OCCUPY:
+        return np.int64(0)
+    b = PBASE + d[M_PLAYER] * PB
+    cols = cfg[K_COLUMNS]
+    # bit v - 1: a rolled die shows v
+    shown = np.int64(0)
+    for v in range(1, cfg[K_FACES] + 1):
+        if d[DC + v] > 0:
+            shown |= np.int64(1) << (v - 1)
+    m = np.int64(0)
+    if phase == PH_ROOF:
+        for c in range(cols):
+            if d[b + R0 + c] == 0:
+                m |= shown << (8 * c)
+        return m
+    # PH_OCCUPY: a building with a matching die, setting aside a die that placed an occupant;
+    # the forced X-fill (any open building, any die) only if no building matches
+    opened = np.int64(0)
+    for c in range(cols):
+        if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
+            opened |= shown << (8 * c)
+            r = d[b + R0 + c]
+            mask = cfg[K_ROOF_FACES + r]
+            need = cfg[K_ROOF_COPIES + r]
+            ok = np.int64(0)
+            for v in range(1, cfg[K_FACES] + 1):
+                k = d[DC + v]
+                if k > 0 and k >= need and (mask >> v) & 1:
+                    ok |= np.int64(1) << (v - 1)
+            m |= ok << (8 * c)
+    if m == 0:
+        return opened
+    return m
+
+
+@kernel
+def action_of_choice_nb(d, bit):
+    """The action id of choice-mask bit `bit` (see choice_mask_nb)."""
+    base = ROOF_BASE if d[M_PHASE] == PH_ROOF else OCC_BASE
+    return base + (bit & 7) * ACT_STRIDE + (bit >> 3)
+
+
+@kernel
 def legal_nb(d, cfg, out):
     """Fill out[:n] with the legal action ids of the player to move; returns n (0 when over).
     PH_REROLL: every subset mask 0..2^ndice-1 (0 = keep all)."""
@@ -129,39 +180,14 @@ def legal_nb(d, cfg, out):
         for m in range(k):
             out[m] = m
         return k
-    if phase == PH_OVER:
-        return 0
-    b = PBASE + d[M_PLAYER] * PB
-    cols = cfg[K_COLUMNS]
-    faces = cfg[K_FACES]
+    m = choice_mask_nb(d, cfg)
+    base = ROOF_BASE if phase == PH_ROOF else OCC_BASE
     n = 0
-    if phase == PH_ROOF:
-        for c in range(cols):
-            if d[b + R0 + c] == 0:
-                for v in range(1, faces + 1):
-                    if d[DC + v] > 0:
-                        out[n] = ROOF_BASE + (v - 1) * ACT_STRIDE + c
-                        n += 1
-        return n
-    # PH_OCCUPY: a building with a matching die, setting aside a die that placed an occupant;
-    # the forced X-fill (any open building, any die) only if no building matches
-    for c in range(cols):
-        if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
-            r = d[b + R0 + c]
-            mask = cfg[K_ROOF_FACES + r]
-            need = cfg[K_ROOF_COPIES + r]
-            for v in range(1, faces + 1):
-                k = d[DC + v]
-                if k > 0 and k >= need and (mask >> v) & 1:
-                    out[n] = OCC_BASE + (v - 1) * ACT_STRIDE + c
-                    n += 1
-    if n == 0:
-        for c in range(cols):
-            if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
-                for v in range(1, faces + 1):
-                    if d[DC + v] > 0:
-                        out[n] = OCC_BASE + (v - 1) * ACT_STRIDE + c
-                        n += 1
+    while m != 0:
+        bit = lowest_bit_index(m)
+        out[n] = base + (bit & 7) * ACT_STRIDE + (bit >> 3)
+        n += 1
+        m &= m - 1
     return n
 
 
