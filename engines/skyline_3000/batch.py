@@ -13,15 +13,13 @@ import numpy as np
 from engines.core.kernel import kernel
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
 from engines.skyline_3000.policies import choose_action_nb
-from engines.skyline_3000.rules import (
-    alloc_state_nb, apply_action_nb, final_result_nb, legal_actions_nb, observe_nb, reset_state_nb,
-)
+from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
 from engines.skyline_3000.state import (
-    A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, C_CUR,
-    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, N_PLAYER,
-    P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_BB,
-    P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ST_SPENT, P_ST_WON, PH_OVER,
+    A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
+    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_CARDS, N_ALOG,
+    N_PLAYER, N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE,
+    P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
+    P_ST_SPENT, P_ST_WON, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
 )
 from engines.skyline_3000.tables import TABLES
 
@@ -34,18 +32,18 @@ def seed_policy_streams_nb(prng, run_seed, game_index):
 
 
 @kernel
-def play_game_nb(kp, st, legal, prng, seat_pids, seat_w, run_seed, game_index):
-    """Play one whole game into `st` (preallocated; reset here). seat_pids[s]
+def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index):
+    """Play one whole game into the buffers pub, hands, sec (preallocated;
+    reset here from the variant table tab = KernelParams.tab). seat_pids[s]
     and seat_w[s] are the policy id and weight row of the seat s; legal is an
     int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams."""
-    reset_state_nb(st, kp, run_seed, game_index)
+    reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
     seed_policy_streams_nb(prng, run_seed, game_index)
-    ctrl = st.ctrl
-    while ctrl[C_PHASE] != PH_OVER:
-        p = ctrl[C_CUR]
-        n = legal_actions_nb(st, kp, legal)
-        a = choose_action_nb(seat_pids[p], observe_nb(st, p), legal, n, kp, seat_w[p], prng[p])
-        if not apply_action_nb(st, kp, a):
+    while pub[C_PHASE] != PH_OVER:
+        p = pub[C_CUR]
+        n = legal_actions_nb(pub, hands, legal)
+        a = choose_action_nb(seat_pids[p], pub, hands[p], legal, n, seat_w[p], prng[p])
+        if not apply_action_nb(pub, hands, sec, a):
             raise ValueError("a policy chose an illegal action")
 
 
@@ -56,22 +54,24 @@ GA_COLS = TABLES["games"].names
 
 
 @kernel
-def simulate_chunk_nb(kp, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, cu):
+def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, cu):
     """Play games [start, start + count). Fills
     pl int32[count * P, len(PL_COLS)], au int32[count * n_auctions, len(AU_COLS)]
     (au_n[g] rows used by game g), ga int32[count, len(GA_COLS)] and
     cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk."""
-    P = kp.n_players
-    st = alloc_state_nb(kp)
-    legal = np.zeros(kp.max_actions, np.int64)
+    P = tab[T_NP]
+    NC = tab[T_NC]
+    NA = tab[T_NAUC]
+    pub = np.zeros(PUB_SIZE, np.int32)
+    hands = np.zeros((P, NC), np.int32)
+    sec = np.zeros(SEC_SIZE, np.uint64)
+    legal = np.zeros(tab[T_MAXACT], np.int64)
     prng = np.zeros((P, 4), np.uint64)
     seat_pids = np.zeros(P, np.int64)
     seat_w = np.zeros((P, slot_w.shape[1]), np.float64)
     slot_of = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
     hv = np.zeros(P, np.int64)
-    NC = kp.n_cards
-    NA = kp.n_auctions
     for g in range(count):
         gi = start + g
         for s in range(P):
@@ -79,75 +79,76 @@ def simulate_chunk_nb(kp, slot_pids, slot_w, rotate, run_seed, start, count, pl,
             slot_of[s] = slot
             seat_pids[s] = slot_pids[slot]
             seat_w[s, :] = slot_w[slot, :]
-        play_game_nb(kp, st, legal, prng, seat_pids, seat_w, run_seed, gi)
-        ctrl, board, plants, players, piles, alog, hands, decks, secret = st
-        n_win, tied, tb = final_result_nb(players, hands, kp, rank, hv)
+        play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, gi)
+        n_win, tied, tb = final_result_nb(pub, hands, rank, hv)
         best = -(1 << 30)
         winner = -1
         for s in range(P):
             if rank[s] == 1:
                 winner = s
         for s in range(P):
-            if s != winner and players[s, P_SCORE] > best:
-                best = players[s, P_SCORE]
+            if s != winner and pub[PLAYERS + s * N_PROW + P_SCORE] > best:
+                best = pub[PLAYERS + s * N_PROW + P_SCORE]
         for s in range(P):
             r = g * P + s
+            o = PLAYERS + s * N_PROW
             pl[r, 0] = gi
             pl[r, 1] = s
             pl[r, 2] = slot_of[s]
-            pl[r, 3] = 1 if ctrl[C_FIRST_KEY] == s else 0
-            pl[r, 4] = players[s, P_SCORE]
+            pl[r, 3] = 1 if pub[C_FIRST_KEY] == s else 0
+            pl[r, 4] = pub[o + P_SCORE]
             pl[r, 5] = rank[s]
             pl[r, 6] = 1 if rank[s] == 1 else 0
             pl[r, 7] = 1 if rank[s] == 1 and n_win > 1 else 0
             pl[r, 8] = 1 if rank[s] == 1 and n_win == 1 and tb else 0
-            pl[r, 9] = players[s, P_NHAND]
+            pl[r, 9] = pub[o + P_NHAND]
             pl[r, 10] = hv[s]
-            pl[r, 11] = players[s, P_ST_BUILT]
-            pl[r, 12] = players[s, P_ST_PLACED]
-            pl[r, 13] = players[s, P_ST_FLOORS]
-            pl[r, 14] = players[s, P_ST_BB]
-            pl[r, 15] = players[s, P_ST_BB_OVER]
-            pl[r, 16] = players[s, P_ST_WON]
-            pl[r, 17] = players[s, P_ST_SPENT]
-            pl[r, 18] = players[s, P_EV_FIRST]
-            pl[r, 19] = players[s, P_EV_SECOND]
-            pl[r, 20] = players[s, P_EV_BILLBOARD] + players[s, P_EV_BUILDOVER]
-            pl[r, 21] = players[s, P_ST_EXTRA]
-            pl[r, 22] = players[s, P_ST_PASS_R1]
+            pl[r, 11] = pub[o + P_ST_BUILT]
+            pl[r, 12] = pub[o + P_ST_PLACED]
+            pl[r, 13] = pub[o + P_ST_FLOORS]
+            pl[r, 14] = pub[o + P_ST_BB]
+            pl[r, 15] = pub[o + P_ST_BB_OVER]
+            pl[r, 16] = pub[o + P_ST_WON]
+            pl[r, 17] = pub[o + P_ST_SPENT]
+            pl[r, 18] = pub[o + P_EV_FIRST]
+            pl[r, 19] = pub[o + P_EV_SECOND]
+            pl[r, 20] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
+            pl[r, 21] = pub[o + P_ST_EXTRA]
+            pl[r, 22] = pub[o + P_ST_PASS_R1]
             slot = slot_of[s]
             for c in range(NC):
-                cu[slot, c, 0] += players[s, N_PLAYER + c]
-                cu[slot, c, 1] += players[s, N_PLAYER + NC + c]
-            for i in range(players[s, P_NHAND]):
+                cu[slot, c, 0] += pub[o + N_PLAYER + c]
+                cu[slot, c, 1] += pub[o + N_PLAYER + MAX_CARDS + c]
+            for i in range(pub[o + P_NHAND]):
                 cu[slot, hands[s, i], 2] += 1
-        na = ctrl[C_N_AUC]
+        na = pub[C_N_AUC]
         au_n[g] = na
         for j in range(na):
             r = g * NA + j
+            a = ALOG + j * N_ALOG
             au[r, 0] = gi
-            au[r, 1] = alog[j, A_ROUND]
-            au[r, 2] = alog[j, A_STACK]
-            au[r, 3] = alog[j, A_ITEM]
+            au[r, 1] = pub[a + A_ROUND]
+            au[r, 2] = pub[a + A_STACK]
+            au[r, 3] = pub[a + A_ITEM]
             for q in range(4):
-                au[r, 4 + q] = alog[j, A_BID + q]
-                au[r, 8 + q] = alog[j, A_HIGH + q]
-            w = alog[j, A_WINNER]
+                au[r, 4 + q] = pub[a + A_BID + q]
+                au[r, 8 + q] = pub[a + A_HIGH + q]
+            w = pub[a + A_WINNER]
             au[r, 12] = w
             au[r, 13] = slot_of[w] if w >= 0 else -1
-            au[r, 14] = alog[j, A_PRICE]
-            au[r, 15] = alog[j, A_TIE]
-            au[r, 16] = alog[j, A_BLOCK]
+            au[r, 14] = pub[a + A_PRICE]
+            au[r, 15] = pub[a + A_TIE]
+            au[r, 16] = pub[a + A_BLOCK]
         ga[g, 0] = gi
-        ga[g, 1] = ctrl[C_FIRST_KEY]
+        ga[g, 1] = pub[C_FIRST_KEY]
         ga[g, 2] = winner if n_win == 1 else -1
         ga[g, 3] = n_win
-        ga[g, 4] = players[winner, P_SCORE] - best if n_win == 1 else 0
+        ga[g, 4] = pub[PLAYERS + winner * N_PROW + P_SCORE] - best if n_win == 1 else 0
         ga[g, 5] = 1 if tied else 0
         ga[g, 6] = 1 if tb else 0
-        ga[g, 7] = ctrl[C_DECISIONS]
-        ga[g, 8] = ctrl[C_TURNS_TOTAL]
-        ga[g, 9] = ctrl[C_STALLED]
+        ga[g, 7] = pub[C_DECISIONS]
+        ga[g, 8] = pub[C_TURNS_TOTAL]
+        ga[g, 9] = pub[C_STALLED]
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
@@ -173,7 +174,7 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     au_n = np.zeros(count, np.int32)
     ga = np.zeros((count, len(GA_COLS)), np.int32)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
-    simulate_chunk_nb(kp, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
+    simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
                       pl, au, au_n, ga, cu)
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
     au = au[keep]

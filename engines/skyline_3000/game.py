@@ -25,9 +25,9 @@ from engines.skyline_3000.params import VARIANTS, KernelParams, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
 from engines.skyline_3000.state import (
-    A_SHIFT, BID_FLAG, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
+    A_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
     K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET,
-    P_NBUILD, P_NHAND, P_SCORE, PH_BID, PL_H, PL_R, State, copy_state,
+    P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_OVER, PL_H, PL_R, State, copy_state,
 )
 
 PHASE_NAMES = ("construction", "place floor", "roof", "install", "bid", "place item", "draw", "over")
@@ -103,13 +103,13 @@ class SkylineGame:
         return int(self.state.ctrl[C_PHASE])
 
     def current_player(self) -> int:
-        return int(R.current_player_nb(self.state))
+        return int(self.state.ctrl[C_CUR])
 
     def is_terminal(self) -> bool:
-        return bool(R.is_terminal_nb(self.state))
+        return int(self.state.ctrl[C_PHASE]) == PH_OVER
 
     def _legal_array(self) -> np.ndarray:
-        n = R.legal_actions_nb(self.state, self.kp, self._legal)
+        n = R.legal_actions_nb(self.state.pub, self.state.hands, self._legal)
         return self._legal[:n]
 
     def legal_actions(self) -> list[int] | BidSpace:
@@ -128,7 +128,8 @@ class SkylineGame:
         a = int(action)
         if self.phase != PH_BID and a not in set(self._legal_array().tolist()):
             raise ValueError(f"illegal action {a} ({self.action_to_string(a)}) in phase {PHASE_NAMES[self.phase]}")
-        if not R.apply_action_nb(self.state, self.kp, np.int64(a)):
+        st = self.state
+        if not R.apply_action_nb(st.pub, st.hands, st.sec, np.int64(a)):
             raise ValueError(f"illegal action {a} ({self.action_to_string(a)})")
         self.history.append(a)
 
@@ -145,16 +146,16 @@ class SkylineGame:
             vals.update(weights or {})
             w[: len(vals)] = list(vals.values())
         p = self.current_player()
-        n = R.legal_actions_nb(self.state, self.kp, self._legal)
-        obs = R.observe_nb(self.state, p)
-        return int(choose_action_nb(info.policy_id, obs, self._legal, n, self.kp, w, self.prng[p]))
+        st = self.state
+        n = R.legal_actions_nb(st.pub, st.hands, self._legal)
+        return int(choose_action_nb(info.policy_id, st.pub, st.hands[p], self._legal, n, w, self.prng[p]))
 
     # ------------------------------------------------------------ views
     def observation(self, player: int) -> dict[str, np.ndarray]:
         """What `player` may see (read-only views): public arrays + own hand."""
-        obs = R.observe_nb(self.state, player)
-        out = {name: getattr(obs, name) for name in ("ctrl", "board", "plants", "players", "piles", "alog")}
-        out["hand"] = obs.hand[: self.state.players[player, P_NHAND]]
+        st = self.state
+        out = {name: getattr(st, name) for name in ("ctrl", "board", "plants", "players", "piles", "alog")}
+        out["hand"] = st.hands[player, : st.players[player, P_NHAND]]
         out["seat"] = np.int64(player)
         return {k: _readonly(np.asarray(v)) for k, v in out.items()}
 
@@ -166,7 +167,7 @@ class SkylineGame:
         P = self.n_players
         rank = np.zeros(P, np.int64)
         hv = np.zeros(P, np.int64)
-        n_win, tied, tb = R.final_result_nb(self.state.players, self.state.hands, self.kp, rank, hv)
+        n_win, tied, tb = R.final_result_nb(self.state.pub, self.state.hands, rank, hv)
         winners = [int(p) for p in range(P) if rank[p] == 1]
         return {
             "scores": self.scores().tolist(),
@@ -260,7 +261,8 @@ def new_game(variant: str | Variant | None = None, n_players: int | None = None,
     if not isinstance(variant, Variant):
         variant = VARIANTS.load(variant, overrides)
     kp = kernel_params(variant, n_players)
-    st = R.new_state_nb(kp, np.uint64(seed), np.int64(game_index))
+    st = State.empty(kp)
+    R.reset_state_nb(st.pub, st.hands, st.sec, kp.tab, np.uint64(seed), np.int64(game_index))
     prng = np.zeros((kp.n_players, 4), np.uint64)
     seed_policy_streams_nb(prng, np.uint64(seed), np.int64(game_index))
     return SkylineGame(kp, st, prng, variant)

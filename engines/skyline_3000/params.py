@@ -3,7 +3,9 @@
 Every rule number lives in `variants/default.toml`; this module only says what
 each key may hold and turns a validated variant into `KernelParams`, a
 NamedTuple of ints and numpy arrays. Numba specialises on types, not values,
-so switching variants never recompiles.
+so switching variants never recompiles. The kernels themselves see only
+`KernelParams.tab` (int32[T_SIZE]): every number and table of the variant at
+the offsets of state.py; reset copies it into the public buffer.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from engines.core.variant import Rule, Variant, VariantError, VariantLoader
+from engines.skyline_3000 import state as S
 from engines.skyline_3000.state import (
     MAX_CARDS, MAX_GREEN, MAX_P, MAX_SMALL, MAX_STACK_ITEMS, MAX_STACKS, MAX_START, T_DEAL, T_DIST,
     T_GREEN, T_SIZE, T_STACK_ITEMS, T_STACK_LEN, T_START_H, T_START_R, T_TYPE, T_VALUE,
@@ -208,7 +211,7 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
     stock = g("supply.floor_stock")
     nb = nd * bpd
     max_b = stock + len(start) + 1
-    return KernelParams(
+    kp = KernelParams(
         n_players=p, n_districts=nd, bpd=bpd, n_blocks=nb,
         small_platforms=g("board.small_platforms"), large_platforms=g("board.large_platforms"),
         n_green=len(greens), n_stacks=len(stacks),
@@ -234,3 +237,22 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
         max_actions=max(2 * nc + nb + 2, 2 * max_b + 2, max_b * bpd * 2 + 2, nb + 2),
         tab=tab,
     )
+    for name, idx in _TAB_SCALARS.items():
+        tab[idx] = getattr(kp, name)
+    return kp
+
+
+_TAB_SCALARS = {
+    "n_players": S.T_NP, "n_districts": S.T_ND, "bpd": S.T_BPD, "n_blocks": S.T_NB,
+    "small_platforms": S.T_SMALL, "large_platforms": S.T_LARGE, "n_green": S.T_NGREEN,
+    "n_stacks": S.T_NSTACKS, "n_auctions": S.T_NAUC, "n_cards": S.T_NC, "draw_per_round": S.T_DRAW,
+    "curved_roofs": S.T_CURVED, "pointed_roofs": S.T_POINTED, "billboards": S.T_BILLBOARDS,
+    "floor_stock": S.T_STOCK, "n_start": S.T_NSTART, "start_score": S.T_START_SCORE, "rounds": S.T_ROUNDS,
+    "turn_cap": S.T_TURN_CAP, "floors_per_card": S.T_FPC, "first_floors": S.T_FIRST_FLOORS,
+    "first_base": S.T_FIRST_BASE, "first_per_green": S.T_FIRST_GREEN, "first_per_bb": S.T_FIRST_BB,
+    "second_base": S.T_SECOND_BASE, "second_per_green": S.T_SECOND_GREEN, "second_per_bb": S.T_SECOND_BB,
+    "megamall_mult": S.T_MALL, "spaceport_first": S.T_SP_FIRST, "spaceport_second": S.T_SP_SECOND,
+    "billboard_cost": S.T_BB_COST, "buildover_cost": S.T_BO_COST, "auction_tie": S.T_AUC_TIE,
+    "block_tie": S.T_BLOCK_TIE, "final_tie": S.T_FINAL_TIE, "max_buildings": S.T_MAXB,
+    "max_actions": S.T_MAXACT,
+}

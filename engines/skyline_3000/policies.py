@@ -1,13 +1,16 @@
 """Skyline 3000 scripted players, jitted, all with one signature:
 
-    policy(obs, legal, n, kp, w, rng) -> action (int64)
+    policy(pub, hand, legal, n, w, rng) -> action (int64)
 
-obs    state.Obs: the public arrays and the seat's own hand (never another
-       hand, the deck order or pending sealed bids)
+pub    the public buffer (state.py): board, plants, players, piles, auction
+       log, the variant table; the seat to act is pub[C_CUR]
+hand   int32[:] the seat's own hand, hand[:players[seat, P_NHAND]] (never
+       another hand, the deck order or pending sealed bids: those live in
+       other buffers the policies never receive)
 legal  int64[:] legal action ids, legal[:n] valid (n = 0 in a bid decision:
-       the policy builds BID_FLAG | mask of card ids from obs.hand)
-kp     KernelParams; w float64[W] the seat's weight row; rng the seat's own
-       uint64[4] stream (engines.core.rng, POLICY_STREAM + seat)
+       the policy builds BID_FLAG | mask of card ids from hand)
+w      float64[W] the seat's weight row; rng the seat's own uint64[4]
+       stream (engines.core.rng, POLICY_STREAM + seat)
 
 `choose_action_nb(policy_id, ...)` dispatches on the integer id, so the batch
 loop compiles once for every line-up. `POLICIES` is the name -> PolicyInfo
@@ -22,12 +25,12 @@ from engines.core.rng import below, random_bits
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import block_ok_nb, block_places_hyp_nb, block_points_hyp_nb
 from engines.skyline_3000.state import (
-    A_SHIFT, B_BB, B_LVAC, B_NMALL, B_NSPACE, B_ROOF, B_TALL, B_TOP, B_VAC, BID_FLAG,
-    C_ITEM, C_PCARD, C_PHASE, C_ROUND, C_STOCK, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE,
-    K_BILLBOARD, K_CONTRACT, K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE,
-    K_ROOF, K_ROOF_TARGET, MEGAMALL, N_TYPES, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW,
-    PH_FLOOR, PH_INSTALL, PH_MAIN, PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R,
-    ROOF, SPACEPORT, T_DIST, T_TYPE, T_VALUE,
+    A_SHIFT, B_BB, B_LVAC, B_NSPACE, B_ROOF, B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_CUR, C_ITEM,
+    C_PCARD, C_PHASE, C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT,
+    K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
+    N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
+    PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST, T_BO_COST,
+    T_BPD, T_DIST, T_NB, T_NP, T_ROUNDS, T_SP_FIRST, T_SP_SECOND, T_TYPE, T_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -47,15 +50,15 @@ def random_bid_nb(hand, nh, rng):
 
 
 @kernel
-def policy_random_nb(obs, legal, n, kp, w, rng):
+def policy_random_nb(pub, hand, legal, n, w, rng):
     """Uniform action KIND first, then uniform among that kind's actions, as
     the C reference player (shared/reference): in construction the kind is
     one of pass / floor / roof / contract / billboard / card without acting,
     then the card (or block), then each detail decision uniformly. Bids: each
     hand card joins with probability 1/2. Draws: uniform among decks that
     still have cards (deck or discards)."""
-    if obs.ctrl[C_PHASE] == PH_BID:
-        return random_bid_nb(obs.hand, obs.players[obs.seat, P_NHAND], rng)
+    if pub[C_PHASE] == PH_BID:
+        return random_bid_nb(hand, pub[PLAYERS + pub[C_CUR] * N_PROW + P_NHAND], rng)
     kinds = 0
     for j in range(n):
         kinds |= 1 << (legal[j] >> A_SHIFT)
@@ -89,18 +92,18 @@ def policy_random_nb(obs, legal, n, kp, w, rng):
 
 
 @kernel
-def block_eval_nb(board, k, kp, p, add, tall, d_green, d_bb, d_mall):
+def block_eval_nb(pub, k, p, add, tall, d_green, d_bb, d_mall):
     """(own points, opponents' points) block k would pay now if seat p had
     `add` more floors there (tallest building `tall`) and the block had the
     extra pieces given. add = 0 values the block as it stands."""
     who = p if add > 0 else -1
-    first, second = block_places_hyp_nb(board, k, kp.n_players, kp.block_tie, who, add, tall)
+    first, second = block_places_hyp_nb(pub, k, who, add, tall)
     if first == 0:
         return 0, 0
-    p1, p2 = block_points_hyp_nb(board, k, kp, d_green, d_bb, d_mall)
+    p1, p2 = block_points_hyp_nb(pub, k, d_green, d_bb, d_mall)
     own = 0
     opp = 0
-    for q in range(kp.n_players):
+    for q in range(pub[TAB + T_NP]):
         v = 0
         if (first >> q) & 1:
             v = p1
@@ -114,62 +117,62 @@ def block_eval_nb(board, k, kp, p, add, tall, d_green, d_bb, d_mall):
 
 
 @kernel
-def spaceport_cards_nb(board, k, kp, p, add, tall):
+def spaceport_cards_nb(pub, k, p, add, tall):
     """Extra cards block k's Spaceports would give seat p at the next draw."""
-    ns = board[k, B_NSPACE]
+    ns = pub[BOARD + k * N_BOARD + B_NSPACE]
     if ns == 0:
         return 0
     who = p if add > 0 else -1
-    first, second = block_places_hyp_nb(board, k, kp.n_players, kp.block_tie, who, add, tall)
+    first, second = block_places_hyp_nb(pub, k, who, add, tall)
     if (first >> p) & 1:
-        return kp.spaceport_first * ns
+        return pub[TAB + T_SP_FIRST] * ns
     if (second >> p) & 1:
-        return kp.spaceport_second * ns
+        return pub[TAB + T_SP_SECOND] * ns
     return 0
 
 
 @kernel
-def install_gain_nb(board, kp, p, h, k, contest, card_pts, rem, draws):
+def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     """Points (own gain + contest x opponents' loss, per remaining scoring, plus
     Spaceport cards valued card_pts each per remaining draw) of adding a
     building of height h for seat p to block k."""
-    own0, opp0 = block_eval_nb(board, k, kp, p, 0, 0, 0, 0, 0)
-    tall = board[k, B_TALL + p]
+    own0, opp0 = block_eval_nb(pub, k, p, 0, 0, 0, 0, 0)
+    tall = pub[BOARD + k * N_BOARD + B_TALL + p]
     if h > tall:
         tall = h
-    own1, opp1 = block_eval_nb(board, k, kp, p, h, tall, 0, 0, 0)
-    sp = spaceport_cards_nb(board, k, kp, p, h, tall) - spaceport_cards_nb(board, k, kp, p, 0, 0)
+    own1, opp1 = block_eval_nb(pub, k, p, h, tall, 0, 0, 0)
+    sp = spaceport_cards_nb(pub, k, p, h, tall) - spaceport_cards_nb(pub, k, p, 0, 0)
     return ((own1 - own0) + contest * (opp0 - opp1)) * rem + sp * card_pts * draws
 
 
 @kernel
-def item_gain_nb(board, kp, p, item, k, contest, card_pts, rem, draws):
+def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
     """Points for seat p of placing `item` in block k (as install_gain_nb)."""
     if item == SPACEPORT:
-        first, second = block_places_hyp_nb(board, k, kp.n_players, kp.block_tie, -1, 0, 0)
+        first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
         c = 0
         if (first >> p) & 1:
-            c = kp.spaceport_first
+            c = pub[TAB + T_SP_FIRST]
         elif (second >> p) & 1:
-            c = kp.spaceport_second
+            c = pub[TAB + T_SP_SECOND]
         return float(c * draws) * card_pts
     dg = 1 if item == GREENSPACE else 0
     dm = 1 if item == MEGAMALL else 0
-    own0, opp0 = block_eval_nb(board, k, kp, p, 0, 0, 0, 0, 0)
-    own1, opp1 = block_eval_nb(board, k, kp, p, 0, 0, dg, 0, dm)
+    own0, opp0 = block_eval_nb(pub, k, p, 0, 0, 0, 0, 0)
+    own1, opp1 = block_eval_nb(pub, k, p, 0, 0, dg, 0, dm)
     return ((own1 - own0) - contest * (opp1 - opp0)) * rem
 
 
 @kernel
-def best_item_place_nb(board, kp, p, item, contest, card_pts, rem, draws):
+def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
     """(best block, its value) for placing `item`; block -1 if no place."""
     col = B_VAC if item == GREENSPACE else B_LVAC
     best = -1
     bv = -1e18
-    for k in range(kp.n_blocks):
-        if board[k, col] <= 0:
+    for k in range(pub[TAB + T_NB]):
+        if pub[BOARD + k * N_BOARD + col] <= 0:
             continue
-        v = item_gain_nb(board, kp, p, item, k, contest, card_pts, rem, draws)
+        v = item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws)
         if v > bv:
             bv = v
             best = k
@@ -177,24 +180,25 @@ def best_item_place_nb(board, kp, p, item, contest, card_pts, rem, draws):
 
 
 @kernel
-def best_install_nb(board, plants, nb, kp, p, d, contest, card_pts, rem, draws, buildover):
-    """(value, detail) of the best install of seat p (nb Plant buildings) in district d."""
+def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
+    """(value, detail) of the best install of seat p in district d."""
     bv = -1e18
     bd = -1
-    NB = kp.n_blocks
-    for i in range(nb):
-        r = plants[p, PL_R, i]
+    NB = pub[TAB + T_NB]
+    bpd = pub[TAB + T_BPD]
+    for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
+        r = pub[PLR + p * N_PLROW + i]
         if r == 0:
             continue
-        h = plants[p, PL_H, i]
-        for k in range(d * kp.bpd, d * kp.bpd + kp.bpd):
-            vac = board[k, B_VAC] > 0
-            own = board[k, B_BB + p] > 0
+        h = pub[PLH + p * N_PLROW + i]
+        for k in range(d * bpd, d * bpd + bpd):
+            vac = pub[BOARD + k * N_BOARD + B_VAC] > 0
+            own = pub[BOARD + k * N_BOARD + B_BB + p] > 0
             if not vac and not own:
                 continue
-            if not block_ok_nb(board, k, h, r, kp.first_floors, kp.bpd):
+            if not block_ok_nb(pub, k, h, r):
                 continue
-            g = install_gain_nb(board, kp, p, h, k, contest, card_pts, rem, draws)
+            g = install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws)
             if vac:
                 if g > bv:
                     bv = g
@@ -208,30 +212,28 @@ def best_install_nb(board, plants, nb, kp, p, d, contest, card_pts, rem, draws, 
 
 
 @kernel
-def cheapest_card_nb(hand, nh, kp, t, d):
+def cheapest_card_nb(pub, hand, nh, t, d):
     """The lowest-value card of type t (and district d for Contracts) in hand, or -1."""
     best = -1
     bv = 1 << 30
-    tab = kp.tab
     for i in range(nh):
         c = hand[i]
-        if tab[T_TYPE + c] != t:
+        if pub[TAB + T_TYPE + c] != t:
             continue
-        if d >= 0 and tab[T_DIST + c] != d:
+        if d >= 0 and pub[TAB + T_DIST + c] != d:
             continue
-        if tab[T_VALUE + c] < bv:
-            bv = tab[T_VALUE + c]
+        if pub[TAB + T_VALUE + c] < bv:
+            bv = pub[TAB + T_VALUE + c]
             best = c
     return best
 
 
 @kernel
-def bid_to_target_nb(hand, nh, kp, target):
+def bid_to_target_nb(pub, hand, nh, target):
     """A bid mask of the cheapest cards, added in ascending value until the
     sum reaches `target` (0 cards if target <= 0)."""
     m = np.int64(0)
     s = 0
-    tab = kp.tab
     while s < target:
         best = -1
         bv = 1 << 30
@@ -239,21 +241,14 @@ def bid_to_target_nb(hand, nh, kp, target):
             c = hand[i]
             if (m >> c) & 1:
                 continue
-            if tab[T_VALUE + c] < bv:
-                bv = tab[T_VALUE + c]
+            if pub[TAB + T_VALUE + c] < bv:
+                bv = pub[TAB + T_VALUE + c]
                 best = c
         if best < 0:
             break
         m |= np.int64(1) << np.int64(best)
         s += bv
     return m | BID_FLAG
-
-
-@kernel
-def _remaining(obs, kp):
-    """(scorings left including this round's, draw phases left)."""
-    rem = kp.rounds - obs.ctrl[C_ROUND]
-    return rem, rem - 1
 
 
 @kernel
@@ -265,16 +260,16 @@ def _find(legal, n, a):
 
 
 @kernel
-def potential_nb(board, kp, p, h, r, rem):
+def potential_nb(pub, p, h, r, rem):
     """Best own gain (x remaining scorings) of a building of height h and roof
     r anywhere on the board (no Contract card needed): a building's promise."""
     best = 0.0
-    for k in range(kp.n_blocks):
-        if board[k, B_VAC] <= 0 and board[k, B_BB + p] <= 0:
+    for k in range(pub[TAB + T_NB]):
+        if pub[BOARD + k * N_BOARD + B_VAC] <= 0 and pub[BOARD + k * N_BOARD + B_BB + p] <= 0:
             continue
-        if not block_ok_nb(board, k, h, r, kp.first_floors, kp.bpd):
+        if not block_ok_nb(pub, k, h, r):
             continue
-        g = install_gain_nb(board, kp, p, h, k, 0.0, 0.0, rem, 0)
+        g = install_gain_nb(pub, p, h, k, 0.0, 0.0, rem, 0)
         if g > best:
             best = g
     return best
@@ -284,7 +279,7 @@ def potential_nb(board, kp, p, h, r, rem):
 
 
 @kernel
-def policy_greedy_nb(obs, legal, n, kp, w, rng):
+def policy_greedy_nb(pub, hand, legal, n, w, rng):
     """Best immediate points, i.e. as if the block were scored right now.
 
     Construction: the install (Contract card, cheapest of its district) or
@@ -298,48 +293,47 @@ def policy_greedy_nb(obs, legal, n, kp, w, rng):
     reaches card_points x (points the item would add now at its best place;
     a Spaceport card counts 1 point). Draws: the deck whose visible top card
     is worth most (unknown top = 4)."""
-    ctrl = obs.ctrl
-    board = obs.board
-    plants = obs.plants
-    players = obs.players
-    p = obs.seat
-    phase = ctrl[C_PHASE]
-    nh = players[p, P_NHAND]
-    hand = obs.hand
+    p = pub[C_CUR]
+    op = PLAYERS + p * N_PROW
+    phase = pub[C_PHASE]
+    nh = pub[op + P_NHAND]
     if phase == PH_BID:
-        k, v = best_item_place_nb(board, kp, p, ctrl[C_ITEM], 0.0, 1.0, 1, 1)
+        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1)
         if k < 0 or v <= 0:
             return BID_FLAG
-        return bid_to_target_nb(hand, nh, kp, v * w[0])
+        return bid_to_target_nb(pub, hand, nh, v * w[0])
     if phase == PH_PLACE:
-        k, v = best_item_place_nb(board, kp, p, ctrl[C_ITEM], 0.0, 1.0, 1, 1)
+        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1)
         return (K_PLACE << A_SHIFT) | k
     if phase == PH_DRAW:
         bt = -1
         bv = -1
         for j in range(n):
             t = legal[j] & DETAIL_MASK
-            top = obs.piles[t, PI_TOP]
-            v = kp.tab[T_VALUE + top] if top >= 0 else 4
+            top = pub[PILES + t * N_PIROW + PI_TOP]
+            v = pub[TAB + T_VALUE + top] if top >= 0 else 4
             if v > bv:
                 bv = v
                 bt = legal[j]
         return bt
     if phase == PH_INSTALL:
-        d = kp.tab[T_DIST + ctrl[C_PCARD]]
-        v, det = best_install_nb(board, plants, players[p, P_NBUILD], kp, p, d, 0.0, 0.0, 1, 0, kp.buildover_cost)
+        d = pub[TAB + T_DIST + pub[C_PCARD]]
+        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
         return (K_INSTALL << A_SHIFT) | det
-    nb = players[p, P_NBUILD]
+    nb = pub[op + P_NBUILD]
+    ph = PLH + p * N_PLROW
+    pr = PLR + p * N_PLROW
     if phase == PH_FLOOR:
         maxh = 1
-        for k in range(kp.n_blocks):
-            if board[k, B_ROOF] != 0 and board[k, B_TOP] + 1 > maxh:
-                maxh = board[k, B_TOP] + 1
+        for k in range(pub[TAB + T_NB]):
+            ob = BOARD + k * N_BOARD
+            if pub[ob + B_ROOF] != 0 and pub[ob + B_TOP] + 1 > maxh:
+                maxh = pub[ob + B_TOP] + 1
         bi = -1
         bh = 0
         for i in range(nb):
-            if plants[p, PL_R, i] == 0 and plants[p, PL_H, i] < maxh and plants[p, PL_H, i] > bh:
-                bh = plants[p, PL_H, i]
+            if pub[pr + i] == 0 and pub[ph + i] < maxh and pub[ph + i] > bh:
+                bh = pub[ph + i]
                 bi = i
         if bi < 0:
             bi = nb
@@ -348,15 +342,15 @@ def policy_greedy_nb(obs, legal, n, kp, w, rng):
         bi = -1
         bh = 0
         for i in range(nb):
-            if plants[p, PL_R, i] == 0 and plants[p, PL_H, i] > bh:
-                bh = plants[p, PL_H, i]
+            if pub[pr + i] == 0 and pub[ph + i] > bh:
+                bh = pub[ph + i]
                 bi = i
         br = 1
         bv = -1.0
         for r in range(1, 3):
-            if players[p, P_ROOFS + r] > 0:
-                v = potential_nb(board, kp, p, bh, r, 1)
-                if v > bv or (v == bv and players[p, P_ROOFS + r] > players[p, P_ROOFS + br]):
+            if pub[op + P_ROOFS + r] > 0:
+                v = potential_nb(pub, p, bh, r, 1)
+                if v > bv or (v == bv and pub[op + P_ROOFS + r] > pub[op + P_ROOFS + br]):
                     bv = v
                     br = r
         return (K_ROOF_TARGET << A_SHIFT) | (bi * 2 + br - 1)
@@ -368,31 +362,31 @@ def policy_greedy_nb(obs, legal, n, kp, w, rng):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
         if kind == K_CONTRACT:
-            d = kp.tab[T_DIST + det]
+            d = pub[TAB + T_DIST + det]
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            v, _ = best_install_nb(board, plants, players[p, P_NBUILD], kp, p, d, 0.0, 0.0, 1, 0, kp.buildover_cost)
+            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
             if v > best_v:
                 best_v = v
-                best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(hand, nh, kp, CONTRACT, d)
+                best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
-            own0, opp0 = block_eval_nb(board, det, kp, p, 0, 0, 0, 0, 0)
-            own1, opp1 = block_eval_nb(board, det, kp, p, 0, 0, 0, 1, 0)
-            v = own1 - own0 - kp.billboard_cost
+            own0, opp0 = block_eval_nb(pub, det, p, 0, 0, 0, 0, 0)
+            own1, opp1 = block_eval_nb(pub, det, p, 0, 0, 0, 1, 0)
+            v = own1 - own0 - pub[TAB + T_BB_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]
     if best_v > 0:
         return best_a
-    c = cheapest_card_nb(hand, nh, kp, ROOF, -1)
+    c = cheapest_card_nb(pub, hand, nh, ROOF, -1)
     if c >= 0 and _find(legal, n, (K_ROOF << A_SHIFT) | c):
         return (K_ROOF << A_SHIFT) | c
-    c = cheapest_card_nb(hand, nh, kp, FLOOR, -1)
+    c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)
     if c >= 0 and _find(legal, n, (K_FLOOR << A_SHIFT) | c):
         tall_incomplete = False
         for i in range(nb):
-            if plants[p, PL_R, i] == 0 and plants[p, PL_H, i] > 1:
+            if pub[pr + i] == 0 and pub[ph + i] > 1:
                 tall_incomplete = True
         if not tall_incomplete:
             return (K_FLOOR << A_SHIFT) | c
@@ -405,7 +399,7 @@ W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTES
 
 
 @kernel
-def policy_heuristic_nb(obs, legal, n, kp, w, rng):
+def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     """Values moves by the points they promise over the scorings left.
 
     Auctions: the item's value is its best placement's gain over the
@@ -423,22 +417,19 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
     card played costs hold_card_value x its value (the bidding power lost; none
     in the last round once the auctions matter less). The best positive value
     is played, else it passes."""
-    ctrl = obs.ctrl
-    board = obs.board
-    plants = obs.plants
-    players = obs.players
-    p = obs.seat
-    phase = ctrl[C_PHASE]
-    nh = players[p, P_NHAND]
-    hand = obs.hand
-    rem, draws = _remaining(obs, kp)
+    p = pub[C_CUR]
+    op = PLAYERS + p * N_PROW
+    phase = pub[C_PHASE]
+    nh = pub[op + P_NHAND]
+    rem = pub[TAB + T_ROUNDS] - pub[C_ROUND]  # scorings left including this round's
+    draws = rem - 1                           # draw phases left
     last = rem == 1
     contest = w[W_CONTEST]
     card_pts = w[W_SPACEPORT]
     hold = w[W_HOLD] * (0.3 if last else 1.0)
     if phase == PH_BID or phase == PH_PLACE:
-        item = ctrl[C_ITEM]
-        k, v = best_item_place_nb(board, kp, p, item, contest, card_pts, rem, draws)
+        item = pub[C_ITEM]
+        k, v = best_item_place_nb(pub, p, item, contest, card_pts, rem, draws)
         if phase == PH_PLACE:
             return (K_PLACE << A_SHIFT) | k
         if k < 0 or v <= 0:
@@ -450,19 +441,18 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
         target = v * w[W_BID]
         if last:
             target = 1e9  # cards are worth little after the last auctions
-        return bid_to_target_nb(hand, nh, kp, target)
+        return bid_to_target_nb(pub, hand, nh, target)
     if phase == PH_DRAW:
         bt = legal[0]
         bv = -1e18
         for j in range(n):
             t = legal[j] & DETAIL_MASK
-            top = obs.piles[t, PI_TOP]
-            val = kp.tab[T_VALUE + top] if top >= 0 else 4
+            top = pub[PILES + t * N_PIROW + PI_TOP]
+            val = pub[TAB + T_VALUE + top] if top >= 0 else 4
             v = hold * val
             have = 0
-            tab = kp.tab
             for i in range(nh):
-                if tab[T_TYPE + hand[i]] == t:
+                if pub[TAB + T_TYPE + hand[i]] == t:
                     have += 1
             if t == CONTRACT:
                 v += 1.0 if have < 3 else 0.2
@@ -474,22 +464,25 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
                 bv = v
                 bt = legal[j]
         return bt
+    bo_cost = pub[TAB + T_BO_COST]
     if phase == PH_INSTALL:
-        d = kp.tab[T_DIST + ctrl[C_PCARD]]
-        v, det = best_install_nb(board, plants, players[p, P_NBUILD], kp, p, d, contest, card_pts, rem, draws, kp.buildover_cost)
+        d = pub[TAB + T_DIST + pub[C_PCARD]]
+        v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
         return (K_INSTALL << A_SHIFT) | det
-    nb = players[p, P_NBUILD]
+    nb = pub[op + P_NBUILD]
+    ph = PLH + p * N_PLROW
+    pr = PLR + p * N_PLROW
     if phase == PH_FLOOR:
         # grow the incomplete building with the best promise once roofed
         bi = nb
         bv = 0.0
         for i in range(nb):
-            if plants[p, PL_R, i] != 0:
+            if pub[pr + i] != 0:
                 continue
-            h = plants[p, PL_H, i] + 1
+            h = pub[ph + i] + 1
             v = 0.0
             for r in range(1, 3):
-                pv = potential_nb(board, kp, p, h, r, rem)
+                pv = potential_nb(pub, p, h, r, rem)
                 if pv > v:
                     v = pv
             v += w[W_HEIGHT] * 0.1 * h
@@ -504,7 +497,7 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
             det = legal[j] & DETAIL_MASK
             i = det >> 1
             r = (det & 1) + 1
-            v = potential_nb(board, kp, p, plants[p, PL_H, i], r, rem) + 0.01 * plants[p, PL_H, i]
+            v = potential_nb(pub, p, pub[ph + i], r, rem) + 0.01 * pub[ph + i]
             if v > bv:
                 bv = v
                 ba = legal[j]
@@ -519,20 +512,20 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
         if kind == K_CONTRACT:
-            d = kp.tab[T_DIST + det]
+            d = pub[TAB + T_DIST + det]
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            c = cheapest_card_nb(hand, nh, kp, CONTRACT, d)
-            v, _ = best_install_nb(board, plants, players[p, P_NBUILD], kp, p, d, contest, card_pts, rem, draws, kp.buildover_cost)
-            v -= hold * kp.tab[T_VALUE + c]
+            c = cheapest_card_nb(pub, hand, nh, CONTRACT, d)
+            v, _ = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
+            v -= hold * pub[TAB + T_VALUE + c]
             if v > best_v:
                 best_v = v
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
-            own0, opp0 = block_eval_nb(board, det, kp, p, 0, 0, 0, 0, 0)
-            own1, opp1 = block_eval_nb(board, det, kp, p, 0, 0, 0, 1, 0)
-            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - kp.billboard_cost
+            own0, opp0 = block_eval_nb(pub, det, p, 0, 0, 0, 0, 0)
+            own1, opp1 = block_eval_nb(pub, det, p, 0, 0, 0, 1, 0)
+            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BB_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]
@@ -541,28 +534,28 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
         elif kind == K_FLOOR:
             has_floor_card = True
     if has_roof_card:
-        c = cheapest_card_nb(hand, nh, kp, ROOF, -1)
+        c = cheapest_card_nb(pub, hand, nh, ROOF, -1)
         pv = 0.0
         for i in range(nb):
-            if plants[p, PL_R, i] == 0:
+            if pub[pr + i] == 0:
                 for r in range(1, 3):
-                    if players[p, P_ROOFS + r] > 0:
-                        v = potential_nb(board, kp, p, plants[p, PL_H, i], r, rem)
+                    if pub[op + P_ROOFS + r] > 0:
+                        v = potential_nb(pub, p, pub[ph + i], r, rem)
                         if v > pv:
                             pv = v
-        v = 0.5 * w[W_HEIGHT] * pv - hold * kp.tab[T_VALUE + c]
+        v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + T_VALUE + c]
         if v > best_v:
             best_v = v
             best_a = (K_ROOF << A_SHIFT) | c
     if has_floor_card and rem >= 2:
         useful = 0
         for i in range(nb):
-            r = plants[p, PL_R, i]
-            if r != 0 and potential_nb(board, kp, p, plants[p, PL_H, i], r, rem) > 0:
+            r = pub[pr + i]
+            if r != 0 and potential_nb(pub, p, pub[ph + i], r, rem) > 0:
                 useful += 1
         if useful < 2:
-            c = cheapest_card_nb(hand, nh, kp, FLOOR, -1)
-            v = w[W_HEIGHT] * (2 - useful) - hold * kp.tab[T_VALUE + c]
+            c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)
+            v = w[W_HEIGHT] * (2 - useful) - hold * pub[TAB + T_VALUE + c]
             if v > best_v:
                 best_v = v
                 best_a = (K_FLOOR << A_SHIFT) | c
@@ -573,13 +566,14 @@ def policy_heuristic_nb(obs, legal, n, kp, w, rng):
 
 
 @kernel
-def choose_action_nb(policy_id, obs, legal, n, kp, w, rng):
-    """The action of policy `policy_id` (RANDOM, GREEDY, HEURISTIC)."""
+def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
+    """The action of policy `policy_id` (RANDOM, GREEDY, HEURISTIC) for the
+    seat to act, pub[C_CUR]; hand is that seat's hand row."""
     if policy_id == GREEDY:
-        return policy_greedy_nb(obs, legal, n, kp, w, rng)
+        return policy_greedy_nb(pub, hand, legal, n, w, rng)
     if policy_id == HEURISTIC:
-        return policy_heuristic_nb(obs, legal, n, kp, w, rng)
-    return policy_random_nb(obs, legal, n, kp, w, rng)
+        return policy_heuristic_nb(pub, hand, legal, n, w, rng)
+    return policy_random_nb(pub, hand, legal, n, w, rng)
 
 
 POLICIES = {

@@ -1,22 +1,26 @@
-"""Skyline 3000 game state: a NamedTuple of nine numpy arrays.
+"""Skyline 3000 game state: three flat buffers.
 
 Rulebook: shared/rules/skyline-3000.txt; open points: shared/rules/GAPS.md.
 
-Hidden information is kept physically apart, so an observation is a handful
-of views and never a copy:
+Hidden information is kept physically apart, and the kernels receive whole
+buffers (one reference count each), never tuples of arrays:
 
-    public   ctrl, board, plants, players, piles, alog   (everyone sees these)
-    private  hands[p]                                     (seat p only)
-    hidden   decks, secret                                (no player)
+    pub    int32[PUB_SIZE]   public: ctrl, the variant table, board, players,
+                             piles, auction log, plants (everyone sees it)
+    hands  int32[P, NC]      private: hands[p, :n] seat p's cards
+    sec    uint64[SEC_SIZE]  hidden: chance stream, sealed bids, deck order
+
+Every section sits at a fixed offset computed from the MAX_* sizes below, so
+offsets are compile-time constants; the variant's own sizes (players, blocks,
+cards) are read from the table section at run time (pub[TAB + T_*]).
+The Python `State` offers the old 2-D views (ctrl, board, plants, players,
+piles, alog, decks, secret) over these buffers, for tests and rendering.
 
 All codes below are module-level ints so kernels can use them as constants.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
-
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
 FLOOR, ROOF, CONTRACT = 0, 1, 2
@@ -36,7 +40,7 @@ PH_PLACE = 5     # auction winner places the item
 PH_DRAW = 6      # draw one card from a chosen deck
 PH_OVER = 7      # game over
 
-# ---------------------------------------------------------------- ctrl: int64[N_CTRL]
+# ---------------------------------------------------------------- ctrl: pub[CTRL + C_*]
 # public control scalars
 C_PHASE = 0         # PH_*
 C_ROUND = 1         # 0-based round
@@ -61,9 +65,9 @@ C_FIRST_KEY = 19    # Key Player in round 1
 C_N_AUC = 20        # rows written to alog
 C_STACK_POS = 24    # [24 + s]: items already taken from auction stack s
 MAX_STACKS = 4
-N_CTRL = C_STACK_POS + MAX_STACKS
+N_CTRL = 32  # C_STACK_POS + MAX_STACKS = 28, rounded up
 
-# ---------------------------------------------------------------- board: int32[n_blocks, N_BOARD]
+# ---------------------------------------------------------------- board: pub[BOARD + k * N_BOARD + B_*]
 # one row per block b (district b // blocks_per_district):
 #   0 VAC     vacant small platforms     5 LVAC    vacant large platforms
 #   1 GREEN   greenspaces                6 NSPACE  spaceports
@@ -84,13 +88,13 @@ MAX_SMALL = 12
 B_BLDO = B_BLDH + MAX_SMALL
 N_BOARD = B_BLDO + MAX_SMALL
 
-# ---------------------------------------------------------------- plants: int32[P, 2, max_buildings]
+# ---------------------------------------------------------------- plants: pub[PLH / PLR + p * N_PLROW + i]
 # plants[p, 0, i] height of building i in seat p's Plant, plants[p, 1, i] its
 # roof (0 = incomplete). players[p, P_NBUILD] buildings are in use; an
 # installed building leaves by swapping the last one into its place.
 PL_H, PL_R = 0, 1
 
-# ---------------------------------------------------------------- players: int32[P, N_PLAYER + 2 * n_cards]
+# ---------------------------------------------------------------- players: pub[PLAYERS + p * N_PROW + P_*]
 P_SCORE = 0
 P_NHAND = 1         # hand size (public)
 P_BILLBOARDS = 2    # billboards left in supply
@@ -115,28 +119,21 @@ P_ST_PASS_R1 = 19   # own construction turn (0-based) of the pass in round 1
 P_TURNS_ROUND = 20  # own construction turns this round
 N_PLAYER = 24
 # [N_PLAYER + c]: times card c was played in construction by this seat
-# [N_PLAYER + n_cards + c]: times card c was paid in a won auction
+# [N_PLAYER + MAX_CARDS + c]: times card c was paid in a won auction
 
-# ---------------------------------------------------------------- piles: int32[3, N_PILE + n_cards]
+# ---------------------------------------------------------------- piles: pub[PILES + t * N_PIROW + PI_*]
 # piles[t, PI_DECK] cards in deck t, PI_DISC cards in its discard pile,
 # PI_TOP the visible top card id (-1: deck empty), [t, N_PILE + j] discards.
 PI_DECK, PI_DISC, PI_TOP = 0, 1, 2
 N_PILE = 4
 
-# ---------------------------------------------------------------- alog: int32[n_auctions, N_ALOG]
+# ---------------------------------------------------------------- alog: pub[ALOG + row * N_ALOG + A_*]
 # one row per auction held (ctrl[C_N_AUC] rows used)
 A_ROUND, A_STACK, A_ITEM = 0, 1, 2
 A_BID = 3           # [A_BID + seat], -1 for a seat not in the game
 A_HIGH = 7          # [A_HIGH + seat]
 A_WINNER, A_PRICE, A_TIE, A_BLOCK = 11, 12, 13, 14
 N_ALOG = 16
-
-# ---------------------------------------------------------------- hidden
-# hands: int32[P, n_cards]     hands[p, :players[p, P_NHAND]] card ids (private)
-# decks: int32[3, n_cards]     decks[t, :piles[t, PI_DECK]] draw order, top last
-# secret: uint64[4 + P]        [0:4] chance stream (xoshiro256**): every shuffle,
-#                              deal and the Key draw; [4 + p] seat p's sealed bid
-S_BIDS = 4
 
 # ---------------------------------------------------------------- actions (int64)
 # action = kind << 16 | detail, or BID_FLAG | card-id mask for a bid
@@ -158,52 +155,83 @@ BID_FLAG = 1 << 62
 MAX_CARDS = 62
 
 
-# ---------------------------------------------------------------- kernel parameter table
-# KernelParams.tab: int32[T_SIZE], every per-variant table at a fixed offset
-# (one array, so passing KernelParams to a kernel costs one reference count):
-#   [T_TYPE + c] card type   [T_VALUE + c] card value   [T_DIST + c] Contract district (-1)
-#   [T_GREEN + g] pre-placed Greenspace blocks   [T_DEAL + t] cards dealt of type t
-#   [T_START_H + i], [T_START_R + i] starting buildings (floors, roof)
-#   [T_STACK_LEN + s] items in auction stack s
-#   [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its j-th item from the top
+# ---------------------------------------------------------------- variant table: pub[TAB + T_*]
+# the variant's numbers (copied from KernelParams.tab at every reset), then its
+# tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
+# Contract district (-1), [T_GREEN + g] pre-placed Greenspace blocks,
+# [T_DEAL + t] cards dealt of type t, [T_START_H + i], [T_START_R + i]
+# starting buildings, [T_STACK_LEN + s] items in auction stack s,
+# [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its j-th item from the top
+(T_NP, T_ND, T_BPD, T_NB, T_SMALL, T_LARGE, T_NGREEN, T_NSTACKS, T_NAUC, T_NC, T_DRAW,
+ T_CURVED, T_POINTED, T_BILLBOARDS, T_STOCK, T_NSTART, T_START_SCORE, T_ROUNDS, T_TURN_CAP,
+ T_FPC, T_FIRST_FLOORS, T_FIRST_BASE, T_FIRST_GREEN, T_FIRST_BB, T_SECOND_BASE, T_SECOND_GREEN,
+ T_SECOND_BB, T_MALL, T_SP_FIRST, T_SP_SECOND, T_BB_COST, T_BO_COST, T_AUC_TIE, T_BLOCK_TIE,
+ T_FINAL_TIE, T_MAXB, T_MAXACT) = range(37)
 MAX_GREEN = 40
 MAX_START = 20
 MAX_STACK_ITEMS = 16
-T_TYPE = 0
-T_VALUE = T_TYPE + MAX_CARDS
-T_DIST = T_VALUE + MAX_CARDS
-T_GREEN = T_DIST + MAX_CARDS
+T_TYPE = 40
+T_VALUE = T_TYPE + 64
+T_DIST = T_VALUE + 64
+T_GREEN = T_DIST + 64
 T_DEAL = T_GREEN + MAX_GREEN
-T_START_H = T_DEAL + N_TYPES
+T_START_H = T_DEAL + 4
 T_START_R = T_START_H + MAX_START
 T_STACK_LEN = T_START_R + MAX_START
 T_STACK_ITEMS = T_STACK_LEN + MAX_STACKS
 T_SIZE = T_STACK_ITEMS + MAX_STACKS * MAX_STACK_ITEMS
 
+# ---------------------------------------------------------------- pub sections
+MAX_BLOCKS = 36               # 6 districts x 6 blocks
+MAX_AUC = 16 * MAX_STACKS     # rounds x stacks
+MAX_BUILD = 400 + MAX_START + 1   # plant capacity: floor stock + starting buildings + 1
+N_PROW = N_PLAYER + 2 * MAX_CARDS
+N_PIROW = N_PILE + MAX_CARDS
+CTRL = 0
+TAB = N_CTRL
+BOARD = TAB + T_SIZE              # pub[BOARD + k * N_BOARD + B_*]
+PLAYERS = BOARD + MAX_BLOCKS * N_BOARD   # pub[PLAYERS + p * N_PROW + P_*]
+PILES = PLAYERS + MAX_P * N_PROW  # pub[PILES + t * N_PIROW + PI_*]
+ALOG = PILES + N_TYPES * N_PIROW  # pub[ALOG + row * N_ALOG + A_*]
+PLANTS = ALOG + MAX_AUC * N_ALOG  # pub[PLANTS + p * N_PLROW + PL_* * MAX_BUILD + i]
+N_PLROW = 2 * MAX_BUILD
+PUB_SIZE = PLANTS + MAX_P * N_PLROW
+PLH = PLANTS                      # pub[PLH + p * N_PLROW + i]: height of building i
+PLR = PLANTS + MAX_BUILD          # pub[PLR + p * N_PLROW + i]: its roof
 
-class State(NamedTuple):
-    ctrl: np.ndarray     # int64[N_CTRL]                 public
-    board: np.ndarray    # int32[n_blocks, N_BOARD]      public
-    plants: np.ndarray   # int32[P, 2, max_buildings]    public
-    players: np.ndarray  # int32[P, N_PLAYER + 2 * NC]   public
-    piles: np.ndarray    # int32[3, N_PILE + NC]         public
-    alog: np.ndarray     # int32[n_auctions, N_ALOG]     public
-    hands: np.ndarray    # int32[P, NC]                  private per seat
-    decks: np.ndarray    # int32[3, NC]                  hidden
-    secret: np.ndarray   # uint64[4 + P]                 hidden
+# ---------------------------------------------------------------- sec: uint64[SEC_SIZE]
+# [0:4] chance stream (xoshiro256**): every shuffle, deal and the Key draw;
+# [S_BIDS + p] seat p's sealed bid; [S_DECKS + t * MAX_CARDS + j] deck t's
+# draw order, top last (pub piles[t, PI_DECK] cards)
+S_BIDS = 4
+S_DECKS = 8
+SEC_SIZE = S_DECKS + N_TYPES * MAX_CARDS
 
 
-class Obs(NamedTuple):
-    """What one seat may see: the public arrays and its own hand (views)."""
-    ctrl: np.ndarray
-    board: np.ndarray
-    plants: np.ndarray
-    players: np.ndarray
-    piles: np.ndarray
-    alog: np.ndarray
-    hand: np.ndarray     # int32[NC]; hand[:players[seat, P_NHAND]]
-    seat: int
+class State:
+    """One game's buffers plus 2-D views of their sections (the views share
+    memory with the buffers: writing a view writes the state)."""
+
+    __slots__ = ("pub", "hands", "sec", "dims", "ctrl", "board", "plants", "players", "piles", "alog",
+                 "decks", "secret")
+
+    def __init__(self, pub: np.ndarray, hands: np.ndarray, sec: np.ndarray, dims: tuple[int, int, int, int]):
+        P, NB, NC, MAXB = dims
+        self.pub, self.hands, self.sec, self.dims = pub, hands, sec, dims
+        self.ctrl = pub[CTRL:CTRL + N_CTRL]
+        self.board = pub[BOARD:BOARD + NB * N_BOARD].reshape(NB, N_BOARD)
+        self.players = pub[PLAYERS:PLAYERS + P * N_PROW].reshape(P, N_PROW)
+        self.piles = pub[PILES:PILES + N_TYPES * N_PIROW].reshape(N_TYPES, N_PIROW)
+        self.alog = pub[ALOG:ALOG + MAX_AUC * N_ALOG].reshape(MAX_AUC, N_ALOG)
+        self.plants = pub[PLANTS:PLANTS + P * N_PLROW].reshape(P, 2, MAX_BUILD)[:, :, :MAXB]
+        self.decks = sec[S_DECKS:].reshape(N_TYPES, MAX_CARDS)[:, :NC]
+        self.secret = sec[:S_BIDS + P]
+
+    @classmethod
+    def empty(cls, kp) -> "State":
+        return cls(np.zeros(PUB_SIZE, np.int32), np.zeros((kp.n_players, kp.n_cards), np.int32),
+                   np.zeros(SEC_SIZE, np.uint64), (kp.n_players, kp.n_blocks, kp.n_cards, kp.max_buildings))
 
 
 def copy_state(s: State) -> State:
-    return State(*(a.copy() for a in s))
+    return State(s.pub.copy(), s.hands.copy(), s.sec.copy(), s.dims)

@@ -11,7 +11,7 @@ from engines.skyline_3000 import rules as R
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.state import (
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE,
-    B_ROOF, B_TALL, B_TOP, B_VAC, CURVED, N_PLAYER, P_NHAND,
+    B_ROOF, B_TALL, B_TOP, B_VAC, CURVED, N_PROW, P_NHAND, TAB, T_SIZE, State,
 )
 
 ORANGE, PURPLE, GREEN, WHITE = 0, 1, 2, 3
@@ -65,9 +65,21 @@ def megamall(board, k):
 
 
 def players_array(kp, scores=0):
-    pl = np.zeros((kp.n_players, N_PLAYER + 2 * kp.n_cards), np.int32)
+    pl = np.zeros((kp.n_players, N_PROW), np.int32)
     pl[:, 0] = scores
     return pl
+
+
+def position(kp, board=None, players=None):
+    """A fresh State for variant kp (its table loaded) holding copies of these
+    hand-built board / players rows: what the kernels take (st.pub)."""
+    st = State.empty(kp)
+    st.pub[TAB:TAB + T_SIZE] = kp.tab
+    if board is not None:
+        st.board[:] = board
+    if players is not None:
+        st.players[:] = players
+    return st
 
 
 def set_hand(st, p, cards):

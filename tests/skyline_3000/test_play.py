@@ -12,7 +12,7 @@ from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.state import (
     A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
     N_PILE, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
-    P_NHAND, P_ROOFS, P_SCORE, P_ST_BB_OVER, PH_BID, PH_OVER, PI_DECK, PI_DISC, PL_H, PL_R,
+    P_NHAND, P_ROOFS, P_SCORE, P_ST_BB_OVER, PH_BID, PH_OVER, PI_DECK, PI_DISC, PL_H, PL_R, State,
 )
 
 
@@ -55,14 +55,14 @@ def check_invariants(st, kp):
         ids += st.hands[p, : players[p, P_NHAND]].tolist()
     assert sorted(ids) == list(range(kp.n_cards))
     # the final board obeys roof uniformity, the district rule, the height rule, the platforms
-    assert R.block_check_nb(board, kp) == -1
+    assert R.block_check_nb(st.pub) == -1
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("policy", ["random", "greedy", "heuristic"])
 def test_invariants_over_many_games(players, policy):
     kp = kernel_params(VARIANTS.load(None), players)
-    st = R.alloc_state_nb(kp)
+    st = State.empty(kp)
     legal = np.zeros(kp.max_actions, np.int64)
     prng = np.zeros((players, 4), np.uint64)
     mix = [policy] + ["random"] * (players - 1) if policy != "random" else ["random"] * players
@@ -70,7 +70,7 @@ def test_invariants_over_many_games(players, policy):
     w = weight_rows(mix)
     n_games = 1500 if policy == "random" else 600
     for i in range(n_games):
-        play_game_nb(kp, st, legal, prng, ids, w, np.uint64(17), np.int64(i))
+        play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i))
         check_invariants(st, kp)
         assert st.ctrl[C_N_AUC] == 12
 
@@ -80,12 +80,12 @@ def test_invariants_on_other_variants():
         v = VARIANTS.load(name)
         kp = kernel_params(v)
         P = kp.n_players
-        st = R.alloc_state_nb(kp)
+        st = State.empty(kp)
         legal = np.zeros(kp.max_actions, np.int64)
         prng = np.zeros((P, 4), np.uint64)
         names = ["heuristic", "greedy"] + ["random"] * (P - 2)
         for i in range(300):
-            play_game_nb(kp, st, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
+            play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
                          weight_rows(names), np.uint64(3), np.int64(i))
             check_invariants(st, kp)
 
@@ -167,9 +167,9 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
         if g.is_terminal():
             break
         p = g.current_player()
-        n = R.legal_actions_nb(g.state, kp, legal)
+        n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
         rng = g.prng[p].copy()
-        a1 = choose_action_nb(POLICIES[policy].policy_id, R.observe_nb(g.state, p), legal, n, kp, w, rng)
+        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, rng)
         shuffled = g.clone()
         shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
         for q in range(4):
@@ -177,7 +177,8 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
                 shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]] = (
                     shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]][::-1])
         rng2 = g.prng[p].copy()
-        a2 = choose_action_nb(POLICIES[policy].policy_id, R.observe_nb(shuffled.state, p), legal, n, kp, w, rng2)
+        a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
+                              rng2)
         assert a1 == a2
         g.apply_action(g.policy_action(policy))
 

@@ -15,16 +15,16 @@ from engines.skyline_3000.state import (
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
-    players_array, set_hand, spaceport,
+    players_array, position, set_hand, spaceport,
 )
 
 A_ = lambda kind, detail=0: (kind << 16) | detail  # noqa: E731
 
 
 def score_board(kp, board):
-    players = players_array(kp)
-    R.scoring_nb(board, players, kp)
-    return players
+    st = position(kp, board)
+    R.scoring_nb(st.pub)
+    return st.players
 
 
 # ---------------------------------------------------------------- scoring
@@ -62,7 +62,12 @@ def test_yellow_district_worked_example():
 
 
 def _places(kp, board, k=0):
-    return R.block_places_nb(board, k, kp.n_players, kp.block_tie)
+    return R.block_places_nb(position(kp, board).pub, k)
+
+
+def block_ok(board, k, h, r, kp=None):
+    """May a building (h floors, roof r) go into block k of this board? (default variant)"""
+    return R.block_ok_nb(position(kp or kp_for(), board).pub, k, h, r)
 
 
 def masks(*seats):
@@ -121,7 +126,7 @@ def test_mixed_tie_gaps_rule():
     build(b, 0, PURPLE, 3, platform=False)
     assert _places(kp, b) == (masks(ORANGE, PURPLE), masks(GREEN))
     kp_share = kp_for(variant="no_tiebreak")
-    assert R.block_places_nb(b, 0, 4, kp_share.block_tie) == (masks(ORANGE, PURPLE, GREEN), 0)
+    assert _places(kp_share, b) == (masks(ORANGE, PURPLE, GREEN), 0)
 
 
 def test_single_builder_takes_first_only_and_empty_block_pays_nobody():
@@ -156,8 +161,8 @@ def test_roof_type_of_a_block():
     kp = kp_for()
     b = empty_board(kp)
     build(b, 3, GREEN, 1, CURVED)
-    assert R.block_ok_nb(b, 3, 1, CURVED, 1, 3)
-    assert not R.block_ok_nb(b, 3, 1, POINTED, 1, 3)
+    assert block_ok(b, 3, 1, CURVED)
+    assert not block_ok(b, 3, 1, POINTED)
 
 
 def test_district_cannot_have_three_blocks_of_one_roof():
@@ -166,20 +171,20 @@ def test_district_cannot_have_three_blocks_of_one_roof():
     b = empty_board(kp)
     build(b, 3, GREEN, 1, CURVED)
     build(b, 4, WHITE, 1, CURVED)
-    assert not R.block_ok_nb(b, 5, 1, CURVED, 1, 3)
-    assert R.block_ok_nb(b, 5, 1, POINTED, 1, 3)
-    assert R.block_ok_nb(b, 2, 1, CURVED, 1, 3)  # another district is free
+    assert not block_ok(b, 5, 1, CURVED)
+    assert block_ok(b, 5, 1, POINTED)
+    assert block_ok(b, 2, 1, CURVED)  # another district is free
 
 
 def test_height_example_1_then_2_then_2_or_3():
     kp = kp_for()
     b = empty_board(kp)
-    assert not R.block_ok_nb(b, 0, 2, CURVED, 1, 3)  # the first building has exactly 1 floor
-    assert R.block_ok_nb(b, 0, 1, CURVED, 1, 3)
+    assert not block_ok(b, 0, 2, CURVED)  # the first building has exactly 1 floor
+    assert block_ok(b, 0, 1, CURVED)
     build(b, 0, PURPLE, 1)
-    assert [R.block_ok_nb(b, 0, h, CURVED, 1, 3) for h in (1, 2, 3)] == [True, True, False]
+    assert [block_ok(b, 0, h, CURVED) for h in (1, 2, 3)] == [True, True, False]
     build(b, 0, GREEN, 2)
-    assert [R.block_ok_nb(b, 0, h, CURVED, 1, 3) for h in (1, 2, 3, 4)] == [False, True, True, False]
+    assert [block_ok(b, 0, h, CURVED) for h in (1, 2, 3, 4)] == [False, True, True, False]
 
 
 # ---------------------------------------------------------------- construction flow
@@ -215,7 +220,8 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     st.board[1, B_VAC] = 0
     st.board[1, B_BB + q] = 1
     out = np.zeros(kp.max_actions, np.int64)
-    n = R.installs_nb(st.board, st.plants, p, st.players[p, P_NBUILD], 0, 3, 9, 1, out, 0, False)
+    assert st.players[p, P_NBUILD] > 0
+    n = R.installs_nb(st.pub, p, 0, out, False)
     assert n > 0 and all(((a & 0xFFFF) >> 1) % 9 != 1 for a in out[:n])
 
 
@@ -448,13 +454,13 @@ def test_final_tie_hand_value_then_shared():
     players[1, P_NHAND] = 1
     rank = np.zeros(4, np.int64)
     hv = np.zeros(4, np.int64)
-    n_win, tied, tb = R.final_result_nb(players, hands, kp, rank, hv)
+    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
     assert rank.tolist() == [1, 2, 3, 4] and (n_win, tied, tb) == (1, True, True)
     hands[1, 0] = card_id(kp, FLOOR, 8, skip=(c8,))
-    n_win, tied, tb = R.final_result_nb(players, hands, kp, rank, hv)
+    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
     assert rank.tolist() == [1, 1, 3, 4] and n_win == 2 and not tb
     kp2 = kp_for(variant="no_tiebreak")
-    n_win, tied, tb = R.final_result_nb(players, hands, kp2, rank, hv)
+    n_win, tied, tb = R.final_result_nb(position(kp2, players=players).pub, hands, rank, hv)
     assert rank.tolist() == [1, 1, 1, 4] and n_win == 3
 
 
