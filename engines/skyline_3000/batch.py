@@ -9,6 +9,8 @@ each seat's policy stream are derived from them (engines.core.rng).
 from __future__ import annotations
 
 import numpy as np
+from numba import carray, types
+from numba.extending import intrinsic
 
 from engines.core.kernel import kernel
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
@@ -22,6 +24,30 @@ from engines.skyline_3000.state import (
     P_ST_SPENT, P_ST_WON, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
 )
 from engines.skyline_3000.tables import TABLES
+
+
+@intrinsic
+def _data_ptr(typingctx, addr, like):
+    """The address `addr` as a pointer to `like`'s dtype."""
+    sig = types.CPointer(like.dtype)(addr, like)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@kernel
+def borrow_nb(a):
+    """A view of `a` that carries no reference count (numba's NRT meminfo is
+    null), so passing it to a kernel costs no atomic increment/decrement.
+    Only for the hot loop: the caller keeps `a` alive while the view is used."""
+    return carray(_data_ptr(a.ctypes.data, a), a.shape)
+
+
+@kernel
+def _keep_alive(a, b, c, d, e, f, g):
+    return a.size + b.size + c.size + d.size + e.size + f.size + g.size
 
 
 @kernel
@@ -72,6 +98,15 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     slot_of = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
     hv = np.zeros(P, np.int64)
+    # the game loop runs on borrowed views (no reference counting); the
+    # arrays above stay alive to the end of this kernel (_keep_alive)
+    pub_b = borrow_nb(pub)
+    hands_b = borrow_nb(hands)
+    sec_b = borrow_nb(sec)
+    legal_b = borrow_nb(legal)
+    prng_b = borrow_nb(prng)
+    pids_b = borrow_nb(seat_pids)
+    w_b = borrow_nb(seat_w)
     for g in range(count):
         gi = start + g
         for s in range(P):
@@ -79,7 +114,7 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
             slot_of[s] = slot
             seat_pids[s] = slot_pids[slot]
             seat_w[s, :] = slot_w[slot, :]
-        play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, gi)
+        play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi)
         n_win, tied, tb = final_result_nb(pub, hands, rank, hv)
         best = -(1 << 30)
         winner = -1
@@ -149,6 +184,7 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
         ga[g, 7] = pub[C_DECISIONS]
         ga[g, 8] = pub[C_TURNS_TOTAL]
         ga[g, 9] = pub[C_STALLED]
+    _keep_alive(pub, hands, sec, legal, prng, seat_pids, seat_w)
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):

@@ -222,22 +222,46 @@ def block_ok_nb(pub, k, h, r):
 @kernel
 def installs_nb(pub, p, d, out, only_any):
     """Install options of seat p in district d written to out[0:]; returns the
-    count. With only_any, returns 1 at the first option found."""
+    count. With only_any, returns 1 at the first option found.
+    (block_ok_nb's test, unrolled over the district's blocks.)"""
     n = 0
     NB = pub[TAB + T_NB]
     bpd = pub[TAB + T_BPD]
+    ff = pub[TAB + T_FIRST_FLOORS]
+    k0 = d * bpd
+    curved = 0   # blocks of the district with each roof
+    pointed = 0
+    usable = 0   # blocks with a vacant platform or one of p's billboards
+    for k in range(k0, k0 + bpd):
+        o = BOARD + k * N_BOARD
+        r = pub[o + B_ROOF]
+        if r == 1:
+            curved += 1
+        elif r == 2:
+            pointed += 1
+        if pub[o + B_VAC] > 0 or pub[o + B_BB + p] > 0:
+            usable += 1
+    if usable == 0:
+        return 0
+    ph = PLH + p * N_PLROW
+    pr = PLR + p * N_PLROW
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
-        r = pub[PLR + p * N_PLROW + i]
+        r = pub[pr + i]
         if r == 0:
             continue
-        h = pub[PLH + p * N_PLROW + i]
-        for k in range(d * bpd, d * bpd + bpd):
+        h = pub[ph + i]
+        same = curved if r == 1 else pointed
+        for k in range(k0, k0 + bpd):
             o = BOARD + k * N_BOARD
             vac = pub[o + B_VAC] > 0
             own = pub[o + B_BB + p] > 0
             if not vac and not own:
                 continue
-            if not block_ok_nb(pub, k, h, r):
+            roof = pub[o + B_ROOF]
+            if roof == 0:
+                if h != ff or same >= bpd - 1:
+                    continue
+            elif r != roof or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
                 continue
             if only_any:
                 return 1
