@@ -54,20 +54,20 @@ def record_decision_nb(d, cfg, a, dec, row):
     p = d[M_PLAYER]
     b = PBASE + p * PB
     phase = d[M_PHASE]
-    dec[row, DE_SEAT] = p
-    dec[row, DE_TURN] = d[M_TURN] + 1
-    dec[row, DE_NDICE] = d[M_NDICE]
-    dec[row, DE_CODE] = dice_code_nb(d, cfg[K_FACES])
+    dec[DE_SEAT, row] = p
+    dec[DE_TURN, row] = d[M_TURN] + 1
+    dec[DE_NDICE, row] = d[M_NDICE]
+    dec[DE_CODE, row] = dice_code_nb(d, cfg[K_FACES])
     if phase == PH_ROOF:
         x = a - ROOF_BASE
         v = x // ACT_STRIDE + 1
         c = x % ACT_STRIDE
-        dec[row, DE_PHASE] = 0
-        dec[row, DE_REROLLED] = d[M_REROLLED]
-        dec[row, DE_ROOF] = v
-        dec[row, DE_PLACED] = d[b + O0 + c]
-        dec[row, DE_XS] = 0
-        dec[row, DE_STAKE] = cfg[K_TABLE + v * TABLE_STRIDE + d[b + H0 + c]]
+        dec[DE_PHASE, row] = 0
+        dec[DE_REROLLED, row] = d[M_REROLLED]
+        dec[DE_ROOF, row] = v
+        dec[DE_PLACED, row] = d[b + O0 + c]
+        dec[DE_XS, row] = 0
+        dec[DE_STAKE, row] = cfg[K_TABLE + v * TABLE_STRIDE + d[b + H0 + c]]
     else:
         x = a - OCC_BASE
         v = x // ACT_STRIDE + 1
@@ -76,15 +76,15 @@ def record_decision_nb(d, cfg, a, dec, row):
         m = matches_nb(d, cfg, r)
         free = d[b + H0 + c] - d[b + O0 + c]
         placed = m if m < free else free
-        dec[row, DE_PHASE] = 1
-        dec[row, DE_REROLLED] = 0
-        dec[row, DE_ROOF] = r
-        dec[row, DE_PLACED] = placed
-        dec[row, DE_XS] = free - placed
-        dec[row, DE_STAKE] = cfg[K_TABLE + r * TABLE_STRIDE + d[b + O0 + c] + placed]
-    dec[row, DE_DIE] = v
-    dec[row, DE_COL] = c + 1
-    dec[row, DE_HEIGHT] = d[b + H0 + c]
+        dec[DE_PHASE, row] = 1
+        dec[DE_REROLLED, row] = 0
+        dec[DE_ROOF, row] = r
+        dec[DE_PLACED, row] = placed
+        dec[DE_XS, row] = free - placed
+        dec[DE_STAKE, row] = cfg[K_TABLE + r * TABLE_STRIDE + d[b + O0 + c] + placed]
+    dec[DE_DIE, row] = v
+    dec[DE_COL, row] = c + 1
+    dec[DE_HEIGHT, row] = d[b + H0 + c]
 
 
 @kernel
@@ -116,8 +116,8 @@ def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, d
 
 @kernel
 def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
-    """Games [start, start + count): (players int32[count*P, N_PL], games int64[count, N_GA],
-    decisions int32[rows, N_DE], decision game offsets int64[rows])."""
+    """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
+    decisions int32[N_DE, rows]), one row per table column (tables.py order)."""
     P = seat_policy_ids.shape[0]
     d = np.zeros(PBASE + P * PB, np.int64)
     rng = np.zeros(4, np.uint64)
@@ -128,10 +128,11 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     wts = np.empty((P, seat_weights.shape[1]))
     slots = np.empty(P, np.int64)
     per_game = P * (cfg[K_CONSTRUCTION_TURNS] + cfg[K_OCCUPANCY_TURNS]) if cfg[K_RECORD_DECISIONS] == 1 else 0
-    dec = np.zeros((count * per_game, N_DE), np.int32)
-    dgame = np.zeros(count * per_game, np.int64)
-    players = np.zeros((count * P, N_PL), np.int32)
-    games = np.zeros((count, N_GA), np.int64)
+    # column-major (one contiguous row per table column): the Python side converts each column
+    # with one contiguous cast; every decisions field is written, so it need not be zeroed
+    dec = np.empty((N_DE, count * per_game), np.int32)
+    players = np.zeros((N_PL, count * P), np.int32)
+    games = np.zeros((N_GA, count), np.int64)
     tp = np.zeros(MAX_FACES + 1, np.int64)
     cp = np.zeros((P, MAX_COLUMNS), np.int64)
     score = np.zeros(P, np.int64)
@@ -168,23 +169,23 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
             if sc > top:
                 top = sc
             b = PBASE + s * PB
-            players[row, PL_GAME] = k
-            players[row, PL_SEAT] = s
-            players[row, PL_SLOT] = slots[s]
-            players[row, PL_SCORE] = sc
-            players[row, PL_SKY] = d[b + PS + P_SKY]
-            players[row, PL_SKY_HIT] = 1 if bonus != 0 else 0
-            players[row, PL_SKY_BONUS] = bonus
-            players[row, PL_X] = xc
-            players[row, PL_XPEN] = xpen
-            players[row, PL_BPTS] = sc + xpen - bonus
-            players[row, PL_ZEROED] = zeroed
+            players[PL_GAME, row] = k
+            players[PL_SEAT, row] = s
+            players[PL_SLOT, row] = slots[s]
+            players[PL_SCORE, row] = sc
+            players[PL_SKY, row] = d[b + PS + P_SKY]
+            players[PL_SKY_HIT, row] = 1 if bonus != 0 else 0
+            players[PL_SKY_BONUS, row] = bonus
+            players[PL_X, row] = xc
+            players[PL_XPEN, row] = xpen
+            players[PL_BPTS, row] = sc + xpen - bonus
+            players[PL_ZEROED, row] = zeroed
             floors = 0
             occ = 0
             early = 0
             dead = 0
             for r in range(1, MAX_FACES + 1):
-                players[row, PL_PTS_TYPE + r - 1] = tp[r]
+                players[PL_PTS_TYPE + r - 1, row] = tp[r]
             for c in range(cfg[K_COLUMNS]):
                 floors += d[b + H0 + c]
                 occ += d[b + O0 + c]
@@ -192,21 +193,21 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
                 r = d[b + R0 + c]
                 if r > 0:
                     if d[b + H0 + c] > 0:
-                        players[row, PL_BLD_TYPE + r - 1] += 1
+                        players[PL_BLD_TYPE + r - 1, row] += 1
                     else:
                         dead += 1
-            players[row, PL_DEAD] = dead
-            players[row, PL_FLOORS] = floors
-            players[row, PL_OCC] = occ
-            players[row, PL_EARLY] = early
-            players[row, PL_WWALLS] = d[b + PS + P_WASTED_WALLS]
-            players[row, PL_WEARLY] = d[b + PS + P_WASTED_EARLY]
-            players[row, PL_FORCED] = d[b + PS + P_FORCED_X]
-            players[row, PL_REROLLED] = d[b + PS + P_REROLLED]
-            players[row, PL_OCC_TURNS] = d[b + PS + P_OCC_TURNS]
-            players[row, PL_C_ODD] = d[b + PS + P_C_ODD]
-            players[row, PL_O_ODD] = d[b + PS + P_O_ODD]
-            players[row, PL_O_EVEN] = d[b + PS + P_O_EVEN]
+            players[PL_DEAD, row] = dead
+            players[PL_FLOORS, row] = floors
+            players[PL_OCC, row] = occ
+            players[PL_EARLY, row] = early
+            players[PL_WWALLS, row] = d[b + PS + P_WASTED_WALLS]
+            players[PL_WEARLY, row] = d[b + PS + P_WASTED_EARLY]
+            players[PL_FORCED, row] = d[b + PS + P_FORCED_X]
+            players[PL_REROLLED, row] = d[b + PS + P_REROLLED]
+            players[PL_OCC_TURNS, row] = d[b + PS + P_OCC_TURNS]
+            players[PL_C_ODD, row] = d[b + PS + P_C_ODD]
+            players[PL_O_ODD, row] = d[b + PS + P_O_ODD]
+            players[PL_O_EVEN, row] = d[b + PS + P_O_EVEN]
         nwin = 0
         winner = -1
         second = -(1 << 30)
@@ -216,7 +217,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
             for q in range(P):
                 if score[q] > score[s]:
                     rank += 1
-            players[row, PL_RANK] = rank
+            players[PL_RANK, row] = rank
             if score[s] == top:
                 nwin += 1
                 winner = s
@@ -224,32 +225,33 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
                 second = score[s]
         for s in range(P):
             if score[s] == top:
-                players[k * P + s, PL_WIN] = 1
-                players[k * P + s, PL_SHARED] = 1 if nwin > 1 else 0
-        games[k, GA_GAME] = k
-        games[k, GA_WINNER] = winner if nwin == 1 else -1
-        games[k, GA_NWIN] = nwin
-        games[k, GA_MARGIN] = top - second if (nwin == 1 and P > 1) else 0
-        games[k, GA_DECISIONS] = d[M_DECISIONS]
-        games[k, GA_STALLED] = 0
-        games[k, GA_TOP] = top
+                players[PL_WIN, k * P + s] = 1
+                players[PL_SHARED, k * P + s] = 1 if nwin > 1 else 0
+        games[GA_GAME, k] = k
+        games[GA_WINNER, k] = winner if nwin == 1 else -1
+        games[GA_NWIN, k] = nwin
+        games[GA_MARGIN, k] = top - second if (nwin == 1 and P > 1) else 0
+        games[GA_DECISIONS, k] = d[M_DECISIONS]
+        games[GA_STALLED, k] = 0
+        games[GA_TOP, k] = top
         for r in range(d0, drow):
-            dgame[r] = k
-            s = dec[r, DE_SEAT]
-            dec[r, DE_SLOT] = slots[s]
-            dec[r, DE_COLPTS] = cp[s, dec[r, DE_COL] - 1]
+            dec[DE_GAME, r] = k
+            s = dec[DE_SEAT, r]
+            dec[DE_SLOT, r] = slots[s]
+            dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
     keep_alive(d_own) + keep_alive(rng_own) + keep_alive(prngs_own) + keep_alive(legal_own)
     keep_alive(scratch_own) + keep_alive(tp_own) + keep_alive(cp_own) + keep_alive(wts_own) + keep_alive(pol_own)
-    return players, games, dec_own[:drow], dgame[:drow]
+    return players, games, dec_own[:, :drow]
 
 
-def _columns(matrix: np.ndarray, names, dtypes, game_offset: int, game_col: np.ndarray | None = None):
+def _columns(matrix: np.ndarray, names, dtypes, game_offset: int):
+    """matrix[j] is column j of the table."""
     out = {}
     for j, (name, dt) in enumerate(zip(names, dtypes)):
         if name == "game":
-            col = (matrix[:, j] if game_col is None else game_col).astype(np.int64) + game_offset
+            col = matrix[j].astype(np.int64) + game_offset
         else:
-            col = matrix[:, j].astype(dt)
+            col = matrix[j].astype(dt)
         out[name] = col
     return out
 
@@ -266,13 +268,13 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
                          f"for {kparams.n_players} players")
     if w.shape[1] < 8:
         w = np.hstack([w, np.zeros((w.shape[0], 8 - w.shape[1]))])
-    players, games, dec, dgame = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
+    players, games, dec = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
                                                    np.uint64(seed), np.int64(start), np.int64(count))
     t = TABLES
     return {
         "players": _columns(players, t["players"].names, PLAYER_DTYPES, start),
         "games": _columns(games, t["games"].names, GAME_DTYPES, start),
-        "decisions": _columns(dec, t["decisions"].names, DECISION_DTYPES, start, dgame),
+        "decisions": _columns(dec, t["decisions"].names, DECISION_DTYPES, start),
     }
 
 

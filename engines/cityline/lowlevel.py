@@ -21,7 +21,9 @@ from numba.core import types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
-from engines.core.kernel import kernel
+import numba
+
+from engines.core.kernel import KERNEL_OPTIONS, kernel
 
 
 @intrinsic
@@ -77,3 +79,8 @@ def nth_bit_index(m, k):
     for _ in range(k):
         m &= m - 1
     return lowest_bit_index(m)
+
+
+def inline_kernel(fn):
+    """A small rule kernel numba copies into each caller (no call boundary on the hot path)."""
+    return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)

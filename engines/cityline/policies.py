@@ -30,7 +30,7 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_ROOF_COPIES, K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.cityline.lowlevel import nth_bit_index, popcount
+from engines.cityline.lowlevel import inline_kernel, nth_bit_index, popcount
 from engines.cityline.rules import action_of_choice_nb, apply_nb, choice_mask_nb, legal_nb, matches_nb, score_nb
 from engines.cityline.state import (
     ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
@@ -292,7 +292,7 @@ def random_action_nb(d, prng, legal, n):
     return legal[below(prng, n)]
 
 
-@kernel
+@inline_kernel
 def random_choice_nb(d, cfg, prng):
     """random_action_nb without the legal list: the same draw, the same action (the k-th set bit
     of rules.choice_mask_nb is legal_nb's k-th action)."""
