@@ -30,7 +30,7 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_ROOF_COPIES, K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.cityline.lowlevel import inline_kernel, nth_bit_index, popcount
+from engines.cityline.lowlevel import inline_kernel, keep_alive, nth_bit_index, popcount, unowned
 from engines.cityline.rules import action_of_choice_nb, apply_nb, choice_mask_nb, legal_nb, matches_nb, score_nb
 from engines.cityline.state import (
     ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
@@ -342,12 +342,19 @@ def _canonical_mask(d, nd, mask):
 @kernel
 def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
     rollouts = np.int64(w[0])
-    sim = np.empty_like(d)
-    srng = np.empty(4, np.uint64)
-    buf = np.empty(256, np.int64)
-    scores = np.empty(256)
-    tp = np.zeros(MAX_FACES + 1, np.int64)
-    cp = np.zeros(MAX_COLUMNS, np.int64)
+    sim_own = np.empty_like(d)
+    srng_own = np.empty(4, np.uint64)
+    buf_own = np.empty(256, np.int64)
+    scores_own = np.empty(256)
+    tp_own = np.zeros(MAX_FACES + 1, np.int64)
+    cp_own = np.zeros(MAX_COLUMNS, np.int64)
+    # the rollouts run on views without reference counts (lowlevel.py); owners kept alive below
+    sim = unowned(sim_own)
+    srng = unowned(srng_own)
+    buf = unowned(buf_own)
+    scores = unowned(scores_own)
+    tp = unowned(tp_own)
+    cp = unowned(cp_own)
     base = next_u64(prng)
     cand = np.empty(256, np.int64)
     k = 0
@@ -386,6 +393,8 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
         if tot > best_val:
             best_val = tot
             best = cand[j]
+    keep_alive(sim_own) + keep_alive(srng_own) + keep_alive(buf_own) + keep_alive(scores_own)
+    keep_alive(tp_own) + keep_alive(cp_own)
     return best
 
 

@@ -143,3 +143,21 @@ def test_observation_hides_pending_choices_of_others():
     from engines.cityline.state import P_PEND_V, PB, PBASE, PS
     assert g.observation(1)[PBASE + PS + P_PEND_V] == 0
     assert g.observation(0)[PBASE + PS + P_PEND_V] != 0
+
+
+def test_random_choice_without_list_matches_the_legal_list():
+    """The batch loop's random policy samples the choice bit set; the step API's picks from
+    legal_nb's list: the same draw must give the same action in every position."""
+    from engines.cityline.policies import random_action_nb, random_choice_nb
+    from engines.cityline.rules import legal_nb
+    legal = np.empty(256, np.int64)
+    for i in range(300):
+        g = new_game(n_players=1 + i % 3, seed=12, game_index=i)
+        while not g.is_terminal():
+            p = g.current_player()
+            n = legal_nb(g.state.data, g.kp.cfg, legal)
+            r1, r2 = g._prngs[p].copy(), g._prngs[p].copy()
+            n_draw = 0 if g.phase() == "reroll" else n
+            a = random_action_nb(g.state.data, r1, legal, n_draw)
+            assert random_choice_nb(g.state.data, g.kp.cfg, r2) == a and (r1 == r2).all()
+            g.apply_action(g.policy_action("random"))
