@@ -14,14 +14,14 @@ from numba.extending import intrinsic
 
 from engines.core.kernel import kernel
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
-from engines.skyline_3000.policies import choose_action_nb
+from engines.skyline_3000.policies import RANDOM, choose_action_nb
 from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
     C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_CARDS, N_ALOG,
     N_PLAYER, N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ST_SPENT, P_ST_WON, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
+    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
 )
 from engines.skyline_3000.tables import TABLES
 
@@ -67,8 +67,13 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
     seed_policy_streams_nb(prng, run_seed, game_index)
     while pub[C_PHASE] != PH_OVER:
         p = pub[C_CUR]
-        n = legal_actions_nb(pub, hands, legal)
-        a = choose_action_nb(seat_pids[p], pub, hands[p], legal, n, seat_w[p], prng[p])
+        pid = seat_pids[p]
+        # the random player picks a construction action without the list
+        # (policy_random_nb), and nobody needs one to bid
+        n = 0
+        if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
+            n = legal_actions_nb(pub, hands, legal)
+        a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
         if not apply_action_nb(pub, hands, sec, a):
             raise ValueError("a policy chose an illegal action")
 

@@ -21,15 +21,18 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import kernel
-from engines.core.rng import below, random_bits
+from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
+from engines.skyline_3000._jit import below_nb as below, random_bits_nb as random_bits
 from engines.core.spec import PolicyInfo
-from engines.skyline_3000.rules import block_ok_nb, block_places_hyp_nb, block_points_hyp_nb
+from engines.skyline_3000.rules import (
+    block_ok_nb, block_places_hyp_nb, block_points_hyp_nb, main_kind_action_nb, main_kind_counts_nb,
+)
 from engines.skyline_3000.state import (
     A_SHIFT, B_BB, B_LVAC, B_NSPACE, B_ROOF, B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_CUR, C_ITEM,
     C_PCARD, C_PHASE, C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT,
-    K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
+    K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
-    PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST, T_BO_COST,
+    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST, T_BO_COST,
     T_BPD, T_DIST, T_NB, T_NP, T_ROUNDS, T_SP_FIRST, T_SP_SECOND, T_TYPE, T_VALUE, TAB,
 )
 
@@ -38,7 +41,7 @@ RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 # ====================================================================== random
 
 
-@kernel
+@inline_kernel
 def random_bid_nb(hand, nh, rng):
     """Each hand card joins the bid with probability 1/2 (one 64-bit draw)."""
     bits = random_bits(rng, nh)
@@ -49,7 +52,7 @@ def random_bid_nb(hand, nh, rng):
     return m | BID_FLAG
 
 
-@kernel
+@inline_kernel
 def policy_random_nb(pub, hand, legal, n, w, rng):
     """Uniform action KIND first, then uniform among that kind's actions, as
     the C reference player (shared/reference): in construction the kind is
@@ -57,8 +60,33 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
     then the card (or block), then each detail decision uniformly. Bids: each
     hand card joins with probability 1/2. Draws: uniform among decks that
     still have cards (deck or discards)."""
-    if pub[C_PHASE] == PH_BID:
+    phase = pub[C_PHASE]
+    if phase == PH_BID:
         return random_bid_nb(hand, pub[PLAYERS + pub[C_CUR] * N_PROW + P_NHAND], rng)
+    if phase == PH_MAIN:
+        # the same draws as below over legal_actions_nb's list, without the
+        # list: count the options of each kind, pick a kind, then its j-th
+        p = pub[C_CUR]
+        counts = main_kind_counts_nb(pub, hand, p, legal)
+        nk = 0
+        for k in range(K_NOACT + 1):
+            if (counts >> (8 * k)) & 255:
+                nk += 1
+        kind = 0
+        if nk > 1:
+            pick = below(rng, nk)
+            for k in range(K_NOACT + 1):
+                if (counts >> (8 * k)) & 255:
+                    if pick == 0:
+                        kind = k
+                        break
+                    pick -= 1
+        else:
+            for k in range(K_NOACT + 1):
+                if (counts >> (8 * k)) & 255:
+                    kind = k
+        cnt = (counts >> (8 * kind)) & 255
+        return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), legal)
     kinds = 0
     for j in range(n):
         kinds |= 1 << (legal[j] >> A_SHIFT)
@@ -91,16 +119,10 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
 # ====================================================================== shared valuation helpers
 
 
-@kernel
-def block_eval_nb(pub, k, p, add, tall, d_green, d_bb, d_mall):
-    """(own points, opponents' points) block k would pay now if seat p had
-    `add` more floors there (tallest building `tall`) and the block had the
-    extra pieces given. add = 0 values the block as it stands."""
-    who = p if add > 0 else -1
-    first, second = block_places_hyp_nb(pub, k, who, add, tall)
-    if first == 0:
-        return 0, 0
-    p1, p2 = block_points_hyp_nb(pub, k, d_green, d_bb, d_mall)
+@typed_kernel((PUB, I64, I64, I64, I64, I64))
+def share_nb(pub, first, second, p, p1, p2):
+    """(own points, opponents' points) of seat p when the seats in mask
+    `first` take p1 and those in `second` p2."""
     own = 0
     opp = 0
     for q in range(pub[TAB + T_NP]):
@@ -116,36 +138,56 @@ def block_eval_nb(pub, k, p, add, tall, d_green, d_bb, d_mall):
     return own, opp
 
 
-@kernel
-def spaceport_cards_nb(pub, k, p, add, tall):
-    """Extra cards block k's Spaceports would give seat p at the next draw."""
-    ns = pub[BOARD + k * N_BOARD + B_NSPACE]
-    if ns == 0:
-        return 0
-    who = p if add > 0 else -1
-    first, second = block_places_hyp_nb(pub, k, who, add, tall)
-    if (first >> p) & 1:
-        return pub[TAB + T_SP_FIRST] * ns
-    if (second >> p) & 1:
-        return pub[TAB + T_SP_SECOND] * ns
-    return 0
+@typed_kernel((PUB, I64, I64, I64, I64, I64))
+def block_eval_pair_nb(pub, k, p, d_green, d_bb, d_mall):
+    """(own points, opponents' points) block k pays now, as it stands and with
+    d_green more Greenspaces, d_bb more Billboards and d_mall more Megamalls:
+    (own0, opp0, own1, opp1)."""
+    first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
+    if first == 0:
+        return 0, 0, 0, 0
+    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
+    own0, opp0 = share_nb(pub, first, second, p, p1, p2)
+    p1, p2 = block_points_hyp_nb(pub, k, d_green, d_bb, d_mall)
+    own1, opp1 = share_nb(pub, first, second, p, p1, p2)
+    return own0, opp0, own1, opp1
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64, F64, F64, I64, I64))
 def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     """Points (own gain + contest x opponents' loss, per remaining scoring, plus
     Spaceport cards valued card_pts each per remaining draw) of adding a
-    building of height h for seat p to block k."""
-    own0, opp0 = block_eval_nb(pub, k, p, 0, 0, 0, 0, 0)
-    tall = pub[BOARD + k * N_BOARD + B_TALL + p]
+    building of height h (>= 1) for seat p to block k."""
+    o = BOARD + k * N_BOARD
+    tall = pub[o + B_TALL + p]
     if h > tall:
         tall = h
-    own1, opp1 = block_eval_nb(pub, k, p, h, tall, 0, 0, 0)
-    sp = spaceport_cards_nb(pub, k, p, h, tall) - spaceport_cards_nb(pub, k, p, 0, 0)
+    first0, second0 = block_places_hyp_nb(pub, k, -1, 0, 0)
+    first1, second1 = block_places_hyp_nb(pub, k, p, h, tall)
+    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
+    own0 = 0
+    opp0 = 0
+    if first0 != 0:
+        own0, opp0 = share_nb(pub, first0, second0, p, p1, p2)
+    own1 = 0
+    opp1 = 0
+    if first1 != 0:
+        own1, opp1 = share_nb(pub, first1, second1, p, p1, p2)
+    sp = 0
+    ns = pub[o + B_NSPACE]
+    if ns != 0:
+        if (first1 >> p) & 1:
+            sp += pub[TAB + T_SP_FIRST] * ns
+        elif (second1 >> p) & 1:
+            sp += pub[TAB + T_SP_SECOND] * ns
+        if (first0 >> p) & 1:
+            sp -= pub[TAB + T_SP_FIRST] * ns
+        elif (second0 >> p) & 1:
+            sp -= pub[TAB + T_SP_SECOND] * ns
     return ((own1 - own0) + contest * (opp0 - opp1)) * rem + sp * card_pts * draws
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64, F64, F64, I64, I64))
 def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
     """Points for seat p of placing `item` in block k (as install_gain_nb)."""
     if item == SPACEPORT:
@@ -158,12 +200,11 @@ def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
         return float(c * draws) * card_pts
     dg = 1 if item == GREENSPACE else 0
     dm = 1 if item == MEGAMALL else 0
-    own0, opp0 = block_eval_nb(pub, k, p, 0, 0, 0, 0, 0)
-    own1, opp1 = block_eval_nb(pub, k, p, 0, 0, dg, 0, dm)
+    own0, opp0, own1, opp1 = block_eval_pair_nb(pub, k, p, dg, 0, dm)
     return ((own1 - own0) - contest * (opp1 - opp0)) * rem
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, F64, F64, I64, I64))
 def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
     """(best block, its value) for placing `item`; block -1 if no place."""
     col = B_VAC if item == GREENSPACE else B_LVAC
@@ -179,7 +220,7 @@ def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
     return best, bv
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, F64, F64, I64, I64, I64))
 def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
     """(value, detail) of the best install of seat p in district d."""
     bv = -1e18
@@ -211,7 +252,7 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
     return bv, bd
 
 
-@kernel
+@typed_kernel((PUB, PUB, I64, I64, I64))
 def cheapest_card_nb(pub, hand, nh, t, d):
     """The lowest-value card of type t (and district d for Contracts) in hand, or -1."""
     best = -1
@@ -259,7 +300,7 @@ def _find(legal, n, a):
     return False
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64, I64))
 def potential_nb(pub, p, h, r, rem):
     """Best own gain (x remaining scorings) of a building of height h and roof
     r anywhere on the board (no Contract card needed): a building's promise."""
@@ -371,8 +412,7 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
                 best_v = v
                 best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
-            own0, opp0 = block_eval_nb(pub, det, p, 0, 0, 0, 0, 0)
-            own1, opp1 = block_eval_nb(pub, det, p, 0, 0, 0, 1, 0)
+            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
             v = own1 - own0 - pub[TAB + T_BB_COST]
             if v > best_v:
                 best_v = v
@@ -523,8 +563,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 best_v = v
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
-            own0, opp0 = block_eval_nb(pub, det, p, 0, 0, 0, 0, 0)
-            own1, opp1 = block_eval_nb(pub, det, p, 0, 0, 0, 1, 0)
+            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
             v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BB_COST]
             if v > best_v:
                 best_v = v
@@ -565,7 +604,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
 # ====================================================================== dispatch
 
 
-@kernel
+@inline_kernel
 def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
     """The action of policy `policy_id` (RANDOM, GREEDY, HEURISTIC) for the
     seat to act, pub[C_CUR]; hand is that seat's hand row."""

@@ -27,7 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import kernel
-from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+from engines.core.rng import CHANCE_STREAM, derive_seed, seed_into
+from engines.skyline_3000._jit import I64, PUB, below_nb as below, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
@@ -136,7 +137,7 @@ def _shuffle_deck(sec, t, n):
         sec[o + j] = tmp
 
 
-@kernel
+@inline_kernel
 def _set_top(pub, sec, t):
     n = pub[PILES + t * N_PIROW + PI_DECK]
     pub[PILES + t * N_PIROW + PI_TOP] = np.int32(sec[S_DECKS + t * MAX_CARDS + n - 1]) if n > 0 else -1
@@ -177,7 +178,7 @@ def draw_card_nb(pub, sec, t):
     return c
 
 
-@kernel
+@inline_kernel
 def _discard(pub, t, c):
     o = PILES + t * N_PIROW
     pub[o + N_PILE + pub[o + PI_DISC]] = c
@@ -196,7 +197,7 @@ def hand_value_nb(hands, p, n, pub):
 # ====================================================================== board rules
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64))
 def block_ok_nb(pub, k, h, r):
     """May a building of height h and roof r go into block k?
 
@@ -280,7 +281,7 @@ def block_places_nb(pub, k):
     return block_places_hyp_nb(pub, k, -1, 0, 0)
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64, I64))
 def block_places_hyp_nb(pub, k, who, add, tall_who):
     """block_places_nb as if seat `who` had `add` more floors in block k and
     its tallest building there were `tall_who` (who = -1: the board as is).
@@ -353,7 +354,7 @@ def block_points_nb(pub, k):
     return block_points_hyp_nb(pub, k, 0, 0, 0)
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64, I64))
 def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     """block_points_nb with d_green more Greenspaces, d_bb more Billboards and
     d_mall more Megamalls in block k (a Megamall multiplies once, however many)."""
@@ -396,7 +397,7 @@ def scoring_nb(pub):
 STEP_NONE, STEP_NEXT_AUCTION, STEP_NEXT_BIDDER, STEP_RESOLVE, STEP_SCORING, STEP_NEXT_DRAWER = range(6)
 
 
-@kernel
+@inline_kernel
 def _begin_construction(pub, P):
     pub[C_PHASE] = PH_MAIN
     pub[C_PASSED] = 0
@@ -406,7 +407,7 @@ def _begin_construction(pub, P):
         pub[PLAYERS + q * N_PROW + P_TURNS_ROUND] = 0
 
 
-@kernel
+@inline_kernel
 def _end_turn(pub):
     """Construction: the next seat that has not passed, or on to the auctions."""
     p = pub[C_CUR]
@@ -432,7 +433,7 @@ def _end_turn(pub):
     return STEP_NEXT_AUCTION
 
 
-@kernel
+@inline_kernel
 def _any_cards(pub):
     for t in range(N_TYPES):
         if pub[PILES + t * N_PIROW + PI_DECK] + pub[PILES + t * N_PIROW + PI_DISC] > 0:
@@ -593,10 +594,123 @@ def _resolve_auction(pub, hands, sec):
     return STEP_NEXT_AUCTION  # no legal place: the item is lost
 
 
+# ---------------------------------------------------------------- construction options
+# legal_actions_nb lists the construction actions with these helpers; a
+# policy that picks the kind first (the random player) counts and picks with
+# them too, without listing every action.
+
+
+@inline_kernel
+def main_flags_nb(pub, p):
+    """Construction, seat p: bit K_FLOOR if Floor cards are playable (stock
+    left), K_ROOF if Roof cards are (an incomplete building and a roof left),
+    K_CONTRACT if it has a complete building (the Contract card's district
+    must offer an install too), K_BILLBOARD if it has billboards left."""
+    op = PLAYERS + p * N_PROW
+    incomplete = False
+    complete = False
+    pr = PLR + p * N_PLROW
+    for i in range(pub[op + P_NBUILD]):
+        if pub[pr + i] == 0:
+            incomplete = True
+        else:
+            complete = True
+    f = 0
+    if pub[C_STOCK] > 0:
+        f |= 1 << K_FLOOR
+    if incomplete and pub[op + P_ROOFS + 1] + pub[op + P_ROOFS + 2] > 0:
+        f |= 1 << K_ROOF
+    if complete:
+        f |= 1 << K_CONTRACT
+    if pub[op + P_BILLBOARDS] > 0:
+        f |= 1 << K_BILLBOARD
+    return f
+
+
+@inline_kernel
+def contract_districts_nb(pub, p, d, known, okd, scratch):
+    """(known, okd) updated with district d: bit d of okd set if seat p has an
+    install there (installs_nb; scratch is an int64 buffer it may use)."""
+    if not (known >> d) & 1:
+        known |= 1 << d
+        if installs_nb(pub, p, d, scratch, True) > 0:
+            okd |= 1 << d
+    return known, okd
+
+
+@inline_kernel
+def main_kind_counts_nb(pub, hand, p, scratch):
+    """How many construction actions of each kind legal_actions_nb lists for
+    seat p (hand = its hand row): count of kind K at bits 8*K (K_PASS..K_NOACT)."""
+    flags = main_flags_nb(pub, p)
+    nf = 0
+    nr = 0
+    nc = 0
+    known = 0
+    okd = 0
+    nh = pub[PLAYERS + p * N_PROW + P_NHAND]
+    for i in range(nh):
+        c = hand[i]
+        t = pub[TAB + T_TYPE + c]
+        if t == FLOOR:
+            if flags & (1 << K_FLOOR):
+                nf += 1
+        elif t == ROOF:
+            if flags & (1 << K_ROOF):
+                nr += 1
+        elif flags & (1 << K_CONTRACT):
+            d = pub[TAB + T_DIST + c]
+            known, okd = contract_districts_nb(pub, p, d, known, okd, scratch)
+            if (okd >> d) & 1:
+                nc += 1
+    nbb = 0
+    if flags & (1 << K_BILLBOARD):
+        for k in range(pub[TAB + T_NB]):
+            if pub[BOARD + k * N_BOARD + B_VAC] > 0:
+                nbb += 1
+    return (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
+        | (np.int64(nc) << (8 * K_CONTRACT)) | (np.int64(nbb) << (8 * K_BILLBOARD)) \
+        | (np.int64(nh) << (8 * K_NOACT))
+
+
+@inline_kernel
+def main_kind_action_nb(pub, hand, p, kind, j, scratch):
+    """The j-th construction action of `kind` in legal_actions_nb's order
+    (j < its count from main_kind_counts_nb)."""
+    if kind == K_PASS:
+        return np.int64(K_PASS << A_SHIFT)
+    if kind == K_BILLBOARD:
+        for k in range(pub[TAB + T_NB]):
+            if pub[BOARD + k * N_BOARD + B_VAC] > 0:
+                if j == 0:
+                    return np.int64((K_BILLBOARD << A_SHIFT) | k)
+                j -= 1
+        return np.int64(-1)
+    if kind == K_NOACT:
+        return np.int64((K_NOACT << A_SHIFT) | hand[j])
+    t = kind - K_FLOOR
+    known = 0
+    okd = 0
+    for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
+        c = hand[i]
+        if pub[TAB + T_TYPE + c] != t:
+            continue
+        if kind == K_CONTRACT:
+            d = pub[TAB + T_DIST + c]
+            known, okd = contract_districts_nb(pub, p, d, known, okd, scratch)
+            if not (okd >> d) & 1:
+                continue
+        if j == 0:
+            return np.int64((kind << A_SHIFT) | c)
+        j -= 1
+    return np.int64(-1)
+
+
+
 # ====================================================================== API kernels
 
 
-@kernel
+@inline_kernel
 def action_kind_nb(a):
     if a & BID_FLAG:
         return K_BID
@@ -612,16 +726,7 @@ def legal_actions_nb(pub, hands, out):
     op = PLAYERS + p * N_PROW
     n = 0
     if phase == PH_MAIN:
-        nb = pub[op + P_NBUILD]
-        incomplete = False
-        complete = False
-        for i in range(nb):
-            if pub[PLR + p * N_PLROW + i] == 0:
-                incomplete = True
-            else:
-                complete = True
-        roofs = pub[op + P_ROOFS + 1] + pub[op + P_ROOFS + 2] > 0
-        stock = pub[C_STOCK] > 0
+        flags = main_flags_nb(pub, p)
         known = 0  # districts checked for an install option
         okd = 0    # districts with one
         out[n] = K_PASS << A_SHIFT
@@ -630,25 +735,21 @@ def legal_actions_nb(pub, hands, out):
             c = hands[p, i]
             t = pub[TAB + T_TYPE + c]
             if t == FLOOR:
-                if stock:
+                if flags & (1 << K_FLOOR):
                     out[n] = (K_FLOOR << A_SHIFT) | c
                     n += 1
             elif t == ROOF:
-                if incomplete and roofs:
+                if flags & (1 << K_ROOF):
                     out[n] = (K_ROOF << A_SHIFT) | c
                     n += 1
-            elif complete:
-                d = pub[TAB + T_DIST + c]
-                if not (known >> d) & 1:
-                    known |= 1 << d
-                    if installs_nb(pub, p, d, out, True) > 0:
-                        okd |= 1 << d
-                if (okd >> d) & 1:
+            elif flags & (1 << K_CONTRACT):
+                known, okd = contract_districts_nb(pub, p, pub[TAB + T_DIST + c], known, okd, out)
+                if (okd >> pub[TAB + T_DIST + c]) & 1:
                     out[n] = (K_CONTRACT << A_SHIFT) | c
                     n += 1
             out[n] = (K_NOACT << A_SHIFT) | c
             n += 1
-        if pub[op + P_BILLBOARDS] > 0:
+        if flags & (1 << K_BILLBOARD):
             for k in range(pub[TAB + T_NB]):
                 if pub[BOARD + k * N_BOARD + B_VAC] > 0:
                     out[n] = (K_BILLBOARD << A_SHIFT) | k
