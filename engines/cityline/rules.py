@@ -47,7 +47,7 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.kernel import kernel
-from engines.cityline.lowlevel import lowest_bit_index
+from engines.cityline.lowlevel import inline_kernel, lowest_bit_index
 from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
 
 
@@ -120,7 +120,7 @@ def sky_of_nb(cfg, odd, even):
 
 # ---------------------------------------------------------------- legal actions
 
-@kernel
+@inline_kernel
 def choice_mask_nb(d, cfg):
     """The legal roof / occupancy choices of the player to move as one bit set: bit c * 8 + v - 1
     is set if (die value v, column c) is legal, i.e. action BASE + (v - 1) * 8 + c with BASE =
@@ -163,7 +163,7 @@ def choice_mask_nb(d, cfg):
     return m
 
 
-@kernel
+@inline_kernel
 def action_of_choice_nb(d, bit):
     """The action id of choice-mask bit `bit` (see choice_mask_nb)."""
     base = ROOF_BASE if d[M_PHASE] == PH_ROOF else OCC_BASE
