@@ -49,7 +49,7 @@ def dice_code_nb(d, faces):
 
 
 @kernel
-def record_decision_nb(d, cfg, a, dec, row):
+def record_decision_nb(d, cfg, a, dec, dcode, row):
     """One `decisions` row for the roof / occupancy action `a` about to be applied."""
     p = d[M_PLAYER]
     b = PBASE + p * PB
@@ -57,7 +57,7 @@ def record_decision_nb(d, cfg, a, dec, row):
     dec[DE_SEAT, row] = p
     dec[DE_TURN, row] = d[M_TURN] + 1
     dec[DE_NDICE, row] = d[M_NDICE]
-    dec[DE_CODE, row] = dice_code_nb(d, cfg[K_FACES])
+    dcode[row] = dice_code_nb(d, cfg[K_FACES])
     if phase == PH_ROOF:
         x = a - ROOF_BASE
         v = x // ACT_STRIDE + 1
@@ -88,7 +88,7 @@ def record_decision_nb(d, cfg, a, dec, row):
 
 
 @kernel
-def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, drow):
+def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow):
     """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
     legal_nb, choose_action_nb, apply_nb); pol[s] / wts[s] are seat s's policy id and weights.
     Decisions go to dec[drow:] when cfg[K_RECORD_DECISIONS]; returns the next free row."""
@@ -108,7 +108,7 @@ def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, d
                 n = legal_nb(d, cfg, legal)
             a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
         if record and phase != PH_REROLL:
-            record_decision_nb(d, cfg, a, dec, drow)
+            record_decision_nb(d, cfg, a, dec, dcode, drow)
             drow += 1
         apply_nb(d, rng, cfg, a)
     return drow
@@ -117,7 +117,8 @@ def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, d
 @kernel
 def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
     """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
-    decisions int32[N_DE, rows]), one row per table column (tables.py order)."""
+    decisions int8[N_DE, rows], dice codes int32[rows], decision game numbers int64[rows]); matrix
+    row j is table column j (tables.py order); the decisions matrix's code and game rows are unused."""
     P = seat_policy_ids.shape[0]
     d = np.zeros(PBASE + P * PB, np.int64)
     rng = np.zeros(4, np.uint64)
@@ -129,8 +130,11 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     slots = np.empty(P, np.int64)
     per_game = P * (cfg[K_CONSTRUCTION_TURNS] + cfg[K_OCCUPANCY_TURNS]) if cfg[K_RECORD_DECISIONS] == 1 else 0
     # column-major (one contiguous row per table column): the Python side converts each column
-    # with one contiguous cast; every decisions field is written, so it need not be zeroed
-    dec = np.empty((N_DE, count * per_game), np.int32)
+    # with one contiguous cast. Decisions: the int8 columns in one matrix (the table's own dtype,
+    # so no conversion), dice codes and game numbers apart; every field is written, none zeroed
+    dec = np.empty((N_DE, count * per_game), np.int8)
+    dcode = np.empty(count * per_game, np.int32)
+    dgame = np.empty(count * per_game, np.int64)
     players = np.zeros((N_PL, count * P), np.int32)
     games = np.zeros((N_GA, count), np.int64)
     tp = np.zeros(MAX_FACES + 1, np.int64)
@@ -139,7 +143,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     drow = 0
     # the hot loop works on views without reference counts (lowlevel.py); owners stay alive below
     d_own, rng_own, prngs_own, legal_own, scratch_own, tp_own, cp_own = d, rng, prngs, legal, scratch, tp, cp
-    dec_own, wts_own, pol_own = dec, wts, pol
+    dec_own, dcode_own, dgame_own, wts_own, pol_own = dec, dcode, dgame, wts, pol
     d = unowned(d_own)
     rng = unowned(rng_own)
     prngs = unowned(prngs_own)
@@ -148,6 +152,8 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     tp = unowned(tp_own)
     cp = unowned(cp_own)
     dec = unowned(dec_own)
+    dcode = unowned(dcode_own)
+    dgame = unowned(dgame_own)
     wts = unowned(wts_own)
     pol = unowned(pol_own)
     cfg = unowned(cfg)
@@ -160,7 +166,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
             pol[s] = seat_policy_ids[slot]
             wts[s, :] = seat_weights[slot]
         d0 = drow
-        drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, drow)
+        drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow)
         top = -(1 << 30)
         for s in range(P):
             row = k * P + s
@@ -235,23 +241,24 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
         games[GA_STALLED, k] = 0
         games[GA_TOP, k] = top
         for r in range(d0, drow):
-            dec[DE_GAME, r] = k
+            dgame[r] = k
             s = dec[DE_SEAT, r]
             dec[DE_SLOT, r] = slots[s]
             dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
     keep_alive(d_own) + keep_alive(rng_own) + keep_alive(prngs_own) + keep_alive(legal_own)
     keep_alive(scratch_own) + keep_alive(tp_own) + keep_alive(cp_own) + keep_alive(wts_own) + keep_alive(pol_own)
-    return players, games, dec_own[:, :drow]
+    return players, games, dec_own[:, :drow], dcode_own[:drow], dgame_own[:drow]
 
 
-def _columns(matrix: np.ndarray, names, dtypes, game_offset: int):
-    """matrix[j] is column j of the table."""
+def _columns(matrix: np.ndarray, names, dtypes, game_offset: int, special: dict | None = None):
+    """matrix[j] is column j of the table (special[name] instead, where given)."""
     out = {}
     for j, (name, dt) in enumerate(zip(names, dtypes)):
+        col = matrix[j] if special is None or name not in special else special[name]
         if name == "game":
-            col = matrix[j].astype(np.int64) + game_offset
+            col = col.astype(np.int64) + game_offset
         else:
-            col = matrix[j].astype(dt)
+            col = col.astype(dt, copy=False)
         out[name] = col
     return out
 
@@ -268,13 +275,13 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
                          f"for {kparams.n_players} players")
     if w.shape[1] < 8:
         w = np.hstack([w, np.zeros((w.shape[0], 8 - w.shape[1]))])
-    players, games, dec = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
+    players, games, dec, dcode, dgame = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
                                                    np.uint64(seed), np.int64(start), np.int64(count))
     t = TABLES
     return {
         "players": _columns(players, t["players"].names, PLAYER_DTYPES, start),
         "games": _columns(games, t["games"].names, GAME_DTYPES, start),
-        "decisions": _columns(dec, t["decisions"].names, DECISION_DTYPES, start),
+        "decisions": _columns(dec, t["decisions"].names, DECISION_DTYPES, start, {"game": dgame, "dice_code": dcode}),
     }
 
 
