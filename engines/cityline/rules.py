@@ -198,11 +198,11 @@ def apply_nb(d, rng, cfg, action):
     """Apply a legal action of the player to move (not checked here; game.py checks), then run
     the automatic steps up to the next decision. action = START (reset_nb only) rolls turn 1.
 
-    Speed note: numba increfs and decrefs every array argument of a function that calls another
-    compiled function (~10-15 ns per array here), while a leaf function pays nothing. This is
-    the one function called per decision, so it is a leaf: the automatic steps are written
-    inline, each once, selected by flags (walls / start a construction turn / start an
-    occupancy turn) at the end."""
+    Speed note: numba increfs and decrefs array arguments on entry and exit (an atomic add each,
+    leaf functions included); the batch loop and the rollouts pass views without a reference
+    count (lowlevel.unowned), which makes those no-ops. The automatic steps are written inline,
+    each once, selected by flags (walls / start a construction turn / start an occupancy turn)
+    at the end, so this is one call per decision."""
     phase = d[M_PHASE]
     P = d[M_NPLAYERS]
     faces = cfg[K_FACES]
