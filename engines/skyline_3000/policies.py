@@ -119,7 +119,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
 # ====================================================================== shared valuation helpers
 
 
-@typed_kernel((PUB, I64, I64, I64, I64, I64))
+@inline_kernel
 def share_nb(pub, first, second, p, p1, p2):
     """(own points, opponents' points) of seat p when the seats in mask
     `first` take p1 and those in `second` p2."""
@@ -153,7 +153,7 @@ def block_eval_pair_nb(pub, k, p, d_green, d_bb, d_mall):
     return own0, opp0, own1, opp1
 
 
-@typed_kernel((PUB, I64, I64, I64, F64, F64, I64, I64))
+@inline_kernel
 def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     """Points (own gain + contest x opponents' loss, per remaining scoring, plus
     Spaceport cards valued card_pts each per remaining draw) of adding a
@@ -314,6 +314,21 @@ def potential_nb(pub, p, h, r, rem):
         if g > best:
             best = g
     return best
+
+
+MEMO_H = 16  # potential_memo_nb remembers heights below this
+
+
+@inline_kernel
+def potential_memo_nb(pub, p, h, r, rem, memo):
+    """potential_nb, remembered in memo (float64[2 * MEMO_H], -1 = not yet)
+    for the decision at hand."""
+    if h >= MEMO_H:
+        return potential_nb(pub, p, h, r, rem)
+    j = h * 2 + r - 1
+    if memo[j] < 0.0:
+        memo[j] = potential_nb(pub, p, h, r, rem)
+    return memo[j]
 
 
 # ====================================================================== greedy
@@ -512,6 +527,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
+    memo = np.full(2 * MEMO_H, -1.0)  # potentials already valued this decision
     if phase == PH_FLOOR:
         # grow the incomplete building with the best promise once roofed
         bi = nb
@@ -522,7 +538,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             h = pub[ph + i] + 1
             v = 0.0
             for r in range(1, 3):
-                pv = potential_nb(pub, p, h, r, rem)
+                pv = potential_memo_nb(pub, p, h, r, rem, memo)
                 if pv > v:
                     v = pv
             v += w[W_HEIGHT] * 0.1 * h
@@ -537,7 +553,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             det = legal[j] & DETAIL_MASK
             i = det >> 1
             r = (det & 1) + 1
-            v = potential_nb(pub, p, pub[ph + i], r, rem) + 0.01 * pub[ph + i]
+            v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) + 0.01 * pub[ph + i]
             if v > bv:
                 bv = v
                 ba = legal[j]
@@ -579,7 +595,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             if pub[pr + i] == 0:
                 for r in range(1, 3):
                     if pub[op + P_ROOFS + r] > 0:
-                        v = potential_nb(pub, p, pub[ph + i], r, rem)
+                        v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo)
                         if v > pv:
                             pv = v
         v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + T_VALUE + c]
@@ -590,7 +606,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         useful = 0
         for i in range(nb):
             r = pub[pr + i]
-            if r != 0 and potential_nb(pub, p, pub[ph + i], r, rem) > 0:
+            if r != 0 and potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) > 0:
                 useful += 1
         if useful < 2:
             c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)

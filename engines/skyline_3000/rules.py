@@ -197,7 +197,7 @@ def hand_value_nb(hands, p, n, pub):
 # ====================================================================== board rules
 
 
-@typed_kernel((PUB, I64, I64, I64))
+@inline_kernel
 def block_ok_nb(pub, k, h, r):
     """May a building of height h and roof r go into block k?
 
@@ -281,7 +281,7 @@ def block_places_nb(pub, k):
     return block_places_hyp_nb(pub, k, -1, 0, 0)
 
 
-@typed_kernel((PUB, I64, I64, I64, I64))
+@inline_kernel
 def block_places_hyp_nb(pub, k, who, add, tall_who):
     """block_places_nb as if seat `who` had `add` more floors in block k and
     its tallest building there were `tall_who` (who = -1: the board as is).
@@ -354,7 +354,7 @@ def block_points_nb(pub, k):
     return block_points_hyp_nb(pub, k, 0, 0, 0)
 
 
-@typed_kernel((PUB, I64, I64, I64, I64))
+@inline_kernel
 def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     """block_points_nb with d_green more Greenspaces, d_bb more Billboards and
     d_mall more Megamalls in block k (a Megamall multiplies once, however many)."""
