@@ -25,7 +25,7 @@ from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000._jit import below_nb as below, random_bits_nb as random_bits
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
-    block_ok_nb, block_places_hyp_nb, block_points_hyp_nb, main_kind_action_nb, main_kind_counts_nb,
+    block_places_hyp_nb, block_points_hyp_nb, main_kind_action_nb, main_kind_counts_nb,
 )
 from engines.skyline_3000.state import (
     A_SHIFT, B_BB, B_LVAC, B_NSPACE, B_ROOF, B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_CUR, C_ITEM,
@@ -33,7 +33,7 @@ from engines.skyline_3000.state import (
     K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
     PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST, T_BO_COST,
-    T_BPD, T_DIST, T_NB, T_NP, T_ROUNDS, T_SP_FIRST, T_SP_SECOND, T_TYPE, T_VALUE, TAB,
+    T_BPD, T_DIST, T_FIRST_FLOORS, T_NB, T_NP, T_ROUNDS, T_SP_FIRST, T_SP_SECOND, T_TYPE, T_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -227,17 +227,31 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
     bd = -1
     NB = pub[TAB + T_NB]
     bpd = pub[TAB + T_BPD]
+    ff = pub[TAB + T_FIRST_FLOORS]
+    curved = 0  # blocks of the district with each roof
+    pointed = 0
+    for k in range(d * bpd, d * bpd + bpd):
+        if pub[BOARD + k * N_BOARD + B_ROOF] == 1:
+            curved += 1
+        elif pub[BOARD + k * N_BOARD + B_ROOF] == 2:
+            pointed += 1
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
         r = pub[PLR + p * N_PLROW + i]
         if r == 0:
             continue
         h = pub[PLH + p * N_PLROW + i]
+        same = curved if r == 1 else pointed
         for k in range(d * bpd, d * bpd + bpd):
-            vac = pub[BOARD + k * N_BOARD + B_VAC] > 0
-            own = pub[BOARD + k * N_BOARD + B_BB + p] > 0
+            o = BOARD + k * N_BOARD
+            vac = pub[o + B_VAC] > 0
+            own = pub[o + B_BB + p] > 0
             if not vac and not own:
                 continue
-            if not block_ok_nb(pub, k, h, r):
+            roof = pub[o + B_ROOF]  # block_ok_nb's test
+            if roof == 0:
+                if h != ff or same >= bpd - 1:
+                    continue
+            elif r != roof or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
                 continue
             g = install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws)
             if vac:
@@ -303,12 +317,26 @@ def _find(legal, n, a):
 @typed_kernel((PUB, I64, I64, I64, I64))
 def potential_nb(pub, p, h, r, rem):
     """Best own gain (x remaining scorings) of a building of height h and roof
-    r anywhere on the board (no Contract card needed): a building's promise."""
+    r anywhere on the board (no Contract card needed): a building's promise.
+    (block_ok_nb's test, with each district's count of roof r read once.)"""
     best = 0.0
+    bpd = pub[TAB + T_BPD]
+    first_ok = h == pub[TAB + T_FIRST_FLOORS]
+    same = 0  # blocks of the current district with roof r
     for k in range(pub[TAB + T_NB]):
-        if pub[BOARD + k * N_BOARD + B_VAC] <= 0 and pub[BOARD + k * N_BOARD + B_BB + p] <= 0:
+        if first_ok and k % bpd == 0:
+            same = 0
+            for j in range(k, k + bpd):
+                if pub[BOARD + j * N_BOARD + B_ROOF] == r:
+                    same += 1
+        o = BOARD + k * N_BOARD
+        if pub[o + B_VAC] <= 0 and pub[o + B_BB + p] <= 0:
             continue
-        if not block_ok_nb(pub, k, h, r):
+        roof = pub[o + B_ROOF]
+        if roof == 0:
+            if not first_ok or same >= bpd - 1:
+                continue
+        elif roof != r or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
             continue
         g = install_gain_nb(pub, p, h, k, 0.0, 0.0, rem, 0)
         if g > best:
