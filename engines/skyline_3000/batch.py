@@ -3,7 +3,10 @@ result tables of tables.py.
 
 The loop calls exactly the kernels the step API calls (current player,
 legal_actions_nb, choose_action_nb, apply_action_nb): there is one copy of
-the rules. Game i of a run depends only on (seed, i): its chance stream and
+the rules. It skips the listing where no policy reads it: bids, and the
+random player's construction turns (policy_random_nb counts and picks with
+rules.main_kind_counts_nb / main_kind_action_nb, the helpers
+legal_actions_nb lists with, and draws what it would draw from the list). Game i of a run depends only on (seed, i): its chance stream and
 each seat's policy stream are derived from them (engines.core.rng).
 """
 from __future__ import annotations

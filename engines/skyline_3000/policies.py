@@ -59,7 +59,9 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
     one of pass / floor / roof / contract / billboard / card without acting,
     then the card (or block), then each detail decision uniformly. Bids: each
     hand card joins with probability 1/2. Draws: uniform among decks that
-    still have cards (deck or discards)."""
+    still have cards (deck or discards). In construction it ignores `legal`
+    (the batch loop does not list it there) and counts the options per kind
+    with the rules' helpers; the draws are those over the listed actions."""
     phase = pub[C_PHASE]
     if phase == PH_BID:
         return random_bid_nb(hand, pub[PLAYERS + pub[C_CUR] * N_PROW + P_NHAND], rng)
@@ -185,6 +187,22 @@ def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
         elif (second0 >> p) & 1:
             sp -= pub[TAB + T_SP_SECOND] * ns
     return ((own1 - own0) + contest * (opp0 - opp1)) * rem + sp * card_pts * draws
+
+
+@inline_kernel
+def own_gain_nb(pub, p, h, k, rem):
+    """install_gain_nb with contest, card_pts and draws 0: seat p's own gain
+    (x rem) of a building of height h (>= 1) in block k, as a float."""
+    o = BOARD + k * N_BOARD
+    tall = pub[o + B_TALL + p]
+    if h > tall:
+        tall = h
+    first0, second0 = block_places_hyp_nb(pub, k, -1, 0, 0)
+    first1, second1 = block_places_hyp_nb(pub, k, p, h, tall)
+    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
+    own0 = p1 if (first0 >> p) & 1 else (p2 if (second0 >> p) & 1 else 0)
+    own1 = p1 if (first1 >> p) & 1 else (p2 if (second1 >> p) & 1 else 0)
+    return float((own1 - own0) * rem)
 
 
 @typed_kernel((PUB, I64, I64, I64, F64, F64, I64, I64))
@@ -338,7 +356,7 @@ def potential_nb(pub, p, h, r, rem):
                 continue
         elif roof != r or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
             continue
-        g = install_gain_nb(pub, p, h, k, 0.0, 0.0, rem, 0)
+        g = own_gain_nb(pub, p, h, k, rem)
         if g > best:
             best = g
     return best
