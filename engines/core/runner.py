@@ -312,7 +312,9 @@ def run_batch(
     games_now, worker_seconds = 0, 0.0
     status = "complete"
     try:
-        for chunk, count, tables, seconds in _run_tasks(tasks, workers, backend, scheduler):
+        # no more workers than chunks: a small run stays in this process and starts at once
+        n_workers = max(1, min(workers, len(tasks)))
+        for chunk, count, tables, seconds in _run_tasks(tasks, n_workers, backend, scheduler):
             _write_chunk(out_path, spec, config.lineup.labels, chunk, count, tables)
             games_now += count
             worker_seconds += seconds
