@@ -24,18 +24,7 @@ def test_notebook_runs_without_errors(tmp_path, monkeypatch):
     assert not (tmp_path / "results").exists()  # it used SKYLINE_RUN, it did not play a batch
 
 
-def _engine_ready() -> bool:
-    try:
-        from engines.registry import get_game
-
-        get_game("skyline_3000")
-    except (ImportError, AttributeError, KeyError):
-        return False
-    return True
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not _engine_ready(), reason="the Skyline 3000 engine is not registered yet")
 def test_notebook_plays_its_own_batch_without_skyline_run(tmp_path, monkeypatch):
     monkeypatch.delenv("SKYLINE_RUN", raising=False)
     notebook = nbformat.read(NOTEBOOK, as_version=4)
