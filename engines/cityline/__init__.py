@@ -5,7 +5,13 @@ and variants/default.toml. Layout: params.py (variant schema -> KernelParams), s
 (flat state vector), rules.py (rule kernels), policies.py, batch.py (simulate), game.py
 (step API), render.py, tables.py.
 """
-from engines.cityline.batch import simulate
+from pathlib import Path
+
+from engines.core import cache_guard
+
+cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
+
+from engines.cityline.batch import simulate  # noqa: E402
 from engines.cityline.game import Game, new_game
 from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
 from engines.cityline.policies import POLICIES

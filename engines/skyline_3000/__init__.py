@@ -7,9 +7,11 @@ build; `simulate` and `new_game` import the kernels on first call.
 """
 from __future__ import annotations
 
-from engines.skyline_3000 import _cache_guard
+from pathlib import Path
 
-_cache_guard.check()
+from engines.core import cache_guard
+
+cache_guard.check(Path(__file__).parent)
 
 from engines.core.spec import GameSpec  # noqa: E402
 from engines.skyline_3000.params import VARIANTS, kernel_params  # noqa: E402

@@ -1,0 +1,42 @@
+"""Keep numba's on-disk cache honest for a game package.
+
+numba keys a cached kernel on its own source file only: after an edit to a
+game's rules.py, a cached batch kernel in batch.py that compiled the old
+rules in would still load, and tests would pass against stale rules. Each
+game package calls `check(its folder)` on import: it hashes the package's
+source files (and the core kernel/RNG modules every kernel calls) and drops
+the package's cache files when the hash changed.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_CORE = Path(__file__).parent
+_CORE_KERNEL_SOURCES = ("kernel.py", "rng.py")
+
+
+def source_digest(package_dir: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(Path(package_dir).glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    for name in _CORE_KERNEL_SOURCES:
+        h.update((_CORE / name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def check(package_dir: str | Path) -> None:
+    package_dir = Path(package_dir)
+    cache = package_dir / "__pycache__"
+    stamp = cache / "kernels.stamp"
+    digest = source_digest(package_dir)
+    try:
+        if stamp.is_file() and stamp.read_text().strip() == digest:
+            return
+        cache.mkdir(exist_ok=True)
+        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            f.unlink(missing_ok=True)
+        stamp.write_text(digest)
+    except OSError:
+        pass  # a read-only install: nothing to clean, numba recompiles in memory if needed
