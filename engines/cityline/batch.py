@@ -17,7 +17,7 @@ from engines.cityline.state import (
     OCC_BASE, P_C_ODD, P_FORCED_X, P_O_EVEN, P_O_ODD, P_OCC_TURNS, P_REROLLED, P_SKY, P_WASTED_EARLY,
     P_WASTED_WALLS, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, n_data,
 )
-from engines.cityline.lowlevel import keep_alive, unowned
+from engines.core.lowlevel import keep_alive, unowned
 from engines.cityline.tables import DECISION_COLUMNS, GAME_COLUMNS, PLAYER_COLUMNS, TABLES
 from engines.core.kernel import kernel
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
@@ -141,7 +141,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     cp = np.zeros((P, MAX_COLUMNS), np.int64)
     score = np.zeros(P, np.int64)
     drow = 0
-    # the hot loop works on views without reference counts (lowlevel.py); owners stay alive below
+    # the hot loop works on views without reference counts (engines/core/lowlevel.py); owners stay alive below
     d_own, rng_own, prngs_own, legal_own, scratch_own, tp_own, cp_own = d, rng, prngs, legal, scratch, tp, cp
     dec_own, dcode_own, dgame_own, wts_own, pol_own = dec, dcode, dgame, wts, pol
     d = unowned(d_own)

@@ -30,7 +30,8 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_ROOF_COPIES, K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.cityline.lowlevel import inline_kernel, keep_alive, nth_bit_index, popcount, unowned
+from engines.core.kernel import inline_kernel
+from engines.core.lowlevel import keep_alive, nth_bit_index, popcount, unowned
 from engines.cityline.rules import action_of_choice_nb, apply_nb, choice_mask_nb, legal_nb, matches_nb, score_nb
 from engines.cityline.state import (
     ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
@@ -348,7 +349,7 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
     scores_own = np.empty(256)
     tp_own = np.zeros(MAX_FACES + 1, np.int64)
     cp_own = np.zeros(MAX_COLUMNS, np.int64)
-    # the rollouts run on views without reference counts (lowlevel.py); owners kept alive below
+    # the rollouts run on views without reference counts (engines/core/lowlevel.py); owners kept alive below
     sim = unowned(sim_own)
     srng = unowned(srng_own)
     buf = unowned(buf_own)

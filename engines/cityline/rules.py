@@ -47,7 +47,8 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.kernel import kernel
-from engines.cityline.lowlevel import inline_kernel, lowest_bit_index
+from engines.core.kernel import inline_kernel
+from engines.core.lowlevel import lowest_bit_index
 from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
 
 
@@ -200,7 +201,7 @@ def apply_nb(d, rng, cfg, action):
 
     Speed note: numba increfs and decrefs array arguments on entry and exit (an atomic add each,
     leaf functions included); the batch loop and the rollouts pass views without a reference
-    count (lowlevel.unowned), which makes those no-ops. The automatic steps are written inline,
+    count (engines.core.lowlevel.unowned), which makes those no-ops. The automatic steps are written inline,
     each once, selected by flags (walls / start a construction turn / start an occupancy turn)
     at the end, so this is one call per decision."""
     phase = d[M_PHASE]

@@ -13,7 +13,7 @@ import hashlib
 from pathlib import Path
 
 _CORE = Path(__file__).parent
-_CORE_KERNEL_SOURCES = ("kernel.py", "rng.py")
+_CORE_KERNEL_SOURCES = ("kernel.py", "rng.py", "lowlevel.py")
 
 
 def source_digest(package_dir: Path) -> str:

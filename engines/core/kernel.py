@@ -19,3 +19,11 @@ KERNEL_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
 def kernel(fn):
     """Compile `fn` as a rule kernel (arrays and scalars in, arrays and scalars out)."""
     return numba.njit(**KERNEL_OPTIONS)(fn)
+
+
+def inline_kernel(fn):
+    """A small hot kernel numba copies into each jitted caller: no call boundary
+    (and no reference counts on its array arguments) on the hot path. Use it
+    sparingly: every inlined body is compiled again in each caller (compile time).
+    Called from Python it is an ordinary jitted function."""
+    return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)

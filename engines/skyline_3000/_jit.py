@@ -1,6 +1,6 @@
 """Skyline 3000's jit decorators and the policy/chance stream draws.
 
-`inline_kernel` is `kernel` (engines.core.kernel) with numba's IR inlining:
+`inline_kernel` (engines.core.kernel) is `kernel` with numba's IR inlining:
 the small hot helpers are merged into their callers, so a decision costs no
 calls (with their array arguments and reference counts) and the compiled
 library has fewer levels to optimise. Called from Python, an inline kernel
@@ -15,12 +15,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from engines.core.kernel import KERNEL_OPTIONS
-
-
-def inline_kernel(fn):
-    """`kernel` whose body numba inlines into every jitted caller."""
-    return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)
+from engines.core.kernel import KERNEL_OPTIONS, inline_kernel  # noqa: F401 (re-exported)
 
 
 _U5 = np.uint64(5)

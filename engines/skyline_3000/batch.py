@@ -12,10 +12,9 @@ each seat's policy stream are derived from them (engines.core.rng).
 from __future__ import annotations
 
 import numpy as np
-from numba import carray, types
-from numba.extending import intrinsic
 
 from engines.core.kernel import kernel
+from engines.core.lowlevel import unowned
 from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
 from engines.skyline_3000.policies import RANDOM, choose_action_nb
 from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
@@ -27,25 +26,6 @@ from engines.skyline_3000.state import (
     P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
 )
 from engines.skyline_3000.tables import TABLES
-
-
-@intrinsic
-def _data_ptr(typingctx, addr, like):
-    """The address `addr` as a pointer to `like`'s dtype."""
-    sig = types.CPointer(like.dtype)(addr, like)
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
-
-    return sig, codegen
-
-
-@kernel
-def borrow_nb(a):
-    """A view of `a` that carries no reference count (numba's NRT meminfo is
-    null), so passing it to a kernel costs no atomic increment/decrement.
-    Only for the hot loop: the caller keeps `a` alive while the view is used."""
-    return carray(_data_ptr(a.ctypes.data, a), a.shape)
 
 
 @kernel
@@ -107,14 +87,14 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     rank = np.zeros(P, np.int64)
     hv = np.zeros(P, np.int64)
     # the game loop runs on borrowed views (no reference counting); the
-    # arrays above stay alive to the end of this kernel (_keep_alive)
-    pub_b = borrow_nb(pub)
-    hands_b = borrow_nb(hands)
-    sec_b = borrow_nb(sec)
-    legal_b = borrow_nb(legal)
-    prng_b = borrow_nb(prng)
-    pids_b = borrow_nb(seat_pids)
-    w_b = borrow_nb(seat_w)
+    # arrays above stay alive to the end of this kernel (_keep_alive); views: engines/core/lowlevel.py
+    pub_b = unowned(pub)
+    hands_b = unowned(hands)
+    sec_b = unowned(sec)
+    legal_b = unowned(legal)
+    prng_b = unowned(prng)
+    pids_b = unowned(seat_pids)
+    w_b = unowned(seat_w)
     for g in range(count):
         gi = start + g
         for s in range(P):

@@ -8,7 +8,7 @@ memory record (measured here: about a third of a random Cityline game went to
 two atomic instructions, some 14 of them per decision). A view whose memory
 record is NULL makes those calls return at once. The batch loop takes such
 views of arrays it owns and keeps alive for the whole chunk (see
-`simulate_chunk_nb`), so the rule kernels are the same kernels, just called
+`simulate_chunk_nb` in each game's batch.py), so the rule kernels are the same kernels, just called
 without the bookkeeping.
 
 Only for views that cannot outlive their owner: never return one, never store
@@ -21,9 +21,7 @@ from numba.core import types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
-import numba
-
-from engines.core.kernel import KERNEL_OPTIONS, kernel
+from engines.core.kernel import kernel
 
 
 @intrinsic
@@ -79,8 +77,3 @@ def nth_bit_index(m, k):
     for _ in range(k):
         m &= m - 1
     return lowest_bit_index(m)
-
-
-def inline_kernel(fn):
-    """A small rule kernel numba copies into each caller (no call boundary on the hot path)."""
-    return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)
