@@ -6,7 +6,10 @@ and its state is per process, so game `i` would depend on which worker ran
 it. Here every game owns its streams, derived from (run seed, game index,
 stream id), so game `i` is the same on one worker, two workers or a cluster.
 
-A stream is a `uint64[4]` array, advanced in place. The algorithms and the
+A stream is a `uint64[4]` array, advanced in place. The per-draw functions
+(`next_u64`, `below`, `random_bits`, `uniform`) are inline kernels: numba
+copies them into each caller, so a draw in a hot loop costs no call and no
+reference count on the stream array. The algorithms and the
 seeding match `shared/reference/c/common.h` bit for bit (tested), so the
 C yardstick and the engines draw the same numbers from the same seed.
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.core.kernel import kernel
+from engines.core.kernel import inline_kernel, kernel
 
 CHANCE_STREAM = 0
 POLICY_STREAM = 1  # seat s uses POLICY_STREAM + s
@@ -34,7 +37,7 @@ _U32 = np.uint64(32)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
-@kernel
+@inline_kernel
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
@@ -75,7 +78,7 @@ def new_stream(run_seed, game_index, stream):
     return state
 
 
-@kernel
+@inline_kernel
 def next_u64(s):
     """xoshiro256**: next 64-bit output, advancing `s` in place."""
     result = _rotl(s[1] * _U5, 7) * _U9
@@ -89,7 +92,7 @@ def next_u64(s):
     return result
 
 
-@kernel
+@inline_kernel
 def below(s, n):
     """Uniform integer in [0, n) for 1 <= n < 2**32 (Lemire, unbiased)."""
     nn = np.uint64(n)
@@ -102,13 +105,13 @@ def below(s, n):
     return np.int64(m >> _U32)
 
 
-@kernel
+@inline_kernel
 def uniform(s):
     """Uniform float in [0, 1) with 53 random bits."""
     return np.float64(next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@kernel
+@inline_kernel
 def random_bits(s, n):
     """A uniformly random subset of n <= 63 items as a bit mask (common.h pick_subset)."""
     if n == 0:

@@ -22,7 +22,7 @@ import numpy as np
 
 from engines.core.kernel import kernel
 from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
-from engines.skyline_3000._jit import below_nb as below, random_bits_nb as random_bits
+from engines.core.rng import below, random_bits
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
     block_places_hyp_nb, block_points_hyp_nb, main_kind_action_nb, main_kind_counts_nb,

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import kernel
-from engines.core.rng import CHANCE_STREAM, derive_seed, seed_into
-from engines.skyline_3000._jit import I64, PUB, below_nb as below, inline_kernel, typed_kernel
+from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+from engines.skyline_3000._jit import I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
