@@ -3,8 +3,9 @@
     build_report(run_path) -> report/report.md, report/report.html, report/figures/*.png
 
 The generic sections work for any registered game (they read only the
-contract columns every game writes); the game's own sections come from the
-module named in its GameSpec.report. Every number is aggregated in polars
+contract columns every game writes, and what its GameSpec declares, such as
+its tie-break columns); the game's own sections come from its analysis
+module, analysis/<game_id>.py, found by the game id. Every number is aggregated in polars
 (lazy scans, group-bys) before it reaches numpy, scipy or matplotlib, so a run
 of millions of games costs a few seconds, not a plot of millions of points.
 
@@ -15,7 +16,6 @@ seat balance. See analysis/stats.py.
 from __future__ import annotations
 
 import html
-import importlib
 import json
 import math
 from pathlib import Path
@@ -25,7 +25,7 @@ import polars as pl
 
 from analysis import plots, stats
 from analysis.run import Run
-from analysis.sections import Plot, Section
+from analysis.sections import Plot, Section, game_module, game_module_name, game_spec
 
 QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
 
@@ -95,6 +95,7 @@ def run_summary(run: Run) -> Section:
         ("games in the tables", f"{games_found:,}"),
         ("seed", str(manifest.get("seed", "?"))),
         ("engine version", str(manifest.get("engine_version", "?"))),
+        ("engine source digest", str(manifest.get("source_digest", "?"))),
         ("run time", _format_seconds(timings.get("seconds"))),
         ("throughput", f"{timings['games_per_s']:,.0f} games/s" if timings.get("games_per_s") else "?"),
         ("created", str(manifest.get("created", "?"))),
@@ -256,17 +257,16 @@ def victory_margins(run: Run) -> Section:
 
 def ties_and_shared_wins(run: Run) -> Section:
     games = run.scan("games")
-    schema = games.collect_schema()
     flags = games.with_columns(
         (pl.col("n_winners") > 1).cast(pl.Int8).alias("shared win"),
         pl.lit("all games").alias("games"),
     )
     rows = [("shared win (several winners)", "shared win")]
-    # Optional columns some games write (Skyline 3000 does): level on points, decided by a tie-break.
-    if "points_tied" in schema:
-        rows.append(("top score level on points", "points_tied"))
-    if "tie_break_decided" in schema:
-        rows.append(("winner decided by tie-break", "tie_break_decided"))
+    # A game with a tie-break declares its columns (GameSpec.tie_break; Skyline 3000 does).
+    tie_break = _tie_break(run)
+    if tie_break is not None:
+        rows.append(("top score level on points", tie_break.level_on_points))
+        rows.append(("winner decided by tie-break", tie_break.decided))
     tables = []
     for label, column in rows:
         table = stats.proportion_table(flags, "games", column)
@@ -304,26 +304,17 @@ def _rename_summary(summary: pl.DataFrame) -> pl.DataFrame:
 
 # --- the game's own sections ------------------------------------------------------------
 
-def game_report_module(game_id: str) -> str:
-    """Module with the game's sections: GameSpec.report, or by convention
-    analysis.<game_id> while the game's engine package cannot be imported
-    (the report needs only the Parquet files, not the engine)."""
-    from engines.registry import get_game
-    try:
-        return get_game(game_id).report
-    except (KeyError, ImportError, AttributeError):
-        return f"analysis.{game_id}"
+def _tie_break(run: Run):
+    """The game's declared tie-break columns (None: no tie-break, or the game is not registered)."""
+    spec = game_spec(run.game_id)
+    return spec.tie_break if spec is not None else None
 
 
 def game_sections(run: Run) -> list[Section]:
-    module_name = game_report_module(run.game_id)
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        if error.name is None or not (module_name == error.name or module_name.startswith(error.name + ".")):
-            raise  # the module exists but something it imports is missing: a real bug
+    module = game_module(run.game_id)
+    if module is None or not hasattr(module, "sections"):
         return [Section("Game-specific sections",
-                        f"Skipped: no report module `{module_name}` for {run.game_id}.")]
+                        f"Skipped: no report module `{game_module_name(run.game_id)}` for {run.game_id}.")]
     return list(module.sections(run))
 
 

@@ -1,20 +1,17 @@
 """A finished (or partly finished) run on disk, as the analysis sees it.
 
-Layout written by `engines.core.runner`:
-
-    results/<run>/manifest.json          config, resolved variant, seeds, versions, timings
-    results/<run>/<table>/part-NNNNNN.parquet   one file per chunk of games, per table
-    results/<run>/_done/NNNNNN           marker: chunk NNNNNN is complete
-    results/<run>/report/                report.md, report.html and figures
+The folder's format (manifest, part files, done markers) is defined in
+analysis/runfolder.py, which the writer (experiments/runner.py) uses too.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
 import polars as pl
+
+from analysis import runfolder
 
 
 @dataclass(frozen=True)
@@ -24,13 +21,13 @@ class Run:
     @classmethod
     def open(cls, path: str | Path) -> "Run":
         path = Path(path)
-        if not (path / "manifest.json").is_file():
+        if not runfolder.is_run_folder(path):
             raise FileNotFoundError(f"{path} is not a run folder (no manifest.json)")
         return cls(path)
 
     @cached_property
     def manifest(self) -> dict:
-        return json.loads((self.path / "manifest.json").read_text())
+        return runfolder.read_manifest(self.path)
 
     @property
     def game_id(self) -> str:
@@ -47,18 +44,17 @@ class Run:
 
     @property
     def report_dir(self) -> Path:
-        return self.path / "report"
+        return self.path / runfolder.REPORT
 
     def done_chunks(self) -> set[int]:
         """Chunks whose every table was written (the runner marks them last)."""
-        done = self.path / "_done"
-        return {int(p.name) for p in done.iterdir()} if done.is_dir() else set()
+        return runfolder.done_chunks(self.path)
 
     def parts(self, table: str) -> list[Path]:
         """The table's part files of finished chunks only: an interrupted
         chunk may have renamed some tables' parts before its marker."""
         done = self.done_chunks()
-        return sorted(p for p in (self.path / table).glob("part-*.parquet") if int(p.stem[5:]) in done)
+        return [p for p in runfolder.part_files(self.path, table) if runfolder.part_chunk(p) in done]
 
     def tables(self) -> list[str]:
         return sorted(p.name for p in self.path.iterdir() if p.is_dir() and self.parts(p.name))

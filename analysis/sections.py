@@ -1,14 +1,23 @@
 """The unit a report is made of. The generic report (analysis/report.py)
-writes the sections every game shares; each game adds its own from
-`analysis/<game_id>.py: sections(run) -> list[Section]`, named in its
-GameSpec.report. The report writer turns sections into Markdown + HTML with
-PNG figures; a section never writes files itself."""
+writes the sections every game shares; each game adds its own from its
+analysis module, found by the game id (`game_module`):
+
+    analysis/<game_id>.py   sections(run) -> list[Section]   the game's report pages
+                            METRICS: dict[str, Metric]        its experiment metrics
+
+Both are optional: a game without the module gets the generic sections and
+metrics only. The report writer turns sections into Markdown + HTML with PNG
+figures; a section never writes files itself."""
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import polars as pl
 from matplotlib.figure import Figure
+
+from engines.core.spec import GameSpec
 
 
 @dataclass
@@ -24,3 +33,29 @@ class Section:
     text: str = ""                                   # Markdown, may be several paragraphs
     tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)  # (caption, table)
     plots: list[Plot] = field(default_factory=list)
+
+
+def game_module_name(game_id: str) -> str:
+    return f"analysis.{game_id}"
+
+
+def game_module(game_id: str) -> ModuleType | None:
+    """The game's analysis module, or None when the game has none."""
+    name = game_module_name(game_id)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name is None or not (name == error.name or name.startswith(error.name + ".")):
+            raise  # the module exists but something it imports is missing: a real bug
+        return None
+
+
+def game_spec(game_id: str) -> GameSpec | None:
+    """The game's contract through the registry; None for a game that is not
+    registered (a run folder can be analysed without its engine)."""
+    from engines.registry import get_game
+
+    try:
+        return get_game(game_id)
+    except (KeyError, ImportError):  # unknown here, or its engine is not installed
+        return None

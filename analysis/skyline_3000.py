@@ -1,5 +1,5 @@
-"""Skyline 3000's own report sections (GameSpec.report), from the tables in
-engines/skyline_3000/tables.py and the rulebook's language
+"""Skyline 3000's own report sections and experiment metrics (found by the
+game id: analysis.<game_id>), from the tables its GameSpec declares and the rulebook's language
 (/work/shared/rules/skyline-3000.txt):
 
 - auction value curves: what the winner paid for a Greenspace, Spaceport or
@@ -21,10 +21,11 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
+from analysis.metrics import Metric, RunData, _fair_share, _select, _zero
 from analysis.report import players_with_winners, scan_players, with_policy_strings
 from analysis.run import Run
 from analysis.sections import Plot, Section
-from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES
+from engines.registry import get_game
 
 N_PRICE_BINS = 8
 CARD_USES = ("played", "bid", "kept")
@@ -36,6 +37,18 @@ POLICY_SUMMARY_COLUMNS = (
     "improvements_won", "spent", "points_first", "points_second", "points_billboards", "extra_cards",
     "cards_left", "hand_value_left", "passes_round1",
 )
+
+GAME_ID = "skyline_3000"
+
+
+def _spec():
+    """The game's contract, through the registry (analysis never imports an engine package directly)."""
+    return get_game(GAME_ID)
+
+
+def _names(kind: str) -> tuple[str, ...]:
+    """Labels of a coded column (item, tie_break, card_type), as the GameSpec declares them."""
+    return _spec().labels[kind]
 
 
 def sections(run: Run) -> list[Section]:
@@ -58,9 +71,9 @@ def sections(run: Run) -> list[Section]:
 
 def check_columns(run: Run) -> None:
     """Fail with the missing column names if the engine's tables drifted from tables.py."""
-    for name in set(run.tables()) & set(TABLES):
+    for name in set(run.tables()) & set(_spec().tables):
         present = set(run.scan(name).collect_schema().names())
-        missing = [c for c in TABLES[name].names if c not in present]
+        missing = [c for c in _spec().tables[name].names if c not in present]
         if missing:
             raise ValueError(f"run {run.path}: table '{name}' lacks columns {missing} (see engines/skyline_3000/tables.py)")
 
@@ -68,7 +81,7 @@ def check_columns(run: Run) -> None:
 # --- helpers -------------------------------------------------------------------------
 
 def _item_name(column: str = "item") -> pl.Expr:
-    return pl.col(column).replace_strict(dict(enumerate(ITEM_NAMES)), return_dtype=pl.String)
+    return pl.col(column).replace_strict(dict(enumerate(_names("item"))), return_dtype=pl.String)
 
 
 def sold_auctions(run: Run) -> pl.LazyFrame:
@@ -86,7 +99,7 @@ def _per_item_series(table: pl.DataFrame, x: str, value: str, low: str, high: st
     series = {}
     for item in sorted(table["item"].unique().to_list()):
         rows = table.filter(pl.col("item") == item).sort(x)
-        series[ITEM_NAMES[item]] = (rows[x].to_numpy(), rows[value].to_numpy(), rows[low].to_numpy(),
+        series[_names("item")[item]] = (rows[x].to_numpy(), rows[value].to_numpy(), rows[low].to_numpy(),
                                     rows[high].to_numpy())
     return series
 
@@ -106,7 +119,7 @@ def auction_prices(run: Run) -> Section:
     distributions = {}
     for item in sorted(counts["item"].unique().to_list()):
         item_counts = counts.filter(pl.col("item") == item)
-        distributions[ITEM_NAMES[item]] = stats.histogram(item_counts["price"].to_numpy(), edges,
+        distributions[_names("item")[item]] = stats.histogram(item_counts["price"].to_numpy(), edges,
                                                           weights=item_counts["count"].to_numpy())
     spread = plots.histogram_steps(distributions, title="Price paid by item", xlabel="price paid (card value)")
     spread.axes[0].set_ylabel("share of auctions won")
@@ -227,14 +240,14 @@ def auction_tie_breaks(run: Run) -> Section:
     counts = sold.group_by("item", "tie_break").agg(pl.len().alias("count")).collect()
     totals = counts.group_by("item").agg(pl.col("count").sum().alias("sold"))
     # Every (item, tie-break) pair, so a rule that never fired shows as 0 rather than missing.
-    grid = totals.join(pl.DataFrame({"tie_break": list(range(len(TIE_BREAK_NAMES)))},
+    grid = totals.join(pl.DataFrame({"tie_break": list(range(len(_names("tie_break"))))},
                                     schema={"tie_break": counts["tie_break"].dtype}), how="cross")
     table = grid.join(counts, on=["item", "tie_break"], how="left").with_columns(pl.col("count").fill_null(0))
     table = table.sort("item", "tie_break")
     low, high = stats.wilson_interval(table["count"].to_numpy(), table["sold"].to_numpy())
     table = table.select(
         _item_name().alias("item"),
-        pl.col("tie_break").replace_strict(dict(enumerate(TIE_BREAK_NAMES)), return_dtype=pl.String)
+        pl.col("tie_break").replace_strict(dict(enumerate(_names("tie_break"))), return_dtype=pl.String)
         .alias("decided by"),
         "sold", "count", (pl.col("count") / pl.col("sold")).alias("share"),
         pl.Series("95% low", np.atleast_1d(low)), pl.Series("95% high", np.atleast_1d(high)),
@@ -256,7 +269,7 @@ def improvement_placement(run: Run) -> Section:
         total = item_counts["count"].sum()
         by_block = dict(zip(item_counts["block"].to_list(), item_counts["count"].to_list()))
         shares = np.array([by_block.get(block, 0) / total for block in range(9)])
-        rows.append({"item": ITEM_NAMES[item], "won": total,
+        rows.append({"item": _names("item")[item], "won": total,
                      **{f"block {b}": shares[b] for b in range(9)},
                      "not placed": by_block.get(-1, 0) / total})
         grid = shares.reshape(3, 3)  # row = district, column = block within the district
@@ -268,7 +281,7 @@ def improvement_placement(run: Run) -> Section:
                           fontsize=8, color="white" if share > 0.6 * grid.max() else "black")
         axes.set_yticks(range(3), DISTRICT_NAMES)
         axes.set_xticks([])
-        axes.set_title(ITEM_NAMES[item])
+        axes.set_title(_names("item")[item])
         figure.colorbar(image, ax=axes, shrink=0.7)
     text = ("Share of each item won that was placed in each block (blocks 0-8; block b lies in district b // 3: "
             "red 0-2, yellow 3-5, blue 6-8). Pre-placed Greenspaces are not counted.")
@@ -363,20 +376,20 @@ def card_use(run: Run) -> Section:
     for axes, card_type in zip(panels, types):
         rows = by_value.filter(pl.col("card_type") == card_type)
         plots.stacked_shares(rows["value"].to_list(), {use: rows[f"{use} share"].to_numpy() for use in CARD_USES},
-                             title=f"{CARD_TYPE_NAMES[card_type]} cards", xlabel="card value", axes=axes)
+                             title=f"{_names('card_type')[card_type]} cards", xlabel="card value", axes=axes)
 
     # Mean value of a card by what happened to it: do players bid their high cards and build with low ones?
     weighted = [(pl.col("value").cast(pl.Float64) * pl.col(use)).sum().alias(f"{use} value") for use in CARD_USES]
     by_policy = (
         card_use_frame.group_by("policy", "card_type").agg(*sums, *weighted).sort("policy", "card_type").collect()
         .with_columns(total.alias("cards"))
-        .select("policy", pl.col("card_type").replace_strict(dict(enumerate(CARD_TYPE_NAMES)), return_dtype=pl.String)
+        .select("policy", pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)
                 .alias("card type"), "cards",
                 *[(pl.col(use) / pl.col("cards")).alias(f"{use} share") for use in CARD_USES],
                 *[(pl.col(f"{use} value") / pl.col(use)).alias(f"mean value {use}") for use in CARD_USES])
     )
     table = by_value.select(
-        pl.col("card_type").replace_strict(dict(enumerate(CARD_TYPE_NAMES)), return_dtype=pl.String)
+        pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)
         .alias("card type"), pl.col("value").cast(pl.Int64), "cards", *CARD_USES,
         *[f"{use} share" for use in CARD_USES])
     text = ("Every card a player held ends one of three ways: **played** in the Construction Phase (its number "
@@ -398,7 +411,7 @@ def policy_summary(run: Run) -> Section:
         .sort("policy")
         .collect()
     )
-    meanings = {column.name: column.meaning for column in TABLES["players"].columns}
+    meanings = {column.name: column.meaning for column in _spec().tables["players"].columns}
     policies = means["policy"].to_list()
     rows = [{"per game": "player-games", **{p: float(n) for p, n in zip(policies, means["player-games"])},
              "meaning": "games played by this policy, summed over its seats"}]
@@ -407,3 +420,22 @@ def policy_summary(run: Run) -> Section:
                      "meaning": meanings[column]})
     return Section("Per-policy habits", "Mean per player-game, by policy.",
                    [("What each policy did, on average", pl.DataFrame(rows))])
+
+
+# --- experiment metrics (analysis.metrics finds METRICS by the game id) ----------------------
+
+def key_player_win_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.players.filter(pl.col("key_player") == 1), "Key Player", pl.col("win"))
+
+
+def key_player_edge(run: RunData) -> pl.DataFrame:
+    p = run.players.with_columns((pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game")).alias("e"))
+    return _select(p.filter(pl.col("key_player") == 1), "Key Player", pl.col("e"))
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("key_player_win_rate", "share of games won by the round-1 Key Player (= seat_win_rate of the 1st seat)",
+           "proportion", key_player_win_rate, reference=_fair_share, min_players=2),
+    Metric("key_player_edge", "the Key Player's win minus the mean win of all seats (0 = no edge)", "mean",
+           key_player_edge, reference=_zero, min_players=2),
+)}

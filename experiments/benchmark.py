@@ -7,12 +7,12 @@
         # prints our speed as a ratio to C's (machine noise cancels out)
 
 What it measures, on one core unless said:
-  * games/s for each (game, players, policy) in PLAN, compile time excluded
-    (one warm-up call first), as the best of a few repeats;
+  * games/s for each line-up every registered game declares (GameSpec.benchmark),
+    compile time excluded (one warm-up call first), as the best of a few repeats;
   * start-up: a fresh process importing a game and playing one game, with
     an empty numba cache (cold: everything compiles) and with the cache
     filled (what every CLI call and every worker pays), and the CLI itself;
-  * a 1,000,000-game heuristic Skyline 3000 run with both cores through the
+  * a 1,000,000-game heuristic run of the CLI's default game (Skyline 3000) with both cores through the
     real runner, its wall time and the peak memory of the whole process
     tree, next to smaller runs to show memory stays flat.
 """
@@ -30,18 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
-# (game, players, policy, games per repeat)
-PLAN = [
-    ("skyline_3000", 4, "random", 20_000),
-    ("skyline_3000", 4, "greedy", 10_000),
-    ("skyline_3000", 4, "heuristic", 10_000),
-    ("skyline_3000", 2, "random", 20_000),
-    ("cityline", 1, "random", 400_000),
-    ("cityline", 1, "greedy", 100_000),
-    ("cityline", 1, "heuristic", 100_000),
-    ("cityline", 1, "strong", 200),
-    ("cityline", 4, "random", 100_000),
-]
+from engines.core.spec import BenchmarkCase
+
+
+def plan() -> list[tuple[str, BenchmarkCase]]:
+    """(game, case) for every case every registered game declares."""
+    from engines.registry import game_ids, get_game
+
+    return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
 
 
 def games_per_second(game: str, players: int, policy: str, n: int, repeats: int = 3) -> float:
@@ -120,15 +116,17 @@ def run_with_peak_memory(args: list[str]) -> tuple[float, int]:
     return time.perf_counter() - t0, peak
 
 
-def c_reference(c_dir: Path, quick: bool) -> dict[str, float]:
-    """Build the C yardsticks into a temporary folder and return their games/s."""
+def c_reference(c_dir: Path, quick: bool, programs: dict[str, int]) -> dict[str, float]:
+    """Build the C yardsticks into a temporary folder and return the games/s
+    of each program (name -> games to play)."""
     build = Path(tempfile.mkdtemp(prefix="cref-"))
     for src in c_dir.glob("*"):
         if src.is_file():
             shutil.copy(src, build / src.name)
     subprocess.run(["make", "-C", str(build)], check=True, capture_output=True)
     out = {}
-    for name, n in (("skyline", 50_000 if quick else 200_000), ("cityline", 500_000 if quick else 2_000_000)):
+    for name, games in programs.items():
+        n = max(1, games // 4) if quick else games
         text = subprocess.run([str(build / name), str(n), "1"], check=True, capture_output=True, text=True).stdout
         fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
         out[name] = float(fields["games_per_s"])
@@ -136,21 +134,25 @@ def c_reference(c_dir: Path, quick: bool) -> dict[str, float]:
 
 
 def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False) -> None:
+    from engines.registry import DEFAULT_GAME, game_ids
+
     scale = 0.25 if quick else 1.0
     print(f"# Skyline Lab benchmark  (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
-    c_rates = c_reference(Path(c_dir), quick) if c_dir else {}
+    cases = plan()
+    programs = {case.c_reference: case.c_games for _, case in cases if case.c_reference}
+    c_rates = c_reference(Path(c_dir), quick, programs) if c_dir else {}
 
     print("\n## Throughput, one core, compile excluded (best of 3)")
     print(f"{'game':14s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s}  vs C")
-    for game, players, policy, n in PLAN:
-        rate = games_per_second(game, players, policy, max(50, int(n * scale)))
-        c_key = {"skyline_3000": "skyline", "cityline": "cityline"}.get(game)
-        c_ref = c_rates.get(c_key) if policy == "random" and players == (4 if game == "skyline_3000" else 1) else None
+    for game, case in cases:
+        players, policy = case.players, case.policy
+        rate = games_per_second(game, players, policy, max(50, int(case.games * scale)))
+        c_ref = c_rates.get(case.c_reference) if case.c_reference else None
         ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
         print(f"{game:14s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f}  {ratio}")
 
     print("\n## Start-up: fresh process to first finished game")
-    for game in ("skyline_3000", "cityline"):
+    for game in game_ids():
         cache = tempfile.mkdtemp(prefix="numba-cache-")
         cold = _first_game_seconds(game, cache)
         warm = _first_game_seconds(game, cache)
@@ -158,17 +160,17 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
         shutil.rmtree(cache, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
-        _cli_seconds(["run", "skyline_3000", "--games", "10"], cache, os.path.join(tmp, "r"))
-        warm = _cli_seconds(["run", "skyline_3000", "--games", "10"], cache, os.path.join(tmp, "r"))
-        print(f"CLI `skyline-lab run skyline_3000 --games 10`, cache filled: {warm:.2f} s")
+        _cli_seconds(["run", DEFAULT_GAME, "--games", "10"], cache, os.path.join(tmp, "r"))
+        warm = _cli_seconds(["run", DEFAULT_GAME, "--games", "10"], cache, os.path.join(tmp, "r"))
+        print(f"CLI `skyline-lab run {DEFAULT_GAME} --games 10`, cache filled: {warm:.2f} s")
 
     if skip_million:
         return
-    print("\n## Memory and wall time of whole runs (heuristic Skyline 3000, 4 players, 2 workers)")
+    print(f"\n## Memory and wall time of whole runs (heuristic {DEFAULT_GAME}, default players, 2 workers)")
     sizes = [100_000, 1_000_000] if not quick else [20_000, 100_000]
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            args = ["run", "skyline_3000", "--games", str(n), "--policy", "heuristic", "--workers", "2",
+            args = ["run", DEFAULT_GAME, "--games", str(n), "--policy", "heuristic", "--workers", "2",
                     "--out", os.path.join(tmp, f"run{n}"), "--quiet", "--no-report", "--fresh"]
             wall, peak = run_with_peak_memory(args)
             print(f"{n:>9,d} games: {wall:7.1f} s wall, {n / wall:9,.0f} games/s, peak memory {peak / 2**20:7.0f} MiB")

@@ -12,6 +12,8 @@ from typing import List, Optional
 
 import typer
 
+from engines.registry import DEFAULT_GAME  # cheap: game packages load on first use
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -19,9 +21,6 @@ app = typer.Typer(
     "Typical use: `skyline-lab run skyline_3000 --games 100000 --policy heuristic --policy random` "
     "then open results/<run>/report/report.html.",
 )
-
-DEFAULT_GAME = "skyline_3000"
-DEFAULT_LINEUP = ["heuristic", "greedy", "random", "random"]
 
 
 def _fail(message: str) -> None:
@@ -31,7 +30,7 @@ def _fail(message: str) -> None:
 
 def _user_errors():
     from engines.core.lineup import LineupError
-    from engines.core.runner import RunError
+    from experiments.runner import RunError
     from engines.core.variant import VariantError
 
     return (RunError, VariantError, LineupError, KeyError, FileNotFoundError)
@@ -46,7 +45,7 @@ def run(
         None, "--policy",
         help="Policy per seat, repeat once per seat, or give one for all seats. "
         "Tune weights as name(weight=value, ...), e.g. 'heuristic(value_megamall=6)'. "
-        "Default for Skyline 3000: heuristic, greedy, random, random.",
+        "Default: the game's own line-up (Skyline 3000: heuristic, greedy, random, random).",
     ),
     variant: Optional[str] = typer.Option(None, "--variant", "-v", help="Variant name or path to a variant .toml file."),
     set_: Optional[List[str]] = typer.Option(
@@ -74,13 +73,13 @@ def run(
 
         cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
         return
-    from engines.core.runner import run_batch
     from engines.core.variant import parse_override
+    from engines.registry import get_game
+    from experiments.runner import run_batch
 
-    policies = list(policy) if policy else (DEFAULT_LINEUP if game == DEFAULT_GAME and not players else None)
-    if game == DEFAULT_GAME and not policy and players and players != len(DEFAULT_LINEUP):
-        policies = DEFAULT_LINEUP[:players]
     try:
+        # no --policy: the line-up the game declares (GameSpec.default_lineup)
+        policies = list(policy) if policy else get_game(game).default_policies(players)
         overrides = dict(parse_override(s) for s in (set_ or []))
         result = run_batch(game, variant=variant, overrides=overrides, players=players, policies=policies,
                            rotate=rotate, n_games=games, seed=seed, out=out, workers=workers,

@@ -52,7 +52,7 @@ Every arm of an experiment is played on the same seed, so game i of every
 arm has the same deals and dice wherever the rules allow: differences are
 paired game by game (analysis/compare.py). Each batch is a run folder of the
 runner under a shared cache (results/_runs/ by default), named after
-everything that determines its games (game, engine version, variant digest,
+everything that determines its games (game, engine version and source digest, variant digest,
 players, line-up, rotation, seed), so the same batch is never simulated
 twice, an interrupted experiment resumes, and asking for more games extends
 the folder instead of starting again.
@@ -74,11 +74,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from analysis import runfolder
 from engines.core.lineup import LineupError
-from engines.core.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
+from experiments.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
 from engines.core.variant import VariantError, flatten
 from engines.registry import get_game
-from experiments import metrics as M
+from analysis import metrics as M
 
 KINDS = ("single", "sweep", "compare", "fairness")
 TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "precision", "power")
@@ -124,12 +125,24 @@ class Plan:
     engine_version: str
 
     @property
+    def key(self) -> dict[str, Any]:
+        """The runner's key of this batch: engine version, engine source digest,
+        variant digest, line-up, seed (and chunk size)."""
+        return self.config.key(self.engine_version)
+
+    @property
     def folder_name(self) -> str:
-        """Cache folder: everything that determines the games, nothing else."""
-        key = {k: v for k, v in self.config.key(self.engine_version).items() if k != "chunk_size"}
+        """Cache folder: everything that determines the games, nothing else
+        (so an edited engine or variant gets a folder of its own)."""
+        key = _games_key(self.key)
         short = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:10]
         c = self.config
         return f"{c.game}-{c.variant.name}-{c.players}p-seed{c.seed}-{short}"
+
+
+def _games_key(key: dict[str, Any]) -> dict[str, Any]:
+    """A run key without the chunk size: what decides the games themselves."""
+    return {k: v for k, v in key.items() if k != "chunk_size"}
 
 
 @dataclass(frozen=True)
@@ -576,19 +589,7 @@ class RunRecord:
 def _available_games(path: Path) -> int:
     """Games in the contiguous run of finished chunks from chunk 0. Every batch
     this module starts is a whole number of chunks, so that is chunks x chunk size."""
-    done = path / "_done"
-    manifest = path / "manifest.json"
-    if not done.is_dir() or not manifest.is_file():
-        return 0
-    try:
-        chunk_size = int(json.loads(manifest.read_text()).get("chunk_size") or 0)
-    except (json.JSONDecodeError, ValueError):
-        return 0
-    chunks = {int(p.name) for p in done.iterdir() if p.name.isdigit()}
-    count = 0
-    while count in chunks:
-        count += 1
-    return count * chunk_size
+    return runfolder.contiguous_games(path)
 
 
 def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress: bool = False) -> RunRecord:
@@ -597,13 +598,16 @@ def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress
     later, longer request extends the folder exactly."""
     path = cache / plan.folder_name
     record = RunRecord(plan, path)
-    manifest = path / "manifest.json"
     chunk = None
-    if manifest.is_file():
-        old = json.loads(manifest.read_text())
-        chunk = int(old.get("chunk_size") or 0) or None
-        if _available_games(path) >= n_games:
-            return record
+    fresh = False
+    if runfolder.is_run_folder(path):
+        old = runfolder.read_manifest(path)
+        if _games_key(old.get("config_key") or {}) != _games_key(plan.key):
+            fresh = True  # not these games (another engine source or variant): never reuse, replace
+        else:
+            chunk = int(old.get("chunk_size") or 0) or None
+            if _available_games(path) >= n_games:
+                return record
     if chunk is None:  # equal chunks of about the runner's default size that add up to n_games
         pieces = int(math.ceil(n_games / default_chunk_size(n_games)))
         chunk = int(math.ceil(n_games / pieces))
@@ -611,7 +615,7 @@ def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress
     c = plan.config
     run = run_batch(c.game, variant=plan.variant, overrides=plan.overrides, players=c.players,
                     policies=list(plan.policies), rotate=plan.rotate, n_games=n_run, seed=c.seed, out=path,
-                    workers=workers, chunk_size=chunk, progress=progress)
+                    workers=workers, chunk_size=chunk, progress=progress, fresh=fresh)
     timings = run.manifest.get("timings", {})
     record.games_simulated = int(timings.get("games_this_session") or 0)
     record.seconds = float(timings.get("seconds") or 0.0)
@@ -801,44 +805,6 @@ def run_experiment(
     return result
 
 
-def power_table(experiment: Experiment, analysis: Analysis, effects: dict[str, float] | None = None,
-                power: float | None = None, alpha: float | None = None) -> pl.DataFrame:
-    """Games needed to detect each effect, with the sds measured in `analysis`.
-
-    Every experiment: an effect against the metric's reference in one batch
-    (a seat edge against 0), from the sd of the per-game values. Sweeps and
-    comparisons also: the paired difference between two batches (sd of the
-    per-game differences) next to what unpaired batches would need.
-    """
-    from analysis.power import detectable_effect, games_for_mean, games_for_two_means
-
-    spec = experiment.power
-    effects = effects if effects is not None else (spec.effects if spec else {})
-    level = power if power is not None else (spec.power if spec else 0.8)
-    alpha = alpha if alpha is not None else (spec.alpha if spec else 1 - experiment.confidence)
-    rows = []
-    for metric, effect in effects.items():
-        est = analysis.estimates.filter(pl.col("metric") == metric) if analysis.estimates.height else pl.DataFrame()
-        if est.height == 0:
-            continue
-        sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
-        rows.append({"metric": metric, "effect": effect, "question": "one batch: effect against the reference value",
-                     "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
-                     "games_needed_unpaired": None,
-                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
-        comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
-        if comp.height:
-            sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
-            rows.append({"metric": metric, "effect": effect, "question": "two batches: paired difference",
-                         "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
-                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
-                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
-    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
-              "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
-    table = pl.DataFrame(rows, schema=schema)
-    return table.with_columns(pl.lit(level).alias("power"), pl.lit(alpha).alias("alpha"))
-
-
 def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
                effects: dict[str, float] | None = None, power: float | None = None, alpha: float | None = None,
                results: str | Path = DEFAULT_RESULTS, cache: str | Path | None = None, workers: int = 1,
@@ -862,6 +828,8 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
     paths = [ensure_run(plan, pilot_games, cache_dir, workers=workers, progress=progress).path
              for plan in experiment.plans]
     analysis = analyse(experiment, paths, pilot_games)
+    from experiments.experiment_report import power_table
+
     return power_table(experiment, analysis, effects, power, alpha), analysis
 
 

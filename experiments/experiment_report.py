@@ -16,19 +16,23 @@ import datetime as dt
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import polars as pl
 
 from analysis import compare as C
+from analysis import runfolder
 from analysis import fairness as F
 from analysis import sweep as S
 from analysis.report import render_html, render_markdown
 from analysis.sections import Plot, Section
-from experiments import metrics as M
+from analysis import metrics as M
 
-if TYPE_CHECKING:  # pragma: no cover
-    from experiments.experiment import ExperimentResult
+# This module is the experiment's reporting layer: experiments/experiment.py
+# imports it, never the reverse (no import cycle). `result` below is an
+# experiments.experiment.ExperimentResult, `experiment` an Experiment and
+# `analysis` an Analysis, used only through their attributes.
+ExperimentResult = Any
 
 
 def _num(x: float, ref: float | None = None) -> str:
@@ -100,8 +104,6 @@ def fairness_cells(result: "ExperimentResult") -> list[F.Cell]:
 
 def summarise(result: "ExperimentResult") -> None:
     """Fill in the balance, fairness and power tables and the answer paragraph."""
-    from experiments.experiment import power_table
-
     exp = result.experiment
     result.balance = balance_table(result) if max(p.players for p in exp.plans) > 1 else pl.DataFrame()
     if exp.kind == "fairness":
@@ -392,8 +394,6 @@ def sections(result: "ExperimentResult") -> list[Section]:
 
 def manifest(result: "ExperimentResult") -> dict:
     exp = result.experiment
-    from experiments.experiment import _available_games
-
     return {
         "experiment": exp.name, "file": str(exp.path), "digest": exp.digest, "question": exp.question,
         "kind": exp.kind, "game": exp.game, "seed": exp.seed, "games_requested": exp.games,
@@ -402,8 +402,9 @@ def manifest(result: "ExperimentResult") -> dict:
         "batches": [{"label": r.plan.label, "params": r.plan.params, "variant": r.plan.config.variant.name,
                      "variant_digest": r.plan.config.variant.digest, "overrides": r.plan.overrides,
                      "players": r.plan.players, "lineup": r.plan.policies, "rotate": r.plan.rotate,
-                     "engine_version": r.plan.engine_version, "run": str(r.path),
-                     "games_in_run": _available_games(r.path), "games_simulated_now": r.games_simulated,
+                     "engine_version": r.plan.engine_version,
+                     "source_digest": r.plan.config.source_digest, "run": str(r.path),
+                     "games_in_run": runfolder.contiguous_games(r.path), "games_simulated_now": r.games_simulated,
                      "seconds_now": round(r.seconds, 3)} for r in result.records],
         "precision_log": result.precision_log,
         "methods": {"intervals": M.INTERVALS, "tests": C.METHODS, "multiple_comparisons": C.HOLM,
@@ -439,3 +440,41 @@ def write(result: "ExperimentResult") -> Path:
             path.unlink()
     (out / "manifest.json").write_text(json.dumps(manifest(result), indent=2, default=str))
     return out / "report.md"
+
+
+def power_table(experiment: Any, analysis: Any, effects: dict[str, float] | None = None,
+                power: float | None = None, alpha: float | None = None) -> pl.DataFrame:
+    """Games needed to detect each effect, with the sds measured in `analysis`.
+
+    Every experiment: an effect against the metric's reference in one batch
+    (a seat edge against 0), from the sd of the per-game values. Sweeps and
+    comparisons also: the paired difference between two batches (sd of the
+    per-game differences) next to what unpaired batches would need.
+    """
+    from analysis.power import detectable_effect, games_for_mean, games_for_two_means
+
+    spec = experiment.power
+    effects = effects if effects is not None else (spec.effects if spec else {})
+    level = power if power is not None else (spec.power if spec else 0.8)
+    alpha = alpha if alpha is not None else (spec.alpha if spec else 1 - experiment.confidence)
+    rows = []
+    for metric, effect in effects.items():
+        est = analysis.estimates.filter(pl.col("metric") == metric) if analysis.estimates.height else pl.DataFrame()
+        if est.height == 0:
+            continue
+        sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
+        rows.append({"metric": metric, "effect": effect, "question": "one batch: effect against the reference value",
+                     "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
+                     "games_needed_unpaired": None,
+                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
+        comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
+        if comp.height:
+            sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
+            rows.append({"metric": metric, "effect": effect, "question": "two batches: paired difference",
+                         "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
+                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
+                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
+    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
+              "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
+    table = pl.DataFrame(rows, schema=schema)
+    return table.with_columns(pl.lit(level).alias("power"), pl.lit(alpha).alias("alpha"))

@@ -1,9 +1,14 @@
 """Every registered game honours the same contract (OpenSpiel's games_sim_test,
 Pgx's api_test): random play through the step API from start to end."""
+import importlib
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from engines.core import cache_guard
 from engines.core.lineup import make_lineup
+from engines.core.spec import StepGame
 from engines.registry import game_ids, get_game
 
 
@@ -21,25 +26,28 @@ def test_random_play_through_step_api(spec):
         for game_index in range(3):
             game = spec.new_game(n_players=players, seed=5, game_index=game_index)
             replay = spec.new_game(n_players=players, seed=5, game_index=game_index)
+            assert isinstance(game, StepGame)
             steps = 0
-            while not game.is_terminal():
+            while not game.is_over():   # the StepGame names only (plus policy_action and clone)
                 player = game.current_player()
                 assert 0 <= player < players
+                assert game.phase is not None
                 action = game.policy_action("random")
                 assert action in game.legal_actions()
-                assert isinstance(game.action_to_string(action), str)
+                assert isinstance(game.action_name(action), str)
+                game.observation(player)
                 if steps == 10:
                     snapshot = game.clone()
-                game.apply_action(action)
-                replay.apply_action(action)
+                game.apply(action)
+                replay.apply(action)
                 steps += 1
                 assert steps < 100_000, "game does not end"
             assert game.current_player() == -1
             scores = np.asarray(game.scores())
             assert scores.shape == (players,)
             assert np.array_equal(scores, np.asarray(replay.scores()))
-            assert not snapshot.is_terminal(), "a clone must not follow the original"
-            assert str(game)
+            assert not snapshot.is_over(), "a clone must not follow the original"
+            assert isinstance(game.render(), str) and game.render()
 
 
 def test_simulate_matches_declared_tables_and_is_chunk_independent(spec):
@@ -81,3 +89,49 @@ def test_variants_all_load(spec):
         variant = spec.variants.load(name)
         players = variant.values.get("players") or spec.default_players
         spec.kernel_params(variant, players)
+
+
+STEP_NAMES = ("phase", "current_player", "legal_actions", "action_name", "apply", "observation", "scores",
+              "is_over", "render")
+
+
+def test_step_protocol_names_every_method():
+    # the Protocol is what the conformance test checks: it must list exactly the contract's names
+    assert set(STEP_NAMES) <= set(dir(StepGame)) | set(StepGame.__annotations__)
+
+    class Partial:  # a step object missing `render` is not a StepGame
+        phase = 0
+        current_player = legal_actions = action_name = apply = observation = scores = is_over = \
+            (lambda self, *a: None)
+
+    assert not isinstance(Partial(), StepGame)
+    Partial.render = lambda self: ""
+    assert isinstance(Partial(), StepGame)
+
+
+def test_new_game_satisfies_step_protocol(spec):
+    game = spec.new_game(n_players=spec.default_players, seed=1)
+    assert isinstance(game, StepGame)
+    for name in STEP_NAMES[1:]:
+        assert callable(getattr(game, name)), name
+
+
+def test_declarations_are_consistent(spec):
+    """What generic code reads from the GameSpec must name real columns, policies and seats."""
+    lineup = make_lineup(spec, spec.default_policies(spec.default_players), spec.default_players, True)
+    assert len(lineup.seats) == spec.default_players
+    if spec.turn_order is not None:
+        assert spec.turn_order.table in ("players", "games")
+        assert spec.turn_order.name in spec.tables[spec.turn_order.table].names
+    if spec.tie_break is not None:
+        assert {spec.tie_break.level_on_points, spec.tie_break.decided} <= set(spec.tables["games"].names)
+    for case in spec.benchmark:
+        assert case.policy in spec.policies and spec.min_players <= case.players <= spec.max_players
+    for kind, names in spec.labels.items():
+        assert names and all(isinstance(n, str) for n in names), kind
+
+
+def test_source_digest_is_the_cache_guards(spec):
+    # run folders are keyed on it: it must be the digest of the engine package's source, not a constant
+    package = Path(importlib.import_module(type(spec.new_game(n_players=spec.default_players)).__module__).__file__)
+    assert spec.source_digest == cache_guard.source_digest(package.parent)

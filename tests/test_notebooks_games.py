@@ -82,7 +82,7 @@ def test_step_by_step_notebook():
 
 
 def test_cityline_notebook_on_a_small_run(tmp_path, monkeypatch):
-    from engines.core.runner import run_batch
+    from experiments.runner import run_batch
 
     run = run_batch("cityline", policies=["heuristic"], n_games=2_000, seed=3, out=tmp_path / "run",
                     progress=False)

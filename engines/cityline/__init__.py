@@ -9,14 +9,14 @@ from pathlib import Path
 
 from engines.core import cache_guard
 
-cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
+SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
 from engines.cityline.batch import simulate  # noqa: E402
 from engines.cityline.game import Game, new_game
 from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
 from engines.cityline.policies import POLICIES
-from engines.cityline.tables import TABLES
-from engines.core.spec import GameSpec
+from engines.cityline.tables import SKY_NAMES, TABLES
+from engines.core.spec import BenchmarkCase, GameSpec
 
 ENGINE_VERSION = "1.0.0"
 
@@ -33,7 +33,15 @@ SPEC = GameSpec(
     kernel_params=kernel_params,
     simulate=simulate,
     new_game=new_game,
-    report="analysis.cityline",
+    default_lineup=("random",),
+    turn_order=None,   # seat 0 is the starting player
+    tie_break=None,    # a level top score is a shared win
+    labels={"sky": SKY_NAMES},
+    benchmark=(BenchmarkCase(1, "random", 400_000, c_reference="cityline",
+                             c_games=2_000_000), BenchmarkCase(1, "greedy", 100_000),
+               BenchmarkCase(1, "heuristic", 100_000), BenchmarkCase(1, "strong", 200),
+               BenchmarkCase(4, "random", 100_000)),
+    source_digest=SOURCE_DIGEST,
 )
 
-__all__ = ["SPEC", "ENGINE_VERSION", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]
+__all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

@@ -107,6 +107,12 @@ class Game:
     def __str__(self) -> str:
         return render(self.state, self.kp, self._names)
 
+    # the StepGame names (engines.core.spec.StepGame): pure aliases of the methods above
+    action_name = action_to_string
+    apply = apply_action
+    is_over = is_terminal
+    render = __str__
+
 
 def new_game(variant: str | Variant | None = None, n_players: int | None = None, seed: int = 0,
              game_index: int = 0, overrides: dict | None = None) -> Game:

@@ -1,7 +1,9 @@
 """The contract between a game engine and the rest of the toolkit.
 
 A game registers one `GameSpec` in `engines/registry.py`. The runner, the
-CLI and the report use nothing else, so a new game touches none of them:
+CLI, the benchmark, the report and the metrics use nothing else, so a new
+game touches none of them. Everything generic code needs about a game is
+declared here, never sniffed from column names:
 
     spec.variants        validated variant files (engines.core.variant)
     spec.policies        name -> PolicyInfo (integer id for the kernels,
@@ -12,14 +14,24 @@ CLI and the report use nothing else, so a new game touches none of them:
                          arrays the kernels read (cheap; done once per batch)
     spec.simulate        play games [start, start + count) of a run; game i
                          depends only on (seed, i), never on the chunking
-    spec.new_game        the step-by-step API over the same kernels
-    spec.report          module with `sections(run) -> list[Section]`, the
-                         game's own report pages (analysis/<game>.py)
+    spec.new_game        the step-by-step API over the same kernels: returns an
+                         object satisfying `StepGame`
+    spec.default_lineup  the CLI's line-up when no --policy is given
+    spec.turn_order      where the seat that moves first is written (None: seat 0)
+    spec.tie_break       the games columns that record a tie-break (None: no tie-break)
+    spec.labels          names of coded values in the tables (e.g. item 0 = "greenspace")
+    spec.benchmark       the line-ups experiments/benchmark.py measures
+    spec.source_digest   digest of the engine's source (engines.core.cache_guard): run
+                         folders and cached batches are keyed on it
+
+The game's own report sections and experiment metrics live in the module
+`analysis.<game_id>` (found by the game id; without one the game gets the
+generic sections and metrics only).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -66,6 +78,75 @@ class TableSpec:
 SimulateFn = Callable[[Any, np.ndarray, np.ndarray, bool, int, int, int], dict[str, dict[str, np.ndarray]]]
 
 
+@runtime_checkable
+class StepGame(Protocol):
+    """The step-by-step API every game's `new_game()` returns (same names in
+    every game). Actions are ints; `legal_actions()` may return any container
+    of them (Skyline 3000 returns a BidSpace for bids)."""
+
+    phase: Any                                # the game's current phase
+
+    def current_player(self) -> int: ...      # seat to decide (-1 when over)
+
+    def legal_actions(self) -> Any: ...
+
+    def action_name(self, action: int) -> str: ...
+
+    def apply(self, action: int) -> None: ...  # ValueError if illegal
+
+    def observation(self, player: int) -> Any: ...  # what `player` may see
+
+    def scores(self) -> Any: ...              # per seat
+
+    def is_over(self) -> bool: ...
+
+    def render(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class TurnOrder:
+    """Who moves first, so that generic code can count seats in turn order
+    ("1st" = the seat that moves first, then clockwise).
+
+    `column` is "table.column": a `games` column holds the seat that moves
+    first (e.g. "games.first_key"); a `players` column is 1 on the row of
+    the seat that moves first and 0 elsewhere (e.g. "players.key_player")."""
+
+    column: str
+    meaning: str = ""
+
+    @property
+    def table(self) -> str:
+        return self.column.split(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.column.split(".", 1)[1]
+
+
+@dataclass(frozen=True)
+class TieBreak:
+    """The `games` columns (0/1) that say how a level top score was settled."""
+
+    level_on_points: str     # 1: the top score was level on points
+    decided: str             # 1: a tie-break (not a shared win) picked the single winner
+
+
+@dataclass(frozen=True)
+class BenchmarkCase:
+    """One line of experiments/benchmark.py: `games` games per repeat of
+    `players` seats all played by `policy`. `c_reference` names the program
+    of the C reference (benchmark --c-reference DIR) that plays the same
+    games, for a speed ratio in the same run ("" for none), and `c_games`
+    how many games it plays (C is faster: more games for the same time)."""
+
+    players: int
+    policy: str
+    games: int
+    c_reference: str = ""
+    c_games: int = 0
+
+
 @dataclass(frozen=True)
 class GameSpec:
     game_id: str
@@ -79,9 +160,14 @@ class GameSpec:
     tables: dict[str, TableSpec]
     kernel_params: Callable[[Any, int], Any]
     simulate: SimulateFn
-    new_game: Callable[..., Any]
-    report: str  # importable module with sections(run) for the report
+    new_game: Callable[..., Any]          # -> StepGame
     max_weights: int = 8
+    default_lineup: tuple[str, ...] = ("random",)
+    turn_order: TurnOrder | None = None   # None: seat 0 moves first
+    tie_break: TieBreak | None = None     # None: the game has no tie-break columns
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    benchmark: tuple[BenchmarkCase, ...] = ()
+    source_digest: str = ""               # engines.core.cache_guard.check(package folder)
 
     def policy(self, name: str) -> PolicyInfo:
         try:
@@ -89,6 +175,15 @@ class GameSpec:
         except KeyError:
             raise KeyError(f"unknown policy '{name}' for {self.game_id} "
                            f"(known: {', '.join(self.policies)})") from None
+
+    def default_policies(self, players: int | None) -> list[str]:
+        """The CLI's line-up: `default_lineup` for its own length (players
+        None); for `players` seats its first `players` entries (one entry
+        stands for every seat)."""
+        lineup = list(self.default_lineup)
+        if players is None or len(lineup) == 1:
+            return lineup
+        return [lineup[i % len(lineup)] for i in range(players)]
 
 
 def seat_slot(game_index: int, seat: int, n_players: int, rotate: bool) -> int:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from engines.core import cache_guard
 
-cache_guard.check(Path(__file__).parent)
+SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)
 
-from engines.core.spec import GameSpec  # noqa: E402
+from engines.core.spec import BenchmarkCase, GameSpec, TieBreak, TurnOrder  # noqa: E402
 from engines.skyline_3000.params import VARIANTS, kernel_params  # noqa: E402
-from engines.skyline_3000.tables import TABLES  # noqa: E402
+from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES  # noqa: E402
 
 ENGINE_VERSION = "1.0.0"
 
@@ -50,5 +50,12 @@ SPEC = GameSpec(
     kernel_params=kernel_params,
     simulate=simulate,
     new_game=new_game,
-    report="analysis.skyline_3000",
+    default_lineup=("heuristic", "greedy", "random", "random"),
+    # the round-1 Key Player builds first (rulebook: the Key starts the Construction Phase)
+    turn_order=TurnOrder("games.first_key", "the round-1 Key Player moves first"),
+    tie_break=TieBreak(level_on_points="points_tied", decided="tie_break_decided"),
+    labels={"item": ITEM_NAMES, "tie_break": TIE_BREAK_NAMES, "card_type": CARD_TYPE_NAMES},
+    benchmark=(BenchmarkCase(4, "random", 20_000, c_reference="skyline", c_games=200_000), BenchmarkCase(4, "greedy", 10_000),
+               BenchmarkCase(4, "heuristic", 10_000), BenchmarkCase(2, "random", 20_000)),
+    source_digest=SOURCE_DIGEST,
 )

@@ -248,6 +248,12 @@ class SkylineGame:
             return "bid " + " + ".join(self.card_name(c) for c in cards) + f" = {int(sum(vals[c] for c in cards))}"
         return f"action {a}"
 
+    # the StepGame names (engines.core.spec.StepGame): pure aliases of the methods above
+    action_name = action_to_string
+    apply = apply_action
+    is_over = is_terminal
+    render = __str__
+
 
 def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()

@@ -107,7 +107,7 @@ def write_synthetic_run(
 
 
 def _with_runner_policy(frame: pl.DataFrame, lineup: list[str]) -> pa.Table:
-    """As engines/core/runner.py writes it: `policy` is a dictionary array whose
+    """As experiments/runner.py writes it: `policy` is a dictionary array whose
     indices are the line-up slots (so repeated labels repeat in the dictionary)."""
     table = frame.drop("policy", strict=False).to_arrow()
     if "lineup_slot" in frame.columns:

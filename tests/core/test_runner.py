@@ -4,8 +4,8 @@ import json
 import polars as pl
 import pytest
 
-from engines.core import runner
-from engines.core.runner import RunError, run_batch
+from experiments import runner
+from experiments.runner import RunError, run_batch
 
 GAME = "skyline_3000"
 
@@ -123,3 +123,22 @@ def test_dask_backend_gives_the_same_games(one_worker, tmp_path):
     run = run_batch(GAME, policies=["heuristic", "random", "greedy", "random"], n_games=600, seed=11,
                     chunk_size=150, out=tmp_path / "d", workers=2, backend="dask", progress=False)
     _same(_tables(one_worker), _tables(run))
+
+
+def test_an_edited_engine_never_reuses_a_run_folder(one_worker, monkeypatch):
+    # The folder is keyed on the engine's source digest (engines.core.cache_guard), recorded in
+    # the manifest; a rule edit changes the digest, so resuming into the old folder is refused.
+    import dataclasses
+
+    import engines.skyline_3000 as package
+
+    assert one_worker.manifest["source_digest"] == package.SPEC.source_digest != ""
+    assert one_worker.manifest["config_key"]["source_digest"] == package.SPEC.source_digest
+    _, config = runner.prepare(GAME, policies=["heuristic", "random", "greedy", "random"], n_games=600, seed=11)
+    name = runner.default_run_name(config)
+    monkeypatch.setattr(package, "SPEC", dataclasses.replace(package.SPEC, source_digest="edited-rules"))
+    _, edited = runner.prepare(GAME, policies=["heuristic", "random", "greedy", "random"], n_games=600, seed=11)
+    assert runner.default_run_name(edited) != name  # the default folder of an edited engine is a new one
+    with pytest.raises(RunError, match="holds a different run"):
+        run_batch(GAME, policies=["heuristic", "random", "greedy", "random"], n_games=600, seed=11,
+                  chunk_size=150, out=one_worker.path, progress=False)

@@ -6,6 +6,11 @@ gets key_bonus * (multiplier - 1) * skill points, where skill is 0 for
 random, 0.5 for greedy and 1 for strong players; with fewer than 6
 platforms the 2nd seat gets (6 - platforms) points. Chance (the base
 scores, the Key) depends only on (seed, game index): common random numbers.
+
+It is also the proof of the recipe for a new game (README, Layout): this
+module is its engine package, coin_analysis.py its analysis module (installed
+as analysis.coin by conftest.py) and conftest.py's `registry.register` its
+registration line; nothing else in the toolkit names it.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.core.spec import Column, GameSpec, PolicyInfo, TableSpec
+from engines.core.spec import BenchmarkCase, Column, GameSpec, PolicyInfo, TableSpec, TurnOrder
 from engines.core.variant import Rule, VariantLoader
 
 SCHEMA = {
@@ -83,5 +88,9 @@ SPEC = GameSpec(
     game_id="coin", title="Coin", engine_version="coin-1", min_players=1, max_players=4, default_players=3,
     variants=VariantLoader("coin", Path(__file__).parent / "coin_variants", SCHEMA),
     policies=POLICIES, tables={"players": PLAYERS, "games": GAMES}, kernel_params=kernel_params,
-    simulate=simulate, new_game=lambda *a, **k: None, report="analysis.coin",
+    simulate=simulate, new_game=lambda *a, **k: None,
+    default_lineup=("strong", "greedy", "random"),
+    turn_order=TurnOrder("games.first_key", "the Key Player moves first"),
+    benchmark=(BenchmarkCase(3, "random", 1000),),
+    source_digest="coin-source-1",
 )

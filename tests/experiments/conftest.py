@@ -1,4 +1,7 @@
-"""Registers the toy game `coin` (tests/experiments/coingame.py) for these tests only."""
+"""Registers the toy game `coin` (tests/experiments/coingame.py) for these tests only,
+the way a shipped game is registered: one `register` line, plus its analysis
+module under analysis.<game_id>."""
+import importlib
 import sys
 from pathlib import Path
 
@@ -13,6 +16,8 @@ if str(HERE) not in sys.path:
 def coin_game():
     from engines import registry
 
-    registry._GAMES["coin"] = "coingame"
+    registry.register("coin", "coingame")
+    sys.modules["analysis.coin"] = importlib.import_module("coin_analysis")
     yield
-    registry._GAMES.pop("coin", None)
+    registry.unregister("coin")
+    sys.modules.pop("analysis.coin", None)

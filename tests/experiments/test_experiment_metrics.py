@@ -4,22 +4,24 @@ import json
 import polars as pl
 import pytest
 
-from experiments import cityline_metrics as CM
-from experiments import metrics as M
+from analysis import cityline as CM
+from analysis import metrics as M
+from analysis import skyline_3000 as SK
 
 
-def _run(tmp_path, players: pl.DataFrame, games: pl.DataFrame, n_players: int, values=None):
+def _run(tmp_path, players: pl.DataFrame, games: pl.DataFrame, n_players: int, values=None, game="x"):
     for name, frame in (("players", players), ("games", games)):
         (tmp_path / name).mkdir()
         frame.write_parquet(tmp_path / name / "part-000000.parquet")
     (tmp_path / "_done").mkdir()
     (tmp_path / "_done" / "000000").write_text("{}")
     (tmp_path / "manifest.json").write_text(json.dumps(
-        {"game": "x", "players": n_players, "lineup": ["a"] * n_players, "variant": {"values": values or {}}}))
+        {"game": game, "players": n_players, "lineup": ["a"] * n_players, "variant": {"values": values or {}}}))
     return M.RunData(tmp_path, n_games=10)
 
 
 def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
+    # The run is of `coin`, whose GameSpec declares turn_order = games.first_key (the Key moves first).
     # game 0: the Key is seat 2 and wins; game 1: the Key is seat 0, seats 0 and 1 share the win
     players = pl.DataFrame({
         "game": [0, 0, 0, 1, 1, 1], "seat": [0, 1, 2, 0, 1, 2], "lineup_slot": [0, 1, 2, 0, 1, 2],
@@ -27,14 +29,14 @@ def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
         "policy": ["p", "p", "q", "p", "p", "q"]})
     games = pl.DataFrame({"game": [0, 1], "first_key": [2, 0], "n_winners": [1, 2], "margin": [8, 0],
                           "decisions": [30, 40], "stalled": [0, 1]})
-    run = _run(tmp_path, players, games, 3)
+    run = _run(tmp_path, players, games, 3, game="coin")
     win = M.seat_win_rate(run).sort(["game", "key"])
     assert win.filter(pl.col("key") == "1st")["value"].to_list() == [1.0, 1.0]   # the Key won both
     assert win.filter(pl.col("key") == "2nd")["value"].to_list() == [0.0, 1.0]   # seat 0 after Key 2, seat 1 after Key 0
     assert win.filter(pl.col("key") == "3rd")["value"].to_list() == [0.0, 0.0]
     edge = M.seat_edge(run).filter((pl.col("game") == 1) & (pl.col("key") == "1st"))["value"].item()
     assert edge == pytest.approx(1 - 2 / 3)
-    assert M.key_player_win_rate(run)["value"].to_list() == [1.0, 1.0]
+    assert SK.key_player_win_rate(run)["value"].to_list() == [1.0, 1.0]
     spread = M.score_spread(run)["value"].to_list()
     assert spread == pytest.approx([pl.Series([10, 12, 20]).std(ddof=0), pl.Series([15, 15, 9]).std(ddof=0)])
     assert M.tie_rate(run)["value"].to_list() == [0.0, 1.0] and M.stall_rate(run)["value"].to_list() == [0.0, 1.0]
@@ -62,3 +64,23 @@ def test_cityline_roof_points_per_building(tmp_path):
     share = {r["key"]: r["value"] for r in CM.roof_share(run).iter_rows(named=True)}
     assert share["5 Pairs"] == pytest.approx((2 / 3 + 0) / 2) and share["6 Any"] == pytest.approx((1 / 3 + 1) / 2)
     assert CM.x_penalty(run)["value"].item() == 3.0
+
+
+def test_without_a_declared_turn_order_seat_0_is_first(tmp_path):
+    # The same tables as a game "x" that is not registered (so declares nothing): seats count
+    # from seat 0 even though a first_key column is there (declared, not sniffed).
+    players = pl.DataFrame({"game": [0, 0, 0], "seat": [0, 1, 2], "lineup_slot": [0, 1, 2], "score": [10, 12, 20],
+                            "win": [0, 0, 1], "policy": ["p", "p", "q"]})
+    games = pl.DataFrame({"game": [0], "first_key": [2], "n_winners": [1], "margin": [8], "decisions": [30],
+                          "stalled": [0]})
+    run = _run(tmp_path, players, games, 3)
+    win = {r["key"]: r["value"] for r in M.seat_win_rate(run).iter_rows(named=True)}
+    assert win == {"1st": 0.0, "2nd": 0.0, "3rd": 1.0}
+
+
+def test_a_games_own_metrics_come_from_its_analysis_module():
+    # found by the game id (analysis.<game_id>), not by a table in generic code
+    assert set(SK.METRICS) <= set(M.metrics_for("skyline_3000"))
+    assert set(CM.METRICS) <= set(M.metrics_for("cityline"))
+    assert "key_player_win_rate" not in M.metrics_for("cityline")
+    assert set(M.metrics_for("no_such_game")) == set(M.GENERIC)

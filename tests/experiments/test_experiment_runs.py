@@ -206,3 +206,35 @@ def test_cli_runs_an_experiment_file_and_answers_the_power_question(tmp_path, mo
     assert "seat_score_edge: to detect 2" in power.output and "games per batch" in power.output
     bad = runner.invoke(app, ["power", str(path), "--effect", "seat_scor_edge=2", "--pilot", "300", "-j", "1"])
     assert bad.exit_code == 2 and "unknown metric 'seat_scor_edge'" in bad.output
+
+
+def test_an_edited_engine_never_reuses_a_cached_batch(tmp_path, monkeypatch):
+    # Cached batches (results/_runs) are keyed on the engine's source digest with the variant
+    # digest: after an edit (a new digest) every game is simulated again, in a folder of its own.
+    import dataclasses
+
+    import coingame
+
+    path = _write(tmp_path, COMPARE, "cmp")
+    first = run_experiment(path, results=tmp_path / "results", report=False)
+    assert first.games_simulated == 2 * 500
+    again = run_experiment(path, results=tmp_path / "results", report=False)
+    assert again.games_simulated == 0                               # same engine: all from the cache
+    monkeypatch.setattr(coingame, "SPEC", dataclasses.replace(coingame.SPEC, source_digest="edited-rules"))
+    edited = run_experiment(path, results=tmp_path / "results", report=False)
+    assert edited.games_simulated == 2 * 500
+    assert {r.path for r in edited.records}.isdisjoint({r.path for r in first.records})
+    manifest = json.loads((edited.records[0].path / "manifest.json").read_text())
+    assert manifest["source_digest"] == "edited-rules" == manifest["config_key"]["source_digest"]
+
+
+def test_a_cache_folder_of_other_games_is_replaced_not_reused(tmp_path):
+    # Even under the right name, a folder whose manifest key differs is never read as these games.
+    path = _write(tmp_path, COMPARE, "cmp")
+    first = run_experiment(path, results=tmp_path / "results", report=False)
+    folder = first.records[0].path
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["config_key"]["source_digest"] = "someone-else"
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    again = run_experiment(path, results=tmp_path / "results", report=False)
+    assert again.games_simulated == 500   # the tampered batch (shared by two arms) is played again, once

@@ -13,7 +13,7 @@ from statsmodels.stats.proportion import proportion_effectsize
 from analysis import compare as C
 from analysis import power as P
 from analysis.fairness import seat_edges
-from experiments import metrics as M
+from analysis import metrics as M
 
 
 def _correlated(n=2000, seed=0, shift=0.3):

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analysis import runfolder
 from analysis.run import Run
 from engines.core.lineup import Lineup, make_lineup
 from engines.core.spec import GameSpec
@@ -55,12 +56,16 @@ class RunConfig:
     lineup: Lineup
     seed: int
     chunk_size: int
+    source_digest: str = ""   # the engine's source (GameSpec.source_digest): an edited rule is another run
 
     def key(self, engine_version: str) -> dict[str, Any]:
-        """What must match for a folder's chunks to be reused (resume, cache)."""
+        """What must match for a folder's chunks to be reused (resume, cache):
+        the engine's source digest and the variant's digest together, so no
+        edit to a rule or a rule value can reuse games played before it."""
         return {
             "game": self.game,
             "engine_version": engine_version,
+            "source_digest": self.source_digest,
             "variant_digest": self.variant.digest,
             "players": self.players,
             "lineup": self.lineup.labels,
@@ -158,12 +163,13 @@ def prepare(
     size = chunk_size or default_chunk_size(n_games)
     if size <= 0:
         raise RunError(f"the chunk size must be positive, not {size}")
-    return spec, RunConfig(game, resolved, n_players, lineup, seed, size)
+    return spec, RunConfig(game, resolved, n_players, lineup, seed, size, spec.source_digest)
 
 
 def default_run_name(config: RunConfig) -> str:
 
-    # the name ignores n_games and chunking, so asking for more games extends the same folder
+    # the name ignores n_games and chunking, so asking for more games extends the same folder;
+    # it includes the engine's source digest, so an edited engine starts a new folder
     key = json.dumps({k: v for k, v in config.key("").items() if k != "chunk_size"}, sort_keys=True)
     short = hashlib.sha256(key.encode()).hexdigest()[:8]
     return f"{config.game}-{config.variant.name}-{config.players}p-seed{config.seed}-{short}"
@@ -188,24 +194,11 @@ def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int, n_gam
         if "lineup_slot" in columns:
             slots = pa.array(np.asarray(columns["lineup_slot"], dtype=np.int32))
             arrays["policy"] = pa.DictionaryArray.from_arrays(slots, dictionary)
-        folder = out / name
-        folder.mkdir(exist_ok=True)
-        final = folder / f"part-{chunk:06d}.parquet"
-        tmp = folder / f".part-{chunk:06d}.parquet.tmp"
+        (out / name).mkdir(exist_ok=True)
+        tmp = runfolder.temp_part_path(out, name, chunk)
         pq.write_table(pa.table(arrays), tmp, compression="zstd")
-        os.replace(tmp, final)
-    marker = out / "_done" / f"{chunk:06d}"
-    marker.parent.mkdir(exist_ok=True)
-    marker.write_text(json.dumps({"games": n_games}))
-
-
-def _done_chunks(out: Path) -> set[int]:
-    done = out / "_done"
-    return {int(p.name) for p in done.iterdir()} if done.is_dir() else set()
-
-
-def _games_done(out: Path) -> int:
-    return sum(json.loads((out / "_done" / f"{c:06d}").read_text())["games"] for c in _done_chunks(out))
+        os.replace(tmp, runfolder.part_path(out, name, chunk))
+    runfolder.write_done(out, chunk, n_games)
 
 
 def _run_tasks(tasks: list[ChunkTask], workers: int, backend: str, scheduler: str | None) -> Iterable:
@@ -218,7 +211,7 @@ def _run_tasks(tasks: list[ChunkTask], workers: int, backend: str, scheduler: st
             delayed(simulate_chunk)(t) for t in tasks
         )
     if backend == "dask":
-        from engines.core.dask_backend import run_on_dask
+        from experiments.dask_backend import run_on_dask
 
         return run_on_dask(simulate_chunk, tasks, workers, scheduler)
     raise RunError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
@@ -255,10 +248,10 @@ def run_batch(
     out_path = Path(out) if out else DEFAULT_RESULTS / default_run_name(config)
     _writable_target(out_path)
 
-    manifest_path = out_path / "manifest.json"
+    manifest_path = runfolder.manifest_path(out_path)
     key = config.key(spec.engine_version)
     if manifest_path.is_file() and not fresh:
-        old = json.loads(manifest_path.read_text())
+        old = runfolder.read_manifest(out_path)
         if chunk_size is None and "chunk_size" in old:
             config = replace(config, chunk_size=int(old["chunk_size"]))  # a resumed run keeps its chunking
             key = config.key(spec.engine_version)
@@ -273,14 +266,14 @@ def run_batch(
         shutil.rmtree(out_path)
     out_path.mkdir(parents=True, exist_ok=True)
 
-    done = _done_chunks(out_path)
+    done = runfolder.done_chunks(out_path)
     tasks = [
         ChunkTask(game, config.variant, config.players, config.lineup.policy_ids(),
                   config.lineup.weight_rows(spec.max_weights), config.lineup.rotate, seed, chunk, start, count)
         for chunk, start, count in _iter_chunks(config, n_games)
         if chunk not in done
     ]
-    games_before = _games_done(out_path)
+    games_before = runfolder.games_done(out_path)
 
     manifest = {
         "run": out_path.name,
@@ -296,6 +289,7 @@ def run_batch(
         "variant": {"name": config.variant.name, "source": config.variant.source, "digest": config.variant.digest,
                     "overrides": config.variant.overrides, "values": config.variant.values},
         "engine_version": spec.engine_version,
+        "source_digest": spec.source_digest,
         "config_key": key,
         "versions": _versions(),
         "backend": backend,
@@ -305,7 +299,7 @@ def run_batch(
         "games_done": games_before,
         "timings": {},
     }
-    _write_manifest(manifest_path, manifest)
+    runfolder.write_manifest(out_path, manifest)
 
     bar = _progress_bar(n_games, games_before, progress, f"{spec.title} {config.players}p")
     t0 = time.perf_counter()
@@ -328,29 +322,15 @@ def run_batch(
             bar.close()
         wall = time.perf_counter() - t0
         manifest["status"] = status
-        manifest["games_done"] = _games_done(out_path)  # from the markers: exact even if interrupted mid-way
+        manifest["games_done"] = runfolder.games_done(out_path)  # from the markers: exact even if interrupted mid-way
         manifest["timings"] = {
             "seconds": round(wall, 3),
             "games_this_session": games_now,
             "games_per_s": round(games_now / wall, 1) if wall > 0 and games_now else None,
             "worker_seconds": round(worker_seconds, 3),
         }
-        _write_manifest(manifest_path, manifest)
+        runfolder.write_manifest(out_path, manifest)
     return Run.open(out_path)
-
-
-def _write_manifest(path: Path, manifest: dict) -> None:
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest, indent=2, default=_json_default))
-    os.replace(tmp, path)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"cannot write {type(value)} to the manifest")
 
 
 def _progress_bar(total: int, initial: int, enabled: bool, label: str):

@@ -9,13 +9,15 @@ is the mean of `value` over the games, per key:
     mean        anything else: Student t interval
 
 Seats are counted in turn order, which is what a designer means by "seat":
-"1st" is the player who moves first (Skyline 3000: the round-1 Key Player;
-Cityline: seat 0, the starting player), "2nd" the next clockwise, and so on.
-In Skyline 3000 the Key is dealt at random, so physical seat numbers carry
-no edge; turn order does.
+"1st" is the player who moves first, "2nd" the next clockwise, and so on.
+Who moves first is declared by the game (GameSpec.turn_order; Skyline 3000:
+the round-1 Key Player, games.first_key; without a declaration: seat 0, as
+in Cityline). In Skyline 3000 the Key is dealt at random, so physical seat
+numbers carry no edge; turn order does.
 
 Generic metrics work for every game (they read only the contract columns of
-`players` and `games`); game-specific ones are keyed by game id.
+`players` and `games`); a game's own metrics are the `METRICS` dict of its
+analysis module, analysis/<game_id>.py, found by the game id.
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ from typing import Callable
 import polars as pl
 
 from analysis.run import Run
+from analysis.sections import game_module, game_spec
+from engines.core.spec import TurnOrder
 
 ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
 ALL = "all"
@@ -51,6 +55,12 @@ class RunData:
     def game_id(self) -> str:
         return self.run.game_id
 
+    @cached_property
+    def turn_order(self) -> TurnOrder | None:
+        """The game's declared turn order (None: seat 0 moves first, or the game is not registered)."""
+        spec = game_spec(self.game_id)
+        return spec.turn_order if spec is not None else None
+
     def table(self, name: str) -> pl.DataFrame:
         cache = self.__dict__.setdefault("_tables", {})
         if name not in cache:
@@ -66,12 +76,15 @@ class RunData:
         players = self.table("players")
         games = self.table("games")
         p = self.players_count
-        if "first_key" in games.columns:
-            first = games.select("game", pl.col("first_key").cast(pl.Int64).alias("_first"))
+        order = self.turn_order
+        if order is not None and order.table == "games":      # a column with the seat that moves first
+            first = games.select("game", pl.col(order.name).cast(pl.Int64).alias("_first"))
             players = players.join(first, on="game", how="left")
-        elif "key_player" in players.columns:
-            first = players.filter(pl.col("key_player") == 1).select("game", pl.col("seat").cast(pl.Int64).alias("_first"))
+        elif order is not None and order.table == "players":  # a 0/1 flag on the seat that moves first
+            first = players.filter(pl.col(order.name) == 1).select("game", pl.col("seat").cast(pl.Int64).alias("_first"))
             players = players.join(first, on="game", how="left")
+        elif order is not None:
+            raise ValueError(f"{self.game_id}: turn order column '{order.column}' is not in players or games")
         else:
             players = players.with_columns(pl.lit(0, pl.Int64).alias("_first"))
         position = ((pl.col("seat").cast(pl.Int64) - pl.col("_first").fill_null(0)) % p).alias("position")
@@ -161,15 +174,6 @@ def stall_rate(run: RunData) -> pl.DataFrame:
     return _select(run.table("games"), ALL, pl.col("stalled") > 0)
 
 
-def key_player_win_rate(run: RunData) -> pl.DataFrame:
-    return _select(run.players.filter(pl.col("key_player") == 1), "Key Player", pl.col("win"))
-
-
-def key_player_edge(run: RunData) -> pl.DataFrame:
-    p = run.players.with_columns((pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game")).alias("e"))
-    return _select(p.filter(pl.col("key_player") == 1), "Key Player", pl.col("e"))
-
-
 GENERIC: dict[str, Metric] = {m.name: m for m in (
     Metric("seat_win_rate", "share of games won by each seat in turn order (a shared win counts for each sharer)",
            "proportion", seat_win_rate, reference=_fair_share, per_seat=True),
@@ -190,37 +194,11 @@ GENERIC: dict[str, Metric] = {m.name: m for m in (
     Metric("stall_rate", "share of games ended by the turn cap", "proportion", stall_rate),
 )}
 
-KEY_PLAYER: dict[str, Metric] = {m.name: m for m in (
-    Metric("key_player_win_rate", "share of games won by the round-1 Key Player (= seat_win_rate of the 1st seat)",
-           "proportion", key_player_win_rate, reference=_fair_share, min_players=2),
-    Metric("key_player_edge", "the Key Player's win minus the mean win of all seats (0 = no edge)", "mean",
-           key_player_edge, reference=_zero, min_players=2),
-)}
-
-# game id -> its own metrics (besides the Key Player ones, given to every game whose
-# players table has a key_player column)
-GAME_SPECIFIC: dict[str, dict[str, Metric]] = {}
-
-
-# game id -> module with METRICS, imported when first asked for
-GAME_MODULES = {"cityline": "experiments.cityline_metrics"}
-
-
 def metrics_for(game_id: str) -> dict[str, Metric]:
-    from engines.registry import get_game
-
+    """The generic metrics plus the game's own (`METRICS` in analysis/<game_id>.py, if any)."""
     out = dict(GENERIC)
-    try:
-        players = get_game(game_id).tables.get("players")
-    except KeyError:
-        players = None
-    if players is not None and "key_player" in players.names:
-        out.update(KEY_PLAYER)
-    if game_id in GAME_MODULES and game_id not in GAME_SPECIFIC:
-        import importlib
-
-        GAME_SPECIFIC[game_id] = importlib.import_module(GAME_MODULES[game_id]).METRICS
-    out.update(GAME_SPECIFIC.get(game_id, {}))
+    module = game_module(game_id)
+    out.update(getattr(module, "METRICS", {}) if module is not None else {})
     return out
 
 

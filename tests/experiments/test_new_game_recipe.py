@@ -1,0 +1,70 @@
+"""The README's recipe for a new game, proven with the toy game `coin`: an
+engine module (coingame.py), an analysis module (coin_analysis.py, installed
+as analysis.coin) and one registration line (conftest.py) are all it takes;
+the runner, the report, the metrics and the benchmark then work on it with
+no other edit."""
+import sys
+
+import polars as pl
+import pytest
+
+from analysis import metrics as M
+from analysis.report import build_report
+from engines import registry
+from experiments import benchmark
+from experiments.runner import run_batch
+
+
+def test_registered_by_one_line():
+    assert "coin" in registry.game_ids()
+    assert registry.get_game("coin").title == "Coin"
+
+
+def test_runner_and_report_work_on_it(tmp_path):
+    run = run_batch("coin", players=3, policies=["strong", "random", "random"], n_games=300, seed=4,
+                    out=tmp_path / "run", progress=False)
+    assert run.manifest["games_done"] == 300
+    report = build_report(run.path).read_text()
+    for title in ("Win rate by seat", "Victory margin", "Ties and shared wins", "Game length and stalls"):
+        assert title in report, title
+    # coin declares no tie-break: the tie section has the shared-win row only
+    assert "winner decided by tie-break" not in report
+    assert "Skipped: no report module `analysis.coin`" in report  # its analysis module has metrics only
+
+
+def test_metrics_come_from_the_declaration_and_the_analysis_module(tmp_path):
+    run = run_batch("coin", players=3, n_games=200, seed=2, out=tmp_path / "run", progress=False)
+    names = M.metrics_for("coin")
+    assert set(M.GENERIC) < set(names) and {"key_player_win_rate", "key_player_edge"} <= set(names)
+    data = M.RunData(run.path, 200)
+    # turn order is declared (games.first_key): the 1st seat is the Key, so its win rate is the Key Player's
+    first = M.seat_win_rate(data).filter(pl.col("key") == "1st").sort("game")["value"]
+    key = names["key_player_win_rate"].compute(data).sort("game")["value"]
+    assert first.to_list() == key.to_list()
+
+
+def test_without_an_analysis_module_the_game_gets_generic_metrics(monkeypatch):
+    monkeypatch.delitem(sys.modules, "analysis.coin")
+    assert set(M.metrics_for("coin")) == set(M.GENERIC)
+
+
+def test_the_benchmark_iterates_the_registry():
+    cases = [(game, case.players, case.policy) for game, case in benchmark.plan()]
+    assert ("coin", 3, "random") in cases
+    assert {game for game, *_ in cases} == set(registry.game_ids())
+
+
+def test_default_lineup_is_declared():
+    spec = registry.get_game("coin")
+    assert spec.default_policies(None) == ["strong", "greedy", "random"]
+    assert spec.default_policies(2) == ["strong", "greedy"]
+    assert registry.get_game("skyline_3000").default_policies(3) == ["heuristic", "greedy", "random"]
+    assert registry.get_game("cityline").default_policies(4) == ["random"]
+
+
+@pytest.mark.parametrize("game_id", ["skyline_3000", "cityline"])
+def test_shipped_games_have_their_analysis_module(game_id):
+    from analysis.sections import game_module
+
+    module = game_module(game_id)
+    assert module is not None and hasattr(module, "sections") and hasattr(module, "METRICS")
