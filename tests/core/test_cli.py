@@ -60,3 +60,20 @@ def test_help_speaks_a_designers_language():
     assert result.exit_code == 0
     for phrase in ("Rotate the line-up", "Change one rule", "same seed"):
         assert phrase in result.output
+
+
+def test_default_lineup_is_the_games_declaration(tmp_path, monkeypatch):
+    # no --policy: the CLI takes GameSpec.default_lineup (no game's line-up is hard-coded in the CLI)
+    import dataclasses
+
+    import engines.skyline_3000 as package
+
+    result = cli.invoke(app, ["run", "skyline_3000", "-n", "20", "-p", "3", "--out", str(tmp_path / "a"),
+                              "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["lineup"] == ["heuristic", "greedy", "random"]
+    monkeypatch.setattr(package, "SPEC", dataclasses.replace(package.SPEC, default_lineup=("greedy",)))
+    result = cli.invoke(app, ["run", "skyline_3000", "-n", "20", "--out", str(tmp_path / "b"), "--quiet",
+                              "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["lineup"] == ["greedy"] * 4

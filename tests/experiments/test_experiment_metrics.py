@@ -10,6 +10,7 @@ from analysis import skyline_3000 as SK
 
 
 def _run(tmp_path, players: pl.DataFrame, games: pl.DataFrame, n_players: int, values=None, game="x"):
+    tmp_path.mkdir(parents=True, exist_ok=True)
     for name, frame in (("players", players), ("games", games)):
         (tmp_path / name).mkdir()
         frame.write_parquet(tmp_path / name / "part-000000.parquet")
@@ -84,3 +85,24 @@ def test_a_games_own_metrics_come_from_its_analysis_module():
     assert set(CM.METRICS) <= set(M.metrics_for("cityline"))
     assert "key_player_win_rate" not in M.metrics_for("cityline")
     assert set(M.metrics_for("no_such_game")) == set(M.GENERIC)
+
+
+def test_turn_order_declared_as_a_players_flag(tmp_path, monkeypatch):
+    # TurnOrder("players.key_player"): the seat whose flag is 1 moves first; same positions as games.first_key
+    import dataclasses
+
+    import coingame
+    from engines.core.spec import TurnOrder
+
+    players = pl.DataFrame({
+        "game": [0, 0, 0, 1, 1, 1], "seat": [0, 1, 2, 0, 1, 2], "lineup_slot": [0, 1, 2, 0, 1, 2],
+        "key_player": [0, 0, 1, 0, 1, 0], "score": [10, 12, 20, 15, 15, 9], "win": [0, 0, 1, 1, 1, 0],
+        "policy": ["p", "p", "q", "p", "p", "q"]})
+    games = pl.DataFrame({"game": [0, 1], "first_key": [2, 1], "n_winners": [1, 2], "margin": [8, 0],
+                          "decisions": [30, 40], "stalled": [0, 1]})
+    by_column = M.seat_win_rate(_run(tmp_path / "a", players, games, 3, game="coin")).sort(["game", "key"])
+    monkeypatch.setattr(coingame, "SPEC", dataclasses.replace(coingame.SPEC,
+                                                              turn_order=TurnOrder("players.key_player")))
+    by_flag = M.seat_win_rate(_run(tmp_path / "b", players, games, 3, game="coin")).sort(["game", "key"])
+    assert by_flag.equals(by_column)
+    assert by_flag.filter(pl.col("key") == "1st")["value"].to_list() == [1.0, 1.0]  # seat 2, then seat 1
