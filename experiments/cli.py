@@ -30,8 +30,8 @@ def _fail(message: str) -> None:
 
 def _user_errors():
     from engines.core.lineup import LineupError
-    from experiments.runner import RunError
     from engines.core.variant import VariantError
+    from experiments.runner import RunError
 
     return (RunError, VariantError, LineupError, KeyError, FileNotFoundError)
 

@@ -52,10 +52,11 @@ Every arm of an experiment is played on the same seed, so game i of every
 arm has the same deals and dice wherever the rules allow: differences are
 paired game by game (analysis/compare.py). Each batch is a run folder of the
 runner under a shared cache (results/_runs/ by default), named after
-everything that determines its games (game, engine version and source digest, variant digest,
-players, line-up, rotation, seed), so the same batch is never simulated
-twice, an interrupted experiment resumes, and asking for more games extends
-the folder instead of starting again.
+everything that determines its games (game, engine version, engine source
+digest, variant digest, players, line-up, rotation, seed), so the same batch
+is never simulated twice, an interrupted experiment resumes, asking for more
+games extends the folder instead of starting again, and an edited engine
+never reuses games played before the edit.
 """
 from __future__ import annotations
 
@@ -74,12 +75,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from analysis import metrics as M
 from analysis import runfolder
 from engines.core.lineup import LineupError
-from experiments.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
 from engines.core.variant import VariantError, flatten
 from engines.registry import get_game
-from analysis import metrics as M
+from experiments.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
 
 KINDS = ("single", "sweep", "compare", "fairness")
 TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "precision", "power")
