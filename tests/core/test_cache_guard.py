@@ -13,3 +13,12 @@ def test_edit_drops_cached_kernels(tmp_path):
     (tmp_path / "rules.py").write_text("RULE = 2\n")
     cache_guard.check(tmp_path)
     assert not cached.exists(), "rules.py changed: batch's cached kernel is stale"
+
+
+def test_check_returns_the_source_digest_the_runner_keys_on(tmp_path):
+    (tmp_path / "rules.py").write_text("RULE = 1\n")
+    before = cache_guard.check(tmp_path)
+    assert before == cache_guard.source_digest(tmp_path) and len(before) == 16
+    assert cache_guard.check(tmp_path) == before          # unchanged source, same digest (cache kept)
+    (tmp_path / "rules.py").write_text("RULE = 2\n")
+    assert cache_guard.check(tmp_path) != before          # an edited rule is another engine
