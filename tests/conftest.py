@@ -46,7 +46,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 def pytest_collection_modifyitems(config, items):
     for item in items:
         try:
-            rel = Path(item.fspath).resolve().relative_to(_ROOT).as_posix()
+            rel = Path(item.path).resolve().relative_to(_ROOT).as_posix()
         except ValueError:
             continue
         if rel in JIT_OFF_MODULES or item.originalname in JIT_OFF_TESTS.get(rel, ()):

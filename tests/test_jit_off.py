@@ -1,8 +1,8 @@
 """Plain-Python mode (NUMBA_DISABLE_JIT=1): the intrinsics' Python twins keep
 the compiled int64 semantics, and the mode CI asks for is the mode it gets.
 
-These run in both modes: compiled in the default suite, plain Python in CI's
-`NUMBA_DISABLE_JIT=1 pytest -m jit_off` step. Whole games in both modes are
+The `jit_off` ones run in both modes: compiled in the default suite, plain
+Python in CI's `NUMBA_DISABLE_JIT=1 pytest -m jit_off` step. Whole games in both modes are
 compared with the same golden files (tests/golden/)."""
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 
 from engines.core import lowlevel
-from engines.core.kernel import kernel
+from engines.core.kernel import KERNEL_OPTIONS, kernel
 from engines.core.lowlevel import keep_alive, lowest_bit_index, nth_bit_index, popcount, unowned
 from engines.core.rng import below, new_stream, next_u64
 
-pytestmark = pytest.mark.jit_off
 
 
 @kernel
@@ -54,18 +53,21 @@ CASES = [
 ]
 
 
+@pytest.mark.jit_off
 def test_the_mode_is_the_one_the_environment_asks_for():
     # CI's jit_off step must really run plain Python (else it tests nothing new),
     # and the default suite must really run compiled kernels
     off = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     assert bool(numba.config.DISABLE_JIT) == off
-    from engines.cityline.rules import apply_nb
-    from engines.skyline_3000.rules import apply_action_nb
-    for k in (_popcount, apply_nb, apply_action_nb, next_u64):
+    # every decorator the engines use: kernel, inline_kernel, one-signature njit
+    typed = numba.njit((numba.int64,), **KERNEL_OPTIONS)(lambda x: x + 1)
+    for k in (_popcount, next_u64, typed):
         assert isinstance(k, numba.core.registry.CPUDispatcher) != off, k
+    assert typed(np.int64(1)) == 2
     assert (lowlevel.popcount is lowlevel._popcount_py) == off
 
 
+@pytest.mark.jit_off
 @pytest.mark.parametrize("x,bits,low", CASES, ids=[f"{type(c[0]).__name__}({c[0]})" for c in CASES])
 def test_bit_intrinsics_have_int64_semantics(x, bits, low):
     assert _popcount(x) == bits
@@ -75,6 +77,7 @@ def test_bit_intrinsics_have_int64_semantics(x, bits, low):
     assert lowlevel._lowest_bit_index_py(x) == low
 
 
+@pytest.mark.jit_off
 def test_nth_bit_index_and_unowned_views():
     m = np.int64(0b1011_0010)
     assert [nth_bit_index(m, k) for k in range(4)] == [1, 4, 5, 7]
@@ -82,7 +85,7 @@ def test_nth_bit_index_and_unowned_views():
     assert _sum_unowned(a) == 45
 
 
-@pytest.mark.skipif(bool(numba.config.DISABLE_JIT), reason="needs the compiled intrinsics to compare with")
+# not in the jit_off subset: it compares the twins with the compiled intrinsics
 def test_python_twins_match_the_compiled_intrinsics_on_random_words():
     rng = np.random.default_rng(5)
     words = rng.integers(-(2 ** 63), 2 ** 63 - 1, size=500, dtype=np.int64)
@@ -92,6 +95,7 @@ def test_python_twins_match_the_compiled_intrinsics_on_random_words():
             assert lowlevel._lowest_bit_index_py(w) == _lowest(w)
 
 
+@pytest.mark.jit_off
 def test_streams_wrap_mod_2_64_as_compiled():
     # xoshiro256** / splitmix64 on numpy uint64 scalars must wrap, not grow:
     # pinned outputs (the same in both modes; the C reference is checked in test_rng)
