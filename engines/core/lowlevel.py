@@ -14,14 +14,46 @@ without the bookkeeping.
 Only for views that cannot outlive their owner: never return one, never store
 one, and keep a later use of the owner (`keep_alive`) so numba does not free
 it after its last mention.
+
+Plain-Python mode: with `NUMBA_DISABLE_JIT=1` an `@intrinsic` cannot be
+called (it only exists inside compiled code), so each intrinsic has a
+plain-Python twin used instead, with the compiled semantics on int64:
+`unowned(a)` is `a` itself (Python counts references anyway), `popcount` and
+`lowest_bit_index` read the argument's 64-bit two's-complement pattern (so
+popcount(-1) is 64, as `ctpop` on an int64 says) and return an int64. Every kernel then
+runs as ordinary Python, e.g. to step through a rule in a debugger.
 """
 from __future__ import annotations
 
+import numba
+import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 from engines.core.kernel import kernel
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _unowned_py(arr):
+    """Plain-Python `unowned`: the array itself."""
+    return arr
+
+
+def _popcount_py(x):
+    """Plain-Python `popcount`: set bits of x's int64 bit pattern."""
+    return np.int64((int(x) & _MASK64).bit_count())
+
+
+def _lowest_bit_index_py(x):
+    """Plain-Python `lowest_bit_index`: index of the lowest set bit of x's int64 bit pattern."""
+    v = int(x) & _MASK64
+    if v == 0:
+        # compiled: cttz with zero undefined; the kernels never ask (documented precondition)
+        raise ValueError("lowest_bit_index(0) is undefined")
+    return np.int64((v & -v).bit_length() - 1)
 
 
 @intrinsic
@@ -69,6 +101,13 @@ def lowest_bit_index(typingctx, x):
         return builder.cttz(v, context.get_constant(types.boolean, True).type(1))
 
     return types.int64(x), codegen
+
+
+if numba.config.DISABLE_JIT:
+    # an @intrinsic is not callable from Python: use the plain twins above
+    unowned = _unowned_py  # noqa: F811
+    popcount = _popcount_py  # noqa: F811
+    lowest_bit_index = _lowest_bit_index_py  # noqa: F811
 
 
 @kernel

@@ -21,9 +21,18 @@ Streams used by the engines (one game, one run seed):
 """
 from __future__ import annotations
 
+import warnings
+
+import numba
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
+
+if numba.config.DISABLE_JIT:
+    # Plain-Python mode: the uint64 arithmetic below runs on numpy uint64
+    # scalars, which wrap mod 2**64 exactly as the compiled code does but warn
+    # on each wrap; the wrap is the algorithm here, not an accident.
+    warnings.filterwarnings("ignore", "overflow encountered in scalar", RuntimeWarning, __name__)
 
 CHANCE_STREAM = 0
 POLICY_STREAM = 1  # seat s uses POLICY_STREAM + s

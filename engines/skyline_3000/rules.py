@@ -791,6 +791,9 @@ def apply_action_nb(pub, hands, sec, action):
     next decision. Returns False (state untouched) for a bid that is not a
     subset of the hand, a card not in hand or an action of the wrong kind.
     Other actions are trusted to come from legal_actions_nb."""
+    # int64 as compiled code sees it: in plain Python (NUMBA_DISABLE_JIT) an
+    # int32 action (kind << 16 | card from an int32 hand) would overflow on `& BID_FLAG`
+    action = np.int64(action)
     phase = pub[C_PHASE]
     p = pub[C_CUR]
     op = PLAYERS + p * N_PROW
