@@ -241,3 +241,18 @@ def test_read_comments_blocks_headers_and_hashes_in_strings():
         'table = [0, 1]   # three\n'
     )
     assert read_comments(text) == {"a": "one", "t.b": "above b and more two", "roof.1.table": "three"}
+
+
+@pytest.mark.parametrize("game_id", ["skyline_3000", "cityline"])
+def test_default_variant_comments_describe_every_rule_and_point_nowhere_else(game_id):
+    # the default file is the user's description of every rule choice: each key has its
+    # own comment, and no comment sends the reader to a document users do not have
+    from engines.registry import get_game
+
+    loader = get_game(game_id).variants
+    comments = loader.comments()
+    assert sorted(k for k in loader.schema if not comments.get(k)) == []
+    for path in loader.variants_dir.glob("*.toml"):
+        text = path.read_text()
+        for word in ("GAPS", "shared/"):
+            assert word not in text, f"{path.name} mentions {word}"
