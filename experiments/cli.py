@@ -85,6 +85,13 @@ def _dask_missing() -> bool:
     return False
 
 
+def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
+    from engines.registry import get_game
+
+    spec = get_game(game)
+    return spec.variants.load(variant, overrides).values.get("players") or spec.default_players
+
+
 def _user_errors():
     from engines.core.lineup import LineupError
     from engines.core.variant import VariantError
@@ -152,9 +159,12 @@ def run(
     from experiments.runner import run_batch
 
     try:
-        # no --policy: the line-up the game declares (GameSpec.default_lineup)
-        policies = list(policy) if policy else get_game(game).default_policies(players)
         overrides = dict(parse_override(s) for s in (set_ or []))
+        # no --policy: the line-up the game declares (GameSpec.default_lineup), fitted to
+        # the table: -p, else the variant's own player count (a 3-player variant used to
+        # get the 4-seat line-up and be refused)
+        policies = (list(policy) if policy else
+                    get_game(game).default_policies(players or _variant_players(game, variant, overrides)))
         result = run_batch(game, variant=variant, overrides=overrides, players=players, policies=policies,
                            rotate=rotate, n_games=games, seed=seed, out=out, workers=workers,
                            chunk_size=chunk_size, backend=backend, scheduler=scheduler, progress=progress,

@@ -287,7 +287,7 @@ def _print_totals():
     yield
     if PLAYED["games"]:
         print(f"\nfuzzing: {PLAYED['variants']:,} valid variants played, {PLAYED['games']:,} games "
-              f"(x {len(POLICIES)} line-ups), every invariant held")
+              "(random and heuristic line-ups), every invariant held")
 
 
 def play_variant(game_id: str, changes: dict, as_file: bool, data, max_count: int = 4) -> None:

@@ -178,3 +178,35 @@ def test_variants_show_prints_each_rules_comment():
     assert "scoring.megamall_multiplier = 3" in triple and "x3" in triple
     city = cli.invoke(app, ["variants", "cityline", "--show", "default"]).output
     assert 'roof.5.name = "Pairs"' in city and "Open choice" in city
+
+
+def test_default_lineup_fits_a_variants_own_player_count(tmp_path):
+    # three_player_5_platforms sets players = 3; the 4-policy default line-up used to be refused
+    out = tmp_path / "run"
+    result = cli.invoke(app, ["run", "skyline_3000", "--variant", "three_player_5_platforms", "-n", "40",
+                              "--out", str(out), "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "manifest.json").read_text())["lineup"] == ["heuristic", "greedy", "random"]
+
+
+def test_variant_file_extends_its_sibling_and_results_folder_name_is_safe(tmp_path, monkeypatch):
+    designs = tmp_path / "designs"
+    designs.mkdir()
+    (designs / "base.toml").write_text('extends = "default"\n[scoring]\nmegamall_multiplier = 5\n')
+    (designs / "my rules; rm -rf ~.toml").write_text('extends = "base.toml"\n')
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "base.toml").write_text("[scoring]\nmegamall_multiplier = 7\n")  # a decoy in the cwd
+    monkeypatch.chdir(cwd)
+    result = cli.invoke(app, ["run", "skyline_3000", "--variant", str(designs / "my rules; rm -rf ~.toml"),
+                              "-n", "40", "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    (folder,) = (cwd / "results").iterdir()
+    assert folder.name.startswith("skyline_3000-my_rules_rm_-rf-4p-"), folder.name
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["variant"]["name"] == "my_rules_rm_-rf"
+    # the rules played are base.toml's from the file's folder (x5), not the cwd decoy's (x7)
+    from engines.registry import get_game
+
+    x5 = get_game("skyline_3000").variants.load(None, {"scoring.megamall_multiplier": 5})
+    assert manifest["variant"]["digest"] == x5.digest
