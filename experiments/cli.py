@@ -5,6 +5,7 @@ everything else is a library call a notebook can make too.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -42,10 +43,6 @@ BATCH_ONLY_OPTIONS = {
     "players": "--players", "policy": "--policy", "variant": "--variant", "set_": "--set",
     "rotate": "--rotate/--fixed-seats", "seed": "--seed", "backend": "--backend",
     "scheduler": "--scheduler", "chunk_size": "--chunk-size", "fresh": "--fresh",
-    # experiment.cli_run means to apply a typed --games, but its check asks the
-    # real click for a context typer never pushes, so --games is always dropped:
-    # refused until experiment.py asks typer's context (see _typed_options)
-    "games": "--games",
 }
 
 
@@ -64,6 +61,32 @@ def _typed_options(ctx: typer.Context, names) -> list[str]:
         if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
             typed.append(name)
     return typed
+
+
+@contextlib.contextmanager
+def _typed_games_visible_to_experiments(ctx: typer.Context):
+    """experiment.cli_run applies --games only when typed, and asks the real
+    click package for the current context to find out. typer vendors its own
+    click, so that context is never there and a typed --games used to be
+    dropped without a word. Show it a view of typer's context, for the length
+    of the call. (The lasting fix: experiment._explicit asks typer's context;
+    then this goes.)"""
+    try:
+        import click
+    except ImportError:  # pragma: no cover - click comes with typer's dependencies
+        yield
+        return
+
+    class _View:
+        def get_parameter_source(self, name):
+            source = ctx.get_parameter_source(name)
+            return None if source is None else click.core.ParameterSource[source.name]
+
+    click.globals.push_context(_View())
+    try:
+        yield
+    finally:
+        click.globals.pop_context()
 
 
 def _check_counts(games: int, players: Optional[int], chunk_size: Optional[int]) -> None:
@@ -135,8 +158,8 @@ def run(
     """Simulate a batch of games (resumes an interrupted run of the same settings).
 
     GAME may be an experiment file (experiments/<name>.toml): it runs every batch it describes and writes
-    results/<name>/report.md. With a file only --out (the results root), --workers, --quiet and --no-report
-    apply; the file sets everything else, games per batch included."""
+    results/<name>/report.md. With a file only --games (games per batch), --out (the results root), --workers,
+    --quiet and --no-report apply; the file sets everything else per batch."""
     workers = (os.cpu_count() or 1) if workers is None else workers
     if game.endswith(".toml"):
         from experiments.experiment import cli_run
@@ -148,8 +171,8 @@ def run(
             _fail(f"{names} cannot be used with an experiment file ({game} sets them per batch); "
                   "edit the file or drop the option")
         _check_counts(games, None, None)
-
-        cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
+        with _typed_games_visible_to_experiments(ctx):
+            cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
         return
     _check_counts(games, players, chunk_size)
     if backend == "dask" and _dask_missing():

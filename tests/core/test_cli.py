@@ -120,7 +120,7 @@ def test_bad_inputs_are_refused_in_one_line(tmp_path, monkeypatch, args, message
 @pytest.mark.parametrize(
     "option", [["--seed", "3"], ["--policy", "random"], ["-p", "3"], ["--set", "scoring.megamall_multiplier=3"],
                ["--variant", "no_tiebreak"], ["--backend", "dask"], ["--fresh"], ["--fixed-seats"],
-               ["--chunk-size", "500"], ["--games", "10"]],
+               ["--chunk-size", "500"]],
 )
 def test_experiment_file_refuses_batch_options_instead_of_ignoring_them(tmp_path, monkeypatch, option):
     # these used to be dropped without a word: the experiment ran with the file's own settings
@@ -210,3 +210,13 @@ def test_variant_file_extends_its_sibling_and_results_folder_name_is_safe(tmp_pa
 
     x5 = get_game("skyline_3000").variants.load(None, {"scoring.megamall_multiplier": 5})
     assert manifest["variant"]["digest"] == x5.digest
+
+
+def test_experiment_file_applies_a_typed_games(tmp_path, monkeypatch):
+    # --games with an experiment file used to be dropped (6,000 games per batch were played)
+    experiment = str(__import__("pathlib").Path(__file__).parents[2] / "experiments" / "skyline_fairness_matrix.toml")
+    monkeypatch.chdir(tmp_path)
+    result = cli.invoke(app, ["run", experiment, "--games", "60", "--out", str(tmp_path / "r"), "--quiet",
+                              "--no-report", "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "batches x 60 games" in result.output, result.output
