@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import tempfile
 from pathlib import Path
 
@@ -46,7 +47,9 @@ POLICIES = ("random", "heuristic")
 
 FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
-SLOW = settings(max_examples=2500, deadline=None, database=None,
+# FUZZ_SLOW_EXAMPLES: valid variants per game in the slow version (default 2500,
+# up to 400 games each per line-up: of the order of a million games per game)
+SLOW = settings(max_examples=int(os.environ.get("FUZZ_SLOW_EXAMPLES", "2500")), deadline=None, database=None,
                 suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 
 

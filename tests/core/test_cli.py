@@ -220,3 +220,16 @@ def test_experiment_file_applies_a_typed_games(tmp_path, monkeypatch):
                               "--no-report", "-j", "1"])
     assert result.exit_code == 0, result.output
     assert "batches x 60 games" in result.output, result.output
+
+
+def test_policy_declared_weight_ranges_are_checked():
+    # PolicyInfo has no ranges yet (engines/core/spec.py); lineup honours them once declared
+    from types import SimpleNamespace
+
+    from engines.core.lineup import check_weight
+
+    info = SimpleNamespace(name="strong", weights={"rollouts": 16.0}, weight_ranges={"rollouts": (1, 1024)})
+    assert check_weight(info, "rollouts", 16.0) is None
+    assert "at least 1" in check_weight(info, "rollouts", 0.0)
+    assert "at most 1024" in check_weight(info, "rollouts", 5000.0)
+    assert "finite" in check_weight(info, "rollouts", float("nan"))
