@@ -5,6 +5,7 @@ everything else is a library call a notebook can make too.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -17,15 +18,101 @@ from engines.registry import DEFAULT_GAME  # cheap: game packages load on first 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    # Plain click help: rich read "[power]" in help text as a markup tag and
+    # dropped it, and cut long examples off with "..." in its option table.
+    # Click wraps every word to the terminal and prints text as written.
+    rich_markup_mode=None,
     help="Simulate board games by the million and see which seats, cards and rules win.\n\n"
     "Typical use: `skyline-lab run skyline_3000 --games 100000 --policy heuristic --policy random` "
     "then open results/<run>/report/report.html.",
 )
 
 
+# The most games one run may ask for. At the warm rate of one machine
+# (~8,000 Skyline games/s on 2 cores) 10^9 games take about a day and a half;
+# more is a typo or a job to split into runs with different seeds.
+MAX_GAMES = 1_000_000_000
+# The most games in one chunk: a chunk's tables are held in memory at once.
+MAX_CHUNK_SIZE = 1_000_000
+
+DASK_HINT = 'the dask backend needs dask, which is not installed: pip install -e ".[dask]"'
+
+# Options of `run` that describe one batch; an experiment file sets them per
+# batch itself, so on `run experiment.toml` they are refused, never ignored.
+BATCH_ONLY_OPTIONS = {
+    "players": "--players", "policy": "--policy", "variant": "--variant", "set_": "--set",
+    "rotate": "--rotate/--fixed-seats", "seed": "--seed", "backend": "--backend",
+    "scheduler": "--scheduler", "chunk_size": "--chunk-size", "fresh": "--fresh",
+}
+
+
 def _fail(message: str) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
+
+
+def _typed_options(ctx: typer.Context, names) -> list[str]:
+    """Which of these parameters the user typed (not left at their default).
+    Asks typer's own context: typer vendors click, so `click.get_current_context()`
+    sees no context at all and every option looks untyped."""
+    typed = []
+    for name in names:
+        source = ctx.get_parameter_source(name)
+        if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+            typed.append(name)
+    return typed
+
+
+@contextlib.contextmanager
+def _typed_games_visible_to_experiments(ctx: typer.Context):
+    """experiment.cli_run applies --games only when typed, and asks the real
+    click package for the current context to find out. typer vendors its own
+    click, so that context is never there and a typed --games used to be
+    dropped without a word. Show it a view of typer's context, for the length
+    of the call. (The lasting fix: experiment._explicit asks typer's context;
+    then this goes.)"""
+    try:
+        import click
+    except ImportError:  # pragma: no cover - click comes with typer's dependencies
+        yield
+        return
+
+    class _View:
+        def get_parameter_source(self, name):
+            source = ctx.get_parameter_source(name)
+            return None if source is None else click.core.ParameterSource[source.name]
+
+    click.globals.push_context(_View())
+    try:
+        yield
+    finally:
+        click.globals.pop_context()
+
+
+def _check_counts(games: int, players: Optional[int], chunk_size: Optional[int]) -> None:
+    """Refuse counts the runner would silently replace (0 means "default" to it)."""
+    if games > MAX_GAMES:
+        _fail(f"--games {games:,} is more than one run may play ({MAX_GAMES:,}, about a day and a half "
+              "on one machine); split it into runs with different --seed values")
+    if players is not None and players < 1:
+        _fail(f"--players must be at least 1, not {players}")
+    if chunk_size is not None and not 1 <= chunk_size <= MAX_CHUNK_SIZE:
+        _fail(f"--chunk-size must be between 1 and {MAX_CHUNK_SIZE:,} games, not {chunk_size:,}")
+
+
+def _dask_missing() -> bool:
+    try:
+        import dask.distributed  # noqa: F401
+    except ImportError:
+        return True
+    return False
+
+
+def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
+    from engines.registry import get_game
+
+    spec = get_game(game)
+    return spec.variants.load(variant, overrides).values.get("players") or spec.default_players
 
 
 def _user_errors():
@@ -38,18 +125,22 @@ def _user_errors():
 
 @app.command()
 def run(
+    ctx: typer.Context,
     game: str = typer.Argument(DEFAULT_GAME, help="Game id (see `skyline-lab games`)."),
-    games: int = typer.Option(20_000, "--games", "-n", help="How many games to simulate."),
+    games: int = typer.Option(20_000, "--games", "-n", help=f"How many games to simulate (at most {MAX_GAMES:,})."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (default: the variant's)."),
     policy: Optional[List[str]] = typer.Option(
-        None, "--policy",
-        help="Policy per seat, repeat once per seat, or give one for all seats. "
-        "Tune weights as name(weight=value, ...), e.g. 'heuristic(value_megamall=6)'. "
+        None, "--policy", metavar="POLICY",
+        help="Policy per seat: repeat once per seat, or give one for all seats. "
+        "Tune weights as name(weight=value, ...), e.g. --policy 'heuristic(bid_fraction=1.2)'. "
         "Default: the game's own line-up (Skyline 3000: heuristic, greedy, random, random).",
     ),
-    variant: Optional[str] = typer.Option(None, "--variant", "-v", help="Variant name or path to a variant .toml file."),
+    variant: Optional[str] = typer.Option(None, "--variant", "-v", metavar="NAME_OR_FILE",
+                                          help="Variant name or path to a variant .toml file."),
     set_: Optional[List[str]] = typer.Option(
-        None, "--set", help="Change one rule for this run: key=value, e.g. scoring.megamall_multiplier=3 (repeatable)."),
+        None, "--set", metavar="KEY=VALUE",
+        help="Change one rule for this run, e.g. --set scoring.megamall_multiplier=3 (repeatable; "
+        "`skyline-lab variants GAME --show default` lists the keys)."),
     rotate: bool = typer.Option(True, "--rotate/--fixed-seats",
                                 help="Rotate the line-up so each policy sits in each seat equally often."),
     seed: int = typer.Option(0, "--seed", help="Run seed: the same seed and settings give the same games."),
@@ -58,35 +149,55 @@ def run(
                                           help="Worker processes (default: every core of this machine)."),
     backend: str = typer.Option("joblib", "--backend", help="joblib (this machine) or dask (a cluster)."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; without it a local cluster."),
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", help="Games per chunk written to disk."),
+    chunk_size: Optional[int] = typer.Option(
+        None, "--chunk-size", help=f"Games per chunk written to disk (1 to {MAX_CHUNK_SIZE:,}; default: from --games)."),
     report: bool = typer.Option(True, "--report/--no-report", help="Write the report when the games are done."),
     fresh: bool = typer.Option(False, "--fresh", help="Replace the results folder instead of resuming it."),
     progress: bool = typer.Option(True, "--progress/--quiet", help="Show a progress bar."),
 ):
     """Simulate a batch of games (resumes an interrupted run of the same settings).
 
-    GAME may be an experiment file (experiments/<name>.toml): it runs every batch it
-    describes and writes results/<name>/report.md (--out: the results root)."""
+    GAME may be an experiment file (experiments/<name>.toml): it runs every batch it describes and writes
+    results/<name>/report.md. With a file only --games (games per batch), --out (the results root), --workers,
+    --quiet and --no-report apply; the file sets everything else per batch."""
     workers = (os.cpu_count() or 1) if workers is None else workers
     if game.endswith(".toml"):
         from experiments.experiment import cli_run
 
-        cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
+        typed = _typed_options(ctx, BATCH_ONLY_OPTIONS)
+        if typed:
+            # experiment.run_experiment has no way to take these per run: refuse rather than ignore
+            names = ", ".join(BATCH_ONLY_OPTIONS[t] for t in typed)
+            _fail(f"{names} cannot be used with an experiment file ({game} sets them per batch); "
+                  "edit the file or drop the option")
+        _check_counts(games, None, None)
+        with _typed_games_visible_to_experiments(ctx):
+            cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
         return
+    _check_counts(games, players, chunk_size)
+    if backend == "dask" and _dask_missing():
+        _fail(DASK_HINT)  # before anything is written: no empty run folder marked complete
     from engines.core.variant import parse_override
     from engines.registry import get_game
     from experiments.runner import run_batch
 
     try:
-        # no --policy: the line-up the game declares (GameSpec.default_lineup)
-        policies = list(policy) if policy else get_game(game).default_policies(players)
         overrides = dict(parse_override(s) for s in (set_ or []))
+        # no --policy: the line-up the game declares (GameSpec.default_lineup), fitted to
+        # the table: -p, else the variant's own player count (a 3-player variant used to
+        # get the 4-seat line-up and be refused)
+        policies = (list(policy) if policy else
+                    get_game(game).default_policies(players or _variant_players(game, variant, overrides)))
         result = run_batch(game, variant=variant, overrides=overrides, players=players, policies=policies,
                            rotate=rotate, n_games=games, seed=seed, out=out, workers=workers,
                            chunk_size=chunk_size, backend=backend, scheduler=scheduler, progress=progress,
                            fresh=fresh)
     except _user_errors() as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+    except ImportError as exc:
+        if backend != "dask":
+            raise
+        _fail(f"{DASK_HINT} ({exc})")
     except KeyboardInterrupt:
         typer.echo("\ninterrupted: completed chunks are kept; run the same command again to resume", err=True)
         raise typer.Exit(code=130)
@@ -142,7 +253,8 @@ def policies_cmd(game: str = typer.Argument(DEFAULT_GAME, help="Game id.")):
 @app.command("variants")
 def variants_cmd(
     game: str = typer.Argument(DEFAULT_GAME, help="Game id."),
-    show: Optional[str] = typer.Option(None, "--show", help="Print one variant's resolved rules."),
+    show: Optional[str] = typer.Option(None, "--show", metavar="VARIANT",
+                                       help="Print one variant's resolved rules, each with its comment."),
 ):
     """List a game's variants, or show one variant's full rules."""
     from engines.core.variant import flatten
@@ -152,8 +264,10 @@ def variants_cmd(
         spec = get_game(game)
         if show:
             variant = spec.variants.load(show)
+            comments = spec.variants.comments(show)
             for key, value in flatten(variant.values).items():
-                typer.echo(f"{key} = {value!r}")
+                line = f"{key} = {_toml(value)}"
+                typer.echo(f"{line:40s} # {comments[key]}" if comments.get(key) else line)
             return
     except _user_errors() as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
@@ -161,11 +275,22 @@ def variants_cmd(
         typer.echo(f"{name:28s} {about}")
 
 
+def _toml(value) -> str:
+    """A value as it is written in a variant file (true, "key", [1, 2])."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, (str, list)) else str(value)
+
+
 @app.command("power")
 def power_cmd(
     experiment: Path = typer.Argument(..., help="An experiment file (experiments/<name>.toml)."),
     effect: Optional[List[str]] = typer.Option(
-        None, "--effect", help="metric=size to detect, e.g. seat_score_edge=2 (repeatable; default: the file's [power])."),
+        None, "--effect", metavar="METRIC=SIZE",
+        help="An effect to detect, e.g. --effect seat_score_edge=2 (repeatable; default: the effects in the "
+        "file's [power] table)."),
     pilot: int = typer.Option(2000, "--pilot", help="Pilot games per batch (cached: the real run reuses them)."),
     power: Optional[float] = typer.Option(None, "--power", help="Chance of detecting the effect (default 0.8)."),
     alpha: Optional[float] = typer.Option(None, "--alpha", help="Test level (default 0.05)."),

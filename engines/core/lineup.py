@@ -3,9 +3,15 @@
 A policy is written `name` or `name(weight=value, ...)`, e.g.
 `heuristic(value_megamall=6, bid_fraction=0.4)`; unnamed weights keep their
 defaults. One policy for every seat may be given once.
+
+A weight must be a finite number no larger than WEIGHT_LIMIT in size (nan
+compares False with everything, so a policy would silently never prefer
+anything). A policy that declares `weight_ranges = {name: (lo, hi)}` on its
+PolicyInfo gets those bounds checked too.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -18,6 +24,25 @@ _POLICY_RE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$")
 
 class LineupError(ValueError):
     pass
+
+
+# Generic sanity bound on any policy weight: every shipped default lies within
+# [0, 16]; a weight a million times larger is a typo, not an experiment.
+WEIGHT_LIMIT = 1e6
+
+
+def check_weight(policy: PolicyInfo, key: str, value: float) -> str | None:
+    """Why `value` cannot be policy weight `key`, or None."""
+    if not math.isfinite(value):
+        return f"must be a finite number, not {value!r}"
+    if abs(value) > WEIGHT_LIMIT:
+        return f"must lie between {-WEIGHT_LIMIT:g} and {WEIGHT_LIMIT:g}, not {value:g}"
+    lo, hi = (getattr(policy, "weight_ranges", None) or {}).get(key, (None, None))
+    if lo is not None and value < lo:
+        return f"must be at least {lo:g}, not {value:g}"
+    if hi is not None and value > hi:
+        return f"must be at most {hi:g}, not {value:g}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -54,6 +79,9 @@ def parse_policy(spec: GameSpec, text: str) -> SeatPolicy:
             weights[key] = float(raw)
         except ValueError:
             raise LineupError(f"policy '{text}': weight {key} must be a number, not '{raw}'") from None
+        why = check_weight(info, key, weights[key])
+        if why:
+            raise LineupError(f"policy '{text}': weight {key} {why}")
     return SeatPolicy(info, weights)
 
 
@@ -80,6 +108,8 @@ class Lineup:
 
 
 def make_lineup(spec: GameSpec, policies: list[str] | None, players: int, rotate: bool) -> Lineup:
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players < 1:
+        raise LineupError(f"the number of players must be a positive whole number, not {players!r}")
     policies = list(policies or ["random"])
     if len(policies) == 1:
         policies = policies * players

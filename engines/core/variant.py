@@ -20,6 +20,8 @@ import copy
 import difflib
 import hashlib
 import json
+import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +85,8 @@ class Rule:
             ok = ok or isinstance(value, float)
         if not ok:
             return f"must be {'an integer' if kind == 'int' else 'a number'}, not {value!r}"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"must be a finite number, not {value!r}"  # nan slips past every < and >
         if self.min is not None and value < self.min:
             return f"must be at least {self.min:g}, not {value}"
         if self.max is not None and value > self.max:
@@ -153,8 +157,9 @@ def _set_dotted(tree: dict[str, Any], dotted: str, value: Any) -> None:
 
 def parse_override(text: str) -> tuple[str, Any]:
     """`key=value` from a command line; the value is read as TOML (3, 2.5, true, [1,2], "x")."""
-    if "=" not in text:
-        raise VariantError("command line", text, "an override must look like key=value")
+    if "=" not in text or not text.split("=", 1)[0].strip():
+        raise VariantError(f"--set {text}", text.split("=", 1)[0].strip() or text,
+                           "an override must look like key=value, e.g. scoring.megamall_multiplier=3")
     key, raw = text.split("=", 1)
     key = key.strip()
     try:
@@ -164,11 +169,90 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key, value
 
 
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+SAFE_NAME_MAX = 60
+
+
+def safe_name(name: str) -> str:
+    """A variant name fit for a results folder name: letters, digits, `_`, `-`
+    and `.` only (anything else becomes `_`), no leading dot or dash (no hidden
+    folders, nothing a shell reads as an option, never `..`), at most 60
+    characters. Shipped names (`megamall_triple`) come out unchanged."""
+    text = _UNSAFE.sub("_", name).strip("._-")
+    text = re.sub(r"\.{2,}", ".", text)[:SAFE_NAME_MAX].rstrip("._-")
+    return text or "variant"
+
+
+def _toml_value(value: Any) -> str:
+    """How a value is typed on the command line (for messages)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    return json.dumps(value) if isinstance(value, (list, dict)) else str(value)
+
+
+_TABLE_RE = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\"' -]+?)\s*\]\s*(#.*)?$")
+_KEY_RE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """(code, comment) of one TOML line; a `#` inside a string is not a comment."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "#":
+            return line[:i], line[i + 1:].strip()
+    return line, ""
+
+
+def read_comments(text: str) -> dict[str, str]:
+    """Dotted key -> the comment a variant file gives it: the comment at the end
+    of the key's line, after any comment lines directly above it (a blank line
+    or a table header ends such a block). Read line by line because TOML
+    parsers drop comments."""
+    out: dict[str, str] = {}
+    table = ""
+    above: list[str] = []
+    for line in text.splitlines():
+        code, comment = _split_comment(line)
+        if not code.strip():
+            if comment and line.lstrip().startswith("#"):
+                above.append(comment)
+            else:
+                above = []  # a blank line ends a comment block
+            continue
+        header = _TABLE_RE.match(code)
+        if header and not _KEY_RE.match(code):
+            table = header.group(1).replace('"', "").replace("'", "").strip() + "."
+            above = []
+            continue
+        key = _KEY_RE.match(code)
+        if key:
+            parts = [*above, comment] if comment else above
+            text_ = " ".join(p for p in parts if p)
+            if text_:
+                out[table + key.group(1)] = text_
+        above = []
+    return out
+
+
 class VariantLoader:
     """Loads, merges and validates one game's variant files.
 
     variants_dir holds `default.toml` and the shipped variants; a name that is
     a path to a `.toml` file is loaded from there instead (a designer's own).
+
+    Inside a variant file, `extends` names a shipped variant (`"default"`) or a
+    `.toml` file, looked up from the extending file's own folder. It must stay
+    in that folder or in the game's variants folder; an absolute path is the
+    explicit way to extend a file anywhere else.
     """
 
     EXTENDS = "extends"
@@ -197,21 +281,46 @@ class VariantLoader:
             out[name] = first
         return out
 
-    def _path(self, name: str, source: str) -> Path:
-        if name.endswith(".toml") or "/" in name:
-            path = Path(name)
-        else:
+    @staticmethod
+    def _is_path(name: str) -> bool:
+        return name.endswith(".toml") or "/" in name or "\\" in name
+
+    def _path(self, name: str, source: str, base_dir: Path | None = None) -> Path:
+        """The file a variant name means. `base_dir` is the folder of the file
+        whose `extends` names it (None: a name typed by the user, a path from
+        the current directory)."""
+        key = self.EXTENDS if base_dir is not None else "variant"
+        if not isinstance(name, str) or not name.strip():
+            raise VariantError(source, key, f"must name a variant or a .toml file, not {name!r}")
+        if not self._is_path(name):
             path = self.variants_dir / f"{name}.toml"
+            if not path.is_file() and base_dir is not None and (base_dir / f"{name}.toml").is_file():
+                path = base_dir / f"{name}.toml"  # a sibling of the extending file
+        else:
+            if not name.endswith(".toml"):
+                raise VariantError(source, key, f"'{name}' is not a variant file (a variant file ends in .toml)")
+            given = Path(name).expanduser()
+            if base_dir is not None and not given.is_absolute():
+                path = base_dir / given
+                allowed = (base_dir.resolve(), self.variants_dir.resolve())
+                real = path.resolve()
+                if not any(real.is_relative_to(folder) for folder in allowed):
+                    raise VariantError(source, key, f"'{name}' lies outside this file's folder and the "
+                                                    f"{self.game_id} variants folder; give an absolute path "
+                                                    "to extend a file elsewhere")
+            else:
+                path = given
         if not path.is_file():
             known = ", ".join(self.names())
-            raise VariantError(source, self.EXTENDS if source != "command line" else "variant",
-                               f"no variant '{name}' for {self.game_id} (known: {known})")
+            where = f" (looked in {base_dir})" if base_dir is not None and self._is_path(name) else ""
+            raise VariantError(source, key, f"no variant '{name}' for {self.game_id}{where} (known: {known})")
         return path
 
-    def _read(self, name: str, source: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
-        path = self._path(name, source)
+    def _read(self, name: str, source: str, seen: tuple[str, ...] = (),
+              base_dir: Path | None = None) -> dict[str, Any]:
+        path = self._path(name, source, base_dir)
         src = str(path)
-        if src in seen:
+        if str(path.resolve()) in seen:
             raise VariantError(src, self.EXTENDS, "variants extend each other in a loop")
         try:
             data = tomllib.loads(path.read_text())
@@ -221,7 +330,7 @@ class VariantLoader:
         self._check_keys(src, data)
         if path.resolve() == (self.variants_dir / "default.toml").resolve():
             return data
-        base = self._read(parent or "default", src, seen + (src,))
+        base = self._read(parent or "default", src, seen + (str(path.resolve()),), base_dir=path.parent)
         for key, value in flatten(data).items():
             _set_dotted(base, key, value)
         return base
@@ -233,18 +342,49 @@ class VariantLoader:
                 hint = f" (did you mean '{close[0]}'?)" if close else ""
                 raise VariantError(source, key, f"unknown key for {self.game_id}{hint}")
 
+    def comments(self, name: str | None = None) -> dict[str, str]:
+        """Dotted key -> its comment, from the default file and then each file
+        of the `extends` chain (a variant's own comment on a key it changes
+        wins over the default's)."""
+        chain: list[Path] = []
+        path = self._path(name or "default", "command line")
+        default = (self.variants_dir / "default.toml").resolve()
+        while True:
+            chain.append(path)
+            if path.resolve() == default or len(chain) > 32:
+                break
+            parent = tomllib.loads(path.read_text()).get(self.EXTENDS) or "default"
+            path = self._path(parent, str(path), path.parent)
+        out: dict[str, str] = {}
+        for file in reversed(chain):
+            out.update(read_comments(file.read_text()))
+        return {k: v for k, v in out.items() if k in self.schema}
+
+    @staticmethod
+    def _override_where(source: str, key: str, value: Any) -> str:
+        """Who to blame for an override: `--set key=value` as the user typed it."""
+        typed = f"{key}={_toml_value(value)}"
+        return f"--set {typed}" if source == "command line" else f"{source} override {typed}"
+
     def load(self, name: str | None = None, overrides: Mapping[str, Any] | None = None,
              source: str = "command line") -> Variant:
         name = name or "default"
         values = self._read(name, source)
-        overrides = dict(overrides or {})
-        self._check_keys(f"{source} override", overrides)
+        overrides = {k: v for key, value in (overrides or {}).items()
+                     for k, v in (flatten(value, key + ".") if isinstance(value, Mapping) else {key: value}).items()}
+        for key, value in overrides.items():
+            self._check_keys(self._override_where(source, key, value), {key: value})
         for key, value in overrides.items():
             _set_dotted(values, key, copy.deepcopy(value))
         origin = str(self._path(name, source))
+        # a rule the overrides did not touch can still fail because of them
+        # (fewer districts leave a Greenspace off the board): name both
+        blame = origin
+        if overrides:
+            blame += " with " + ", ".join(self._override_where(source, k, v) for k, v in overrides.items())
         flat = flatten(values)
         for key, rule in self.schema.items():
-            where = f"{source} override" if key in overrides else origin
+            where = self._override_where(source, key, overrides[key]) if key in overrides else blame
             if key not in flat:
                 raise VariantError(where, key, "missing (the default variant must set every key)")
             why = rule.check(flat[key])
@@ -252,7 +392,7 @@ class VariantLoader:
                 raise VariantError(where, key, why)
         if self.consistency:
             for key, why in self.consistency(values):
-                where = f"{source} override" if key in overrides else origin
+                where = self._override_where(source, key, overrides[key]) if key in overrides else blame
                 raise VariantError(where, key, why)
-        label = Path(name).stem if name.endswith(".toml") else name
+        label = safe_name(Path(name).stem if self._is_path(name) else name)
         return Variant(self.game_id, label, origin, values, overrides)
