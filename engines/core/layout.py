@@ -84,6 +84,10 @@ class Layout:
             raise KeyError(f"layout {self.name} has no field {name!r} "
                            f"(fields: {', '.join(self.offsets)})") from None
 
+    def end_of(self, name: str) -> int:
+        """The first index after field `name`."""
+        return self[name] + self.sizes[name]
+
     def offset(self, *names: str):
         """Offsets of `names` (one int for one name, else a tuple)."""
         out = tuple(self[n] for n in names)
