@@ -171,14 +171,12 @@ def placed_value_nb(cfg, what, h):
 
 
 @inline_kernel
-def fee_nb(d, cfg, p, what, cell):
-    """(amount, recipient) of building `what` on `cell`: the fee rule. recipient is a seat, BANK
-    (ground or a neutral floor below) or NOBODY (the builder's own floor: free). Rule 'placed': the
-    placed floor's value; 'below': the value of the floor built on (ground and neutral floors: the
-    placed value, to the bank)."""
-    h = d[BH + cell]
+def fee_of_nb(cfg, p, what, h, below):
+    """THE fee rule: (amount, recipient) of placing `what` on a building of height h whose top piece
+    is `below` (0 = the ground). recipient is a seat, BANK (ground or a neutral floor below) or
+    NOBODY (the builder's own floor: free). Rule 'placed': the placed piece's value; 'below': the
+    value of the floor built on (ground and neutral floors: the placed value, to the bank)."""
     placed = placed_value_nb(cfg, what, h)
-    below = top_nb(d, cell)
     if below == 0 or below == NEUTRAL:
         return placed, BANK
     owner = (below - 1) & 3
@@ -189,6 +187,12 @@ def fee_nb(d, cfg, p, what, cell):
     if ((below - 1) >> 2) == KIND_SKY:
         return cfg[K_SKYLINE_VALUE], owner
     return cfg[K_LEVEL_VALUES + h - 1], owner
+
+
+@inline_kernel
+def fee_nb(d, cfg, p, what, cell):
+    """fee_of_nb for building `what` on `cell` now."""
+    return fee_of_nb(cfg, p, what, d[BH + cell], top_nb(d, cell))
 
 
 @inline_kernel
@@ -213,6 +217,7 @@ def build_options_nb(d, cfg, p, cell):
     base = BS + cell * LEVELS
     bk = -1
     bo = -1
+    below = 0
     if h > 0:
         below = d[base + h - 1]
         if below == NEUTRAL:
@@ -245,11 +250,18 @@ def build_options_nb(d, cfg, p, cell):
             out |= 1 << B_SKY
     if out != 0 and bo != p and d[b + P_CASH] < cfg[K_MAX_FEE]:  # a fee he may not afford is due
         cash = d[b + P_CASH]
-        for what in range(3):
-            if (out >> what) & 1:
-                amount, to = fee_nb(d, cfg, p, what, cell)
-                if to != NOBODY and cash < amount:
-                    out &= ~(1 << what)
+        if out & 1:
+            amount, _ = fee_of_nb(cfg, p, B_FLOOR, h, below)
+            if cash < amount:
+                out &= ~1
+        if out & 2:
+            amount, _ = fee_of_nb(cfg, p, B_NEUTRAL, h, below)
+            if cash < amount:
+                out &= ~2
+        if out & 4:
+            amount, _ = fee_of_nb(cfg, p, B_SKY, h, below)
+            if cash < amount:
+                out &= ~4
     return out
 
 
