@@ -41,7 +41,7 @@ from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
-    M_STALLED, M_START, M_TRADE_N, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
+    M_STALLED, M_START, M_TRADE_N, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
     P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
     P_SKY_STOCK, P_SOLD, P_SPENT_BUY, P_STOCK, P_TRADE_MASK, P_TRADED_N, P_TURNS, PB, PBASE, PH_BUILD,
@@ -196,88 +196,84 @@ def fee_nb(d, cfg, p, what, cell):
 
 
 @inline_kernel
-def build_options_nb(d, cfg, p, cell):
-    """THE placement rules: which pieces player p may build on `cell` now, as bits 1 << what
-    (B_FLOOR, B_NEUTRAL, B_SKY). Legality, the effect's preconditions and the policies all ask
-    this kernel (can_build_nb for one piece).
+def build_masks_nb(d, cfg, p):
+    """THE placement rules, money aside: the cells where player p may place a regular floor, a
+    neutral floor and a Skyline floor now, as three cell masks. Legality (legal_nb,
+    can_build_nb), the effect's preconditions and the policies all ask this kernel.
 
-    - at most five levels; nothing on a penthouse;
+    - at most five levels; nothing on a penthouse (a penthouse is the fifth level);
     - a regular floor: one of the level's value in stock (ground: 1M only, by construction);
       never directly on his own floor; on a Skyline floor only his own (unless
       skyline.others_may_build_on); a penthouse only in a building where he owns a lower floor
       (a regular or Skyline floor);
     - a neutral floor: in stock; any level, also on his own floor; never on a Skyline floor;
     - a Skyline floor: received and not yet built; one per turn; not on a strategic cell; not in
-      a building holding another player's Skyline floor;
-    - and the fee (fee_nb) affordable unless the floor below is his own."""
-    h = d[BH + cell]
-    if h >= LEVELS:
-        return 0
+      a building holding another player's Skyline floor."""
     b = pb_nb(p)
-    base = BS + cell * LEVELS
-    bk = -1
-    bo = -1
-    below = 0
-    if h > 0:
-        below = d[base + h - 1]
-        if below == NEUTRAL:
-            bk = KIND_NEUTRAL
-        else:
-            bk = (below - 1) >> 2
-            bo = (below - 1) & 3
-        if bk == KIND_PENT:
-            return 0
-    out = 0
-    if d[b + P_STOCK + h] > 0 and not (bk == KIND_FLOOR and bo == p) \
-            and not (bk == KIND_SKY and bo != p and cfg[K_SKY_OPEN] == 0):
-        if h == LEVELS - 1:
-            for lv in range(h):
-                c = d[base + lv]
-                if c != NEUTRAL and ((c - 1) & 3) == p and ((c - 1) >> 2) != KIND_PENT:
-                    out |= 1 << B_FLOOR
-                    break
-        else:
-            out |= 1 << B_FLOOR
-    if d[b + P_STOCK + NEUTRAL_STOCK] > 0 and bk != KIND_SKY:
-        out |= 1 << B_NEUTRAL
-    if d[b + P_SKY_STOCK] > 0 and d[M_SKY_BUILT] < cfg[K_SKY_PER_TURN] and cfg[K_STRATEGIC + cell] == 0:
-        ok = True
-        for lv in range(h):
-            c = d[base + lv]
-            if c != NEUTRAL and ((c - 1) >> 2) == KIND_SKY and ((c - 1) & 3) != p:
-                ok = False
-        if ok:
-            out |= 1 << B_SKY
-    if out != 0 and bo != p and d[b + P_CASH] < cfg[K_MAX_FEE]:  # a fee he may not afford is due
-        cash = d[b + P_CASH]
-        if out & 1:
-            amount, _ = fee_of_nb(cfg, p, B_FLOOR, h, below)
-            if cash < amount:
-                out &= ~1
-        if out & 2:
-            amount, _ = fee_of_nb(cfg, p, B_NEUTRAL, h, below)
-            if cash < amount:
-                out &= ~2
-        if out & 4:
-            amount, _ = fee_of_nb(cfg, p, B_SKY, h, below)
-            if cash < amount:
-                out &= ~4
+    open_ = cfg[K_BOARD_MASK] & ~d[HM + LEVELS]
+    top_sky = d[TOP_SKY]
+    own = d[OWN + p]
+    fm = np.int64(0)
+    for h in range(LEVELS):
+        if d[b + P_STOCK + h] > 0:
+            if h == LEVELS - 1:
+                fm |= d[HM + h] & d[PRESENT + p]
+            else:
+                fm |= d[HM + h]
+    blocked = own & ~top_sky                      # his own regular floor on top
+    if cfg[K_SKY_OPEN] == 0:
+        blocked |= top_sky & ~own                 # another player's Skyline floor
+    fm &= ~blocked
+    nm = np.int64(0)
+    if d[b + P_STOCK + NEUTRAL_STOCK] > 0:
+        nm = open_ & ~top_sky
+    sm = np.int64(0)
+    if d[b + P_SKY_STOCK] > 0 and d[M_SKY_BUILT] < cfg[K_SKY_PER_TURN]:
+        others = np.int64(0)
+        for q in range(d[M_NPLAYERS]):
+            if q != p:
+                others |= d[SKYIN + q]
+        sm = open_ & ~cfg[K_STRATEGIC_MASK] & ~others
+    return fm, nm, sm
+
+
+@inline_kernel
+def afford_mask_nb(d, cfg, p, what, m):
+    """The cells of mask m where player p can pay the fee of placing `what` (fee_of_nb)."""
+    cash = d[pb_nb(p) + P_CASH]
+    if cash >= cfg[K_MAX_FEE]:
+        return m
+    out = m
+    while m != 0:
+        cell = lowest_bit_index(m)
+        m &= m - 1
+        amount, to = fee_of_nb(cfg, p, what, d[BH + cell], top_nb(d, cell))
+        if to != NOBODY and cash < amount:
+            out &= ~(np.int64(1) << cell)
     return out
+
+
+@inline_kernel
+def legal_build_masks_nb(d, cfg, p):
+    """build_masks_nb with the fee affordable."""
+    fm, nm, sm = build_masks_nb(d, cfg, p)
+    return afford_mask_nb(d, cfg, p, B_FLOOR, fm), afford_mask_nb(d, cfg, p, B_NEUTRAL, nm), \
+        afford_mask_nb(d, cfg, p, B_SKY, sm)
 
 
 @kernel
 def can_build_nb(d, cfg, p, what, cell):
-    """build_options_nb for one piece."""
-    return ((build_options_nb(d, cfg, p, cell) >> what) & 1) == 1
+    """May player p build `what` on `cell` now (placement and fee)?"""
+    fm, nm, sm = build_masks_nb(d, cfg, p)
+    m = fm if what == B_FLOOR else (nm if what == B_NEUTRAL else sm)
+    return afford_mask_nb(d, cfg, p, what, m & (np.int64(1) << cell)) != 0
 
 
 @kernel
 def any_build_nb(d, cfg, p):
     """Some floor can be built (the 'at least one floor if possible' rule)."""
-    for cell in range(cfg[K_N_CELLS]):
-        if build_options_nb(d, cfg, p, cell) != 0:
-            return True
-    return False
+    fm, nm, sm = legal_build_masks_nb(d, cfg, p)
+    return (fm | nm | sm) != 0
 
 
 # ---------------------------------------------------------------- bonus cards
@@ -399,6 +395,7 @@ def reset_nb(d, rng, cfg, seed, game_index):
     for k in range(LEVELS):
         d[SUP + k] = cfg[K_SUPPLY + k] - P * cfg[K_START_STOCK + k]
     d[SUP + NEUTRAL_STOCK] = cfg[K_SUPPLY_NEUTRAL]
+    d[HM] = cfg[K_BOARD_MASK]
     nc = cfg[K_N_CARDS]
     for i in range(nc):
         d[DECK + i] = i
@@ -502,6 +499,20 @@ def build_nb(d, cfg, what, cell):
         d[OWN + p] |= bit
     d[BS + cell * LEVELS + h] = code
     d[BH + cell] = h + 1
+    d[HM + h] &= ~bit
+    d[HM + h + 1] |= bit
+    if below == NEUTRAL:
+        d[TOP_NEUTRAL] &= ~bit
+    elif below != 0 and ((below - 1) >> 2) == KIND_SKY:
+        d[TOP_SKY] &= ~bit
+    if code == NEUTRAL:
+        d[TOP_NEUTRAL] |= bit
+    elif code == 9 + p:
+        d[TOP_SKY] |= bit
+        d[SKYIN + p] |= bit
+        d[PRESENT + p] |= bit
+    elif code == 1 + p:
+        d[PRESENT + p] |= bit
     d[M_BUILT] += 1
     if code == 5 + p:
         penthouse_effects_nb(d, cfg, p)
@@ -645,19 +656,7 @@ def legal_nb(d, cfg, out):
                 n += 1
         return n
     if phase == PH_BUILD:
-        m0 = np.int64(0)
-        m1 = np.int64(0)
-        m2 = np.int64(0)
-        for cell in range(nc):
-            o = build_options_nb(d, cfg, p, cell)
-            if o != 0:
-                bit = np.int64(1) << cell
-                if o & 1:
-                    m0 |= bit
-                if o & 2:
-                    m1 |= bit
-                if o & 4:
-                    m2 |= bit
+        m0, m1, m2 = legal_build_masks_nb(d, cfg, p)
         for what in range(3):
             m = m0 if what == 0 else (m1 if what == 1 else m2)
             while m != 0:
@@ -775,12 +774,33 @@ def recompute_tops_nb(d, cfg):
     for hand-built positions, and as the check that build_nb keeps them right."""
     for p in range(4):
         d[OWN + p] = 0
+        d[PRESENT + p] = 0
+        d[SKYIN + p] = 0
+    for h in range(LEVELS + 1):
+        d[HM + h] = 0
+    d[TOP_SKY] = 0
+    d[TOP_NEUTRAL] = 0
     for cell in range(cfg[K_N_CELLS]):
         h = d[BH + cell]
+        bit = np.int64(1) << cell
+        d[HM + h] |= bit
         d[TOPV + cell] = 0
+        for lv in range(h):
+            c = d[BS + cell * LEVELS + lv]
+            if c == NEUTRAL:
+                continue
+            k = (c - 1) >> 2
+            if k == KIND_FLOOR or k == KIND_SKY:
+                d[PRESENT + ((c - 1) & 3)] |= bit
+            if k == KIND_SKY:
+                d[SKYIN + ((c - 1) & 3)] |= bit
         if h == 0:
             continue
         code = d[BS + cell * LEVELS + h - 1]
+        if code == NEUTRAL:
+            d[TOP_NEUTRAL] |= bit
+        elif ((code - 1) >> 2) == KIND_SKY:
+            d[TOP_SKY] |= bit
         if code == NEUTRAL:
             continue
         d[OWN + ((code - 1) & 3)] |= np.int64(1) << cell

@@ -10,6 +10,8 @@ use are module-level ints derived from those declarations.
       [BS, BS + 49 * 5)   the floors: BS + cell * 5 + level (0-based) = piece code (below)
       [TOPV, TOPV + 49)   income value of each building's top floor (0: penthouse, Skyline, neutral, empty)
       [OWN, OWN + 4)      per player: bit mask of the cells whose top floor he owns (floor, penthouse, Skyline)
+      [HM, ...)           cell masks derived from the floors (heights, Skyline / neutral tops, presence):
+                          kept by build_nb, rebuilt by rules.recompute_tops_nb; the placement rule reads them
       [DECK, ...)         the bonus pile in draw order (card ids), then the mission cards in deal order
       player p block at PBASE + p * PB: P_* (cash, stock by kind, hand, mission, counters)
     State.rng   uint64[4]  the chance stream (xoshiro256**), used only at setup (shuffles, start player)
@@ -67,6 +69,11 @@ BOARD = Layout("board", [
     Field("bs", MAX_CELLS * LEVELS, "piece codes, cell * 5 + level"),
     Field("topv", MAX_CELLS, "income value of the top floor"),
     Field("own", 4, "per player: cells whose top floor he owns (bit mask)"),
+    Field("hm", LEVELS + 1, "+ h: cells whose building has height h (bit mask)"),
+    Field("top_sky", 1, "cells whose top floor is a Skyline floor"),
+    Field("top_neutral", 1, "cells whose top floor is a neutral floor"),
+    Field("present", 4, "per player: cells whose building holds a regular or Skyline floor of his"),
+    Field("skyin", 4, "per player: cells whose building holds his Skyline floor"),
     Field("deck", MAX_CARDS, "bonus pile, draw order"),
     Field("missions", MAX_MISSIONS, "mission cards, deal order"),
 ], start=META.end)
