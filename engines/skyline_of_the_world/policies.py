@@ -30,10 +30,10 @@ from engines.skyline_of_the_world.params import (
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, K_TRADE_IN, LEVELS, MAX_CELLS,
 )
 from engines.skyline_of_the_world.rules import (
-    NOBODY, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, price_nb, score_parts_nb, top_nb,
+    NOBODY, build_masks_nb, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, price_nb, score_parts_nb, top_nb,
 )
 from engines.skyline_of_the_world.state import (
-    AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, B_FLOOR, B_NEUTRAL, B_SKY, BH, BUY_BASE,
+    AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, B_FLOOR, B_NEUTRAL, B_SKY, BH, BUY_BASE, HM,
     CASH_BASE, END, M_NPLAYERS, M_PHASE, M_TRIGGER, N_KINDS, NEUTRAL, NEUTRAL_STOCK, OWN, P_CASH, P_HAND,
     P_MISSION, P_PENTHOUSES, P_STOCK, PH_TRADE, SELL_BASE, STOP, TOPV, TRADE_BASE,
 )
@@ -168,39 +168,15 @@ def best_bonus_progress_nb(d, cfg, p, own):
 
 
 @kernel
-def placements_nb(d, cfg, p, k):
-    """Sites where a floor of level k + 1 could go next turn (height k, top not his own floor)."""
-    n = 0
-    for cell in range(cfg[K_N_CELLS]):
-        if d[BH + cell] == k:
-            code = top_nb(d, cell)
-            if code == 0 or code == NEUTRAL or ((code - 1) & 3) != p or ((code - 1) >> 2) == 2:
-                n += 1
-    return n
-
-
-@kernel
-def penthouse_sites_nb(d, cfg, p):
-    """Buildings of height 4 where p owns a lower floor and the top is not his regular floor."""
-    n = 0
-    for cell in range(cfg[K_N_CELLS]):
-        if d[BH + cell] == LEVELS - 1 and penthouse_site_nb(d, cfg, p, cell):
-            n += 1
-    return n
-
-
-@kernel
-def penthouse_site_nb(d, cfg, p, cell):
-    """can_build_nb for a penthouse, as if one were in stock and cash no object."""
+def sites_nb(d, cfg, p, k):
+    """Sites where a floor of level k + 1 could go if he had one (build_masks_nb's floor rule,
+    money aside): the heuristic's reason to buy that floor."""
     b = pb_nb(p)
-    had = d[b + P_STOCK + LEVELS - 1]
-    cash = d[b + P_CASH]
-    d[b + P_STOCK + LEVELS - 1] = 1
-    d[b + P_CASH] = 1 << 30
-    ok = can_build_nb(d, cfg, p, B_FLOOR, cell)
-    d[b + P_STOCK + LEVELS - 1] = had
-    d[b + P_CASH] = cash
-    return ok
+    had = d[b + P_STOCK + k]
+    d[b + P_STOCK + k] = 1
+    fm, _, _ = build_masks_nb(d, cfg, p)
+    d[b + P_STOCK + k] = had
+    return popcount(fm & d[HM + k])
 
 
 @kernel
@@ -258,12 +234,12 @@ def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
         if d[b + P_STOCK + k] > 0:
             return -1.0
         if k == LEVELS - 1:
-            if penthouse_sites_nb(d, cfg, p) == 0:
+            if sites_nb(d, cfg, p, LEVELS - 1) == 0:
                 return -1.0
             if pid == GREEDY:
                 return 5.0
             return w[W_PENT] * 0.5 if cash - price >= (w[W_RESERVE] if d[M_TRIGGER] < 0 else 0) else -1.0
-        if placements_nb(d, cfg, p, k) == 0:
+        if sites_nb(d, cfg, p, k) == 0:
             return -1.0
         if pid == GREEDY:
             return 0.5 * cfg[K_LEVEL_VALUES + k]
