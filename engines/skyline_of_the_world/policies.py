@@ -40,15 +40,18 @@ from engines.skyline_of_the_world.state import (
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
 
+# Defaults from a small tuning against greedy (seed 99, 800 games each at 2 and 4 players; the
+# reported win rates use other seeds): keeping no cash reserve and ending the game whenever
+# possible (timing 0) beat the cautious settings -- the player who ends the game wins most games.
 HEURISTIC_WEIGHTS = {
     "income": 1.0,         # value of 1M more income per turn (own paying group)
-    "blocking": 0.5,       # value of 1M less income for the opponent whose top floor is covered
+    "blocking": 1.0,       # value of 1M less income for the opponent whose top floor is covered
     "penthouse": 8.0,      # value of a prestige point (penthouse, strategic area, mission) in millions
-    "timing": 1.0,         # 1: a game-ending penthouse is taken only when it leaves us ahead on prestige
+    "timing": 0.0,         # > 0.5: a game-ending penthouse is taken only when it leaves us ahead on prestige
     "mission": 2.0,        # value of one more mission cell held (top floor)
     "bonus": 1.5,          # value of one more cell held on the bonus card closest to completion
     "fee": 0.3,            # cost of 1M paid as a fee (to a player or the bank)
-    "reserve": 4.0,        # cash (millions) kept back when buying floors
+    "reserve": 0.0,        # cash (millions) kept back when buying floors
 }
 _HW = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
 W_INCOME, W_BLOCK, W_PENT, W_TIMING, W_MISSION, W_BONUS, W_FEE, W_RESERVE = range(8)
