@@ -203,12 +203,14 @@ def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
         if what == B_FLOOR and d[BH + cell] == LEVELS - 1 and w[W_TIMING] > 0.5 \
                 and d[b + P_PENTHOUSES] + 1 == cfg[K_END_PENTHOUSES] and d[M_TRIGGER] < 0:
             # the game-ending penthouse: take it only if it leaves us ahead on prestige now
+            # (the others' missions are hidden: compare public prestige, plus our own mission)
             mine, _, _, _ = score_parts_nb(d, cfg, p)
             mine += pts
             best = -1
             for q in range(d[M_NPLAYERS]):
                 if q != p:
-                    s, _, _, _ = score_parts_nb(d, cfg, q)
+                    s = d[pb_nb(q) + P_PENTHOUSES] * cfg[K_PT_PENTHOUSE] \
+                        + popcount(d[OWN + q] & cfg[K_STRATEGIC_MASK]) * cfg[K_PT_STRATEGIC]
                     if s > best:
                         best = s
             v += w[W_PENT] * (2.0 if mine > best else -2.0)

@@ -609,7 +609,8 @@ def end_turn_nb(d, cfg):
             d[M_END_LEFT] -= 1
     if not over and d[M_TURN] >= cfg[K_TURN_CAP]:
         over = True
-        d[M_STALLED] = 1
+        if d[M_TRIGGER] < 0:  # the cap cutting a last round short is not a stall
+            d[M_STALLED] = 1
     if over:
         d[M_PHASE] = PH_OVER
         d[M_PLAYER] = -1

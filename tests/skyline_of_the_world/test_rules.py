@@ -274,3 +274,15 @@ def test_tournament_tiebreak_first_to_end():
     g2 = position({})
     g2.state.data[M_TRIGGER] = 1
     assert g2.tie_keys()[0] == g2.tie_keys()[1]   # rulebook: still tied ("rematch")
+
+
+def test_turn_cap_during_the_last_round_is_not_a_stall():
+    from engines.skyline_of_the_world.state import M_STALLED, M_TURN
+    g = position({(0, 0): "aaba"}, n_players=4, to_move=1, stock=FULL, cash=30, overrides={"end.turn_cap": 2})
+    d = g.state.data
+    d[M_START] = 0
+    d[player(g, 1) + P_PENTHOUSES] = 2
+    build(g, B_FLOOR, 0, 0)                       # the third penthouse: seats 2 and 3 still to play
+    while not g.is_over():
+        g.apply(g.policy_action("greedy"))
+    assert d[M_TURN] == 2 and d[M_STALLED] == 0   # the cap ended it after seat 2, but a penthouse had ended the game
