@@ -5,7 +5,7 @@ import pytest
 from engines.skyline_of_the_world.params import MAX_CELLS
 from engines.skyline_of_the_world.rules import BANK, NOBODY, can_build_nb, fee_nb
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, B_NEUTRAL, B_SKY, CASH_BASE, END, M_BANK_NET, M_END_LEFT, M_PHASE, M_PLAYER, M_START, M_TRIGGER,
+    B_FLOOR, B_NEUTRAL, B_SKY, CASH_BASE, END, TRADE_BASE, M_BANK_NET, M_END_LEFT, M_PHASE, M_PLAYER, M_START, M_TRIGGER,
     P_CASH, P_FEES_PAID, P_FEES_RECV, P_HAND, P_PENTHOUSES, P_SKY_GOT, P_SKY_STOCK, P_STOCK, PH_OVER, STOP,
 )
 from sotw_helpers import cell, income, player, position
@@ -286,3 +286,45 @@ def test_turn_cap_during_the_last_round_is_not_a_stall():
     while not g.is_over():
         g.apply(g.policy_action("greedy"))
     assert d[M_TURN] == 2 and d[M_STALLED] == 0   # the cap ended it after seat 2, but a penthouse had ended the game
+
+
+def test_one_neutral_floor_bought_per_turn_and_sell_at_half():
+    from engines.skyline_of_the_world.state import BUY_BASE, SELL_BASE, NEUTRAL_STOCK, P_STOCK
+    g = position({(r, c): "a" for r in range(6) for c in range(6)}, stock=[0, 0, 0, 0, 0, 0], cash=20)
+    g.apply(STOP)
+    d = g.state.data
+    g.apply(BUY_BASE + NEUTRAL_STOCK)
+    assert d[player(g, 0) + P_CASH] == 15
+    assert BUY_BASE + NEUTRAL_STOCK not in g.legal_actions()      # a second neutral floor this turn: no
+    assert BUY_BASE + 3 in g.legal_actions()
+    g.apply(SELL_BASE + NEUTRAL_STOCK)                             # sold back at half (5 // 2)
+    assert d[player(g, 0) + P_CASH] == 17 and d[player(g, 0) + P_STOCK + NEUTRAL_STOCK] == 0
+    assert BUY_BASE + NEUTRAL_STOCK not in g.legal_actions()      # still bought one this turn
+
+
+def test_trade_in_three_cards_for_five():
+    from engines.skyline_of_the_world.state import M_PHASE, PH_BUILD, PH_TRADE, P_TRADED_N
+    g = position({}, stock=[1, 0, 0, 0, 0, 0], cash=3)
+    d = g.state.data
+    for c in (5, 9, 30, 31):
+        _give_card(g, 0, c)
+    assert TRADE_BASE + 5 in g.legal_actions()
+    g.apply(TRADE_BASE + 5)
+    assert d[M_PHASE] == PH_TRADE and all(TRADE_BASE <= a < TRADE_BASE + 48 for a in g.legal_actions())
+    g.apply(TRADE_BASE + 30)
+    assert d[player(g, 0) + P_CASH] == 3
+    g.apply(TRADE_BASE + 9)
+    assert d[M_PHASE] == PH_BUILD and d[player(g, 0) + P_CASH] == 8 and d[player(g, 0) + P_TRADED_N] == 1
+    assert d[player(g, 0) + P_HAND] == 1 << 31
+    assert not any(TRADE_BASE <= a < TRADE_BASE + 48 for a in g.legal_actions())   # one card left: no trade
+
+
+def test_two_cards_with_the_same_path_not_in_one_turn():
+    g = position({(1, 1): "a", (1, 2): "a", (1, 3): "a", (0, 2): "a", (0, 3): "a"}, stock=FULL,
+                 overrides={"bonus.per_turn": 2})
+    _give_card(g, 0, 2)
+    _give_card(g, 0, 3)                           # cards 2 and 3 share a path
+    _give_card(g, 0, 20)
+    g.apply(CASH_BASE + 2)
+    legal = g.legal_actions()
+    assert CASH_BASE + 3 not in legal and CASH_BASE + 20 in legal

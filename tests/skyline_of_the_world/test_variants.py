@@ -45,3 +45,14 @@ def test_fee_variant_changes_kernel_numbers_only():
     b = kernel_params(VARIANTS.load("fee_floor_below"), 4)
     assert a.fee_rule == 0 and b.fee_rule == 1
     assert (a.cfg != b.cfg).sum() == 1
+
+
+def test_default_paths_are_the_generators_output():
+    """The bonus and mission paths in default.toml are what gen_paths writes from its fixed seed
+    (generated once and written into the file; a hand edit or a generator change shows here)."""
+    from engines.skyline_of_the_world.gen_paths import generate
+    bonus, missions = generate()
+    flat = lambda p: [x for cell in p for x in cell]  # noqa: E731
+    values = VARIANTS.load("default").values
+    assert values["bonus"]["paths"] == [flat(p) for p in bonus for _ in range(2)]
+    assert values["mission"]["paths"] == [flat(p) for p in missions]
