@@ -130,6 +130,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
     wts_own = np.empty((P, seat_weights.shape[1]))
     d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
     pol, wts, inc = unowned(pol_own), unowned(wts_own), unowned(inc_own)
+    cfg = unowned(cfg)  # the caller keeps the rule vector alive
     slots = np.empty(P, np.int64)
     score = np.zeros(P, np.int64)
     key = np.zeros(P, np.int64)
