@@ -29,6 +29,7 @@ def unregister(game_id: str) -> None:
 
 register("skyline_3000", "engines.skyline_3000")
 register("cityline", "engines.cityline")
+register("skyline_of_the_world", "engines.skyline_of_the_world")
 
 
 def game_ids() -> list[str]:

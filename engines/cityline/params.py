@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from engines.core.layout import Param, ParamLayout
 from engines.core.variant import Rule, Variant, VariantLoader
 
 # hard limits of the array layout (state.py); a variant stays within them
@@ -39,31 +40,68 @@ MAX_PLAYERS = 6
 RULE_NAMES = ("odd", "even", "any", "range", "pairs", "set")
 REROLL_NAMES = ("none", "starting_player")
 
-SCHEMA: dict[str, Rule] = {
-    "game.columns": Rule("int", 1, MAX_COLUMNS, doc="columns on the sheet (column v is built by dice showing v)"),
-    "game.max_floors": Rule("int", 1, MAX_FLOORS, doc="floors a building holds at most; walls past it are wasted"),
-    "game.dice": Rule("int", 1, MAX_DICE, doc="dice rolled at the start of each phase"),
-    "game.faces": Rule("int", 2, MAX_FACES, doc="faces per die"),
-    "game.construction_turns": Rule("int", 1, MAX_TURNS, doc="construction turns (one roof each)"),
-    "game.occupancy_turns": Rule("int", 1, MAX_TURNS, doc="occupancy turns at most (one building each)"),
-    "construction.solo_reroll": Rule("bool", doc="solo: one optional re-roll of any subset per construction turn"),
-    "construction.multiplayer_reroll": Rule("str", choices=REROLL_NAMES, doc="2+ players: who re-rolls"),
-    "sky.sun_min_odd": Rule("int", 0, MAX_TURNS, doc="odd construction set-aside dice needed for a sun"),
-    "sky.moon_min_even": Rule("int", 0, MAX_TURNS, doc="even construction set-aside dice needed for a moon"),
-    "sky.sun_bonus": Rule("int", -50, 50, doc="sun + odd majority of occupancy set-aside dice"),
-    "sky.moon_bonus": Rule("int", -50, 50, doc="moon + even majority"),
-    "sky.cloud_bonus": Rule("int", -50, 50, doc="cloud + a majority of either parity"),
-    "scoring.x_per_penalty": Rule("int", 1, 50, doc="X's per penalty step (floor division)"),
-    "scoring.x_penalty": Rule("int", 0, 50, doc="points lost per step"),
-    "scoring.same_type_once_per_level": Rule("bool", doc="same-type buildings score once per occupancy level"),
-}
-for _v in range(1, MAX_FACES + 1):
-    SCHEMA[f"roof.{_v}.name"] = Rule("str", doc=f"roof type {_v}: display name")
-    SCHEMA[f"roof.{_v}.rule"] = Rule("str", choices=RULE_NAMES, doc=f"roof type {_v}: population rule family")
-    SCHEMA[f"roof.{_v}.params"] = Rule("int_list", 1, MAX_DICE, max_length=MAX_FACES,
-                                       doc=f"roof type {_v}: rule parameters")
-    SCHEMA[f"roof.{_v}.table"] = Rule("int_list", -100, 100, min_length=2, max_length=MAX_FLOORS + 1,
-                                      doc=f"roof type {_v}: points by occupants 0..max_floors")
+# ---------------------------------------------------------------- the rule parameters, declared once
+# Each entry names the variant key, its schema rule and (kernel=True) its slot in KernelParams.cfg;
+# derived slots (no key) are computed by kernel_params. Kernels read slot NAME as cfg[K_NAME].
+TABLE_STRIDE = MAX_FLOORS + 1
+PARAMS = ParamLayout(
+    [
+        Param("n_players", meaning="players at the table (derived)"),
+        Param("columns", key="game.columns",
+              rule=Rule("int", 1, MAX_COLUMNS, doc="columns on the sheet (column v is built by dice showing v)")),
+        Param("max_floors", key="game.max_floors",
+              rule=Rule("int", 1, MAX_FLOORS, doc="floors a building holds at most; walls past it are wasted")),
+        Param("dice", key="game.dice", rule=Rule("int", 1, MAX_DICE, doc="dice rolled at the start of each phase")),
+        Param("faces", key="game.faces", rule=Rule("int", 2, MAX_FACES, doc="faces per die")),
+        Param("construction_turns", key="game.construction_turns",
+              rule=Rule("int", 1, MAX_TURNS, doc="construction turns (one roof each)")),
+        Param("occupancy_turns", key="game.occupancy_turns",
+              rule=Rule("int", 1, MAX_TURNS, doc="occupancy turns at most (one building each)")),
+        Param("reroll_solo", key="construction.solo_reroll",
+              rule=Rule("bool", doc="solo: one optional re-roll of any subset per construction turn")),
+        Param("reroll_multi", key="construction.multiplayer_reroll",
+              rule=Rule("str", choices=REROLL_NAMES, doc="2+ players: who re-rolls")),
+        Param("sun_min_odd", key="sky.sun_min_odd",
+              rule=Rule("int", 0, MAX_TURNS, doc="odd construction set-aside dice needed for a sun")),
+        Param("moon_min_even", key="sky.moon_min_even",
+              rule=Rule("int", 0, MAX_TURNS, doc="even construction set-aside dice needed for a moon")),
+        Param("sun_bonus", key="sky.sun_bonus",
+              rule=Rule("int", -50, 50, doc="sun + odd majority of occupancy set-aside dice")),
+        Param("moon_bonus", key="sky.moon_bonus", rule=Rule("int", -50, 50, doc="moon + even majority")),
+        Param("cloud_bonus", key="sky.cloud_bonus", rule=Rule("int", -50, 50, doc="cloud + a majority of either parity")),
+        Param("x_per_penalty", key="scoring.x_per_penalty",
+              rule=Rule("int", 1, 50, doc="X's per penalty step (floor division)")),
+        Param("x_penalty", key="scoring.x_penalty", rule=Rule("int", 0, 50, doc="points lost per step")),
+        Param("same_type_once", key="scoring.same_type_once_per_level",
+              rule=Rule("bool", doc="same-type buildings score once per occupancy level")),
+        Param("record_decisions", meaning="1: fill the `decisions` table (0 for speed; derived)"),
+        Param("roof_faces", size=MAX_FACES + 1,
+              meaning="+ r: bit v set if a die showing v may populate roof type r (from roof.r.rule/params)"),
+        Param("roof_copies", size=MAX_FACES + 1,
+              meaning="+ r: copies of that face needed among the rolled dice (from roof.r.rule/params)"),
+        Param("table", size=(MAX_FACES + 1) * TABLE_STRIDE,
+              meaning="+ r * TABLE_STRIDE + o: points of roof type r with o occupants (from roof.r.table)"),
+    ]
+    + [
+        p
+        for _v in range(1, MAX_FACES + 1)
+        for p in (
+            Param(key=f"roof.{_v}.name", rule=Rule("str", doc=f"roof type {_v}: display name"), kernel=False),
+            Param(key=f"roof.{_v}.rule", rule=Rule("str", choices=RULE_NAMES,
+                                                   doc=f"roof type {_v}: population rule family"), kernel=False),
+            Param(key=f"roof.{_v}.params", rule=Rule("int_list", 1, MAX_DICE, max_length=MAX_FACES,
+                                                     doc=f"roof type {_v}: rule parameters"), kernel=False),
+            Param(key=f"roof.{_v}.table", rule=Rule("int_list", -100, 100, min_length=2, max_length=MAX_FLOORS + 1,
+                                                    doc=f"roof type {_v}: points by occupants 0..max_floors"),
+                  kernel=False),
+        )
+    ],
+    name="cityline rules",
+)
+SCHEMA: dict[str, Rule] = PARAMS.schema()
+# K_N_PLAYERS, K_COLUMNS, ..., K_TABLE: module-level ints, compile-time constants in the kernels
+PARAMS.export(globals(), "K_")
+N_CFG = PARAMS.end
 
 
 def _rule_problem(rule: str, params: list[int], faces: int, dice: int) -> str | None:
@@ -118,41 +156,6 @@ def consistency(values: dict[str, Any]) -> list[tuple[str, str]]:
 VARIANTS = VariantLoader("cityline", Path(__file__).parent / "variants", SCHEMA, consistency)
 
 
-# ---------------------------------------------------------------- KernelParams.cfg layout (int64)
-K_NPLAYERS = 0
-K_COLUMNS = 1
-K_MAX_FLOORS = 2
-K_DICE = 3
-K_FACES = 4
-K_CONSTRUCTION_TURNS = 5
-K_OCCUPANCY_TURNS = 6
-K_REROLL_SOLO = 7        # 1: the solo player may re-roll once per construction turn
-K_REROLL_MULTI = 8       # 0 none, 1 the starting player (seat 0) re-rolls for the table
-K_SUN_MIN_ODD = 9
-K_MOON_MIN_EVEN = 10
-K_SUN_BONUS = 11
-K_MOON_BONUS = 12
-K_CLOUD_BONUS = 13
-K_X_PER_PENALTY = 14
-K_X_PENALTY = 15
-K_SAME_TYPE_ONCE = 16
-K_RECORD_DECISIONS = 17  # 1: fill the `decisions` table (0 for speed)
-K_ROOF_FACES = 20        # + r: bit v set if a die showing v may populate roof type r
-K_ROOF_COPIES = K_ROOF_FACES + MAX_FACES + 1   # + r: copies of that face needed among the rolled dice
-K_TABLE = K_ROOF_COPIES + MAX_FACES + 1         # + r * (MAX_FLOORS + 1) + o: points of type r with o occupants
-TABLE_STRIDE = MAX_FLOORS + 1
-N_CFG = K_TABLE + (MAX_FACES + 1) * TABLE_STRIDE
-
-_SCALARS = {
-    "n_players": K_NPLAYERS, "columns": K_COLUMNS, "max_floors": K_MAX_FLOORS, "dice": K_DICE,
-    "faces": K_FACES, "construction_turns": K_CONSTRUCTION_TURNS, "occupancy_turns": K_OCCUPANCY_TURNS,
-    "reroll_solo": K_REROLL_SOLO, "reroll_multi": K_REROLL_MULTI, "sun_min_odd": K_SUN_MIN_ODD,
-    "moon_min_even": K_MOON_MIN_EVEN, "sun_bonus": K_SUN_BONUS, "moon_bonus": K_MOON_BONUS,
-    "cloud_bonus": K_CLOUD_BONUS, "x_per_penalty": K_X_PER_PENALTY, "x_penalty": K_X_PENALTY,
-    "same_type_once": K_SAME_TYPE_ONCE, "record_decisions": K_RECORD_DECISIONS,
-}
-
-
 class KernelParams(NamedTuple):
     """What the kernels read: every rule number in one int64 vector (layout K_* above; one
     array, because numba passes each array argument as a dozen words), plus the policies'
@@ -164,19 +167,15 @@ class KernelParams(NamedTuple):
                        # X's of populating a building (type, occupants, height) in one go with that many dice
 
     def __getattr__(self, name: str):
-        if name in _SCALARS:
-            return int(self.cfg[_SCALARS[name]])
+        if name not in PARAMS.sizes:
+            raise AttributeError(name)
         if name == "table":
-            return self.cfg[K_TABLE:].reshape(MAX_FACES + 1, TABLE_STRIDE)
-        if name == "roof_faces":
-            return self.cfg[K_ROOF_FACES:K_ROOF_FACES + MAX_FACES + 1]
-        if name == "roof_copies":
-            return self.cfg[K_ROOF_COPIES:K_ROOF_COPIES + MAX_FACES + 1]
-        raise AttributeError(name)
+            return self.cfg[PARAMS["table"]:PARAMS.end_of("table")].reshape(MAX_FACES + 1, TABLE_STRIDE)
+        return PARAMS.get(self.cfg, name)
 
     def with_record_decisions(self, on: bool) -> "KernelParams":
         cfg = self.cfg.copy()
-        cfg[K_RECORD_DECISIONS] = int(on)
+        cfg[PARAMS["record_decisions"]] = int(on)
         return KernelParams(cfg, self.fill)
 
 
@@ -254,22 +253,8 @@ def kernel_params(variant: Variant | None = None, n_players: int = 1, record_dec
         table[r, len(tab):] = tab[-1]
     pts, xs = _fill_tables(faces, tuple(int(x) for x in roof_faces), tuple(int(x) for x in roof_copies),
                            tuple(tuple(int(x) for x in row) for row in table), g["max_floors"])
-    cfg = np.zeros(N_CFG, np.int64)
-    values = dict(
-        n_players=n_players, columns=g["columns"], max_floors=g["max_floors"], dice=g["dice"], faces=faces,
-        construction_turns=g["construction_turns"], occupancy_turns=g["occupancy_turns"],
-        reroll_solo=int(v["construction"]["solo_reroll"]),
-        reroll_multi=REROLL_NAMES.index(v["construction"]["multiplayer_reroll"]),
-        sun_min_odd=v["sky"]["sun_min_odd"], moon_min_even=v["sky"]["moon_min_even"],
-        sun_bonus=v["sky"]["sun_bonus"], moon_bonus=v["sky"]["moon_bonus"], cloud_bonus=v["sky"]["cloud_bonus"],
-        x_per_penalty=v["scoring"]["x_per_penalty"], x_penalty=v["scoring"]["x_penalty"],
-        same_type_once=int(v["scoring"]["same_type_once_per_level"]), record_decisions=int(record_decisions),
-    )
-    for name, k in _SCALARS.items():
-        cfg[k] = values[name]
-    cfg[K_ROOF_FACES:K_ROOF_FACES + MAX_FACES + 1] = roof_faces
-    cfg[K_ROOF_COPIES:K_ROOF_COPIES + MAX_FACES + 1] = roof_copies
-    cfg[K_TABLE:] = table.ravel()
+    cfg = PARAMS.fill(v, n_players=n_players, record_decisions=int(record_decisions), roof_faces=roof_faces,
+                      roof_copies=roof_copies, table=table)
     return KernelParams(cfg, np.stack([pts, xs]))
 
 

@@ -27,12 +27,16 @@ import numpy as np
 
 from engines.cityline.params import (
     K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS, K_MOON_MIN_EVEN,
-    K_OCCUPANCY_TURNS, K_ROOF_COPIES, K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE,
+    K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
 from engines.core.kernel import inline_kernel
-from engines.core.lowlevel import keep_alive, nth_bit_index, popcount, unowned
-from engines.cityline.rules import action_of_choice_nb, apply_nb, choice_mask_nb, legal_nb, matches_nb, score_nb
+from engines.core.harness import keep_alive_all
+from engines.core.lowlevel import nth_bit_index, popcount, unowned
+from engines.cityline.rules import (
+    action_of_choice_nb, apply_nb, choice_mask_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
+    sky_bonus_nb, sky_of_nb,
+)
 from engines.cityline.state import (
     ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
     P_C_ODD, P_O_EVEN, P_O_ODD, P_SKY, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN,
@@ -102,31 +106,19 @@ def _sky_value(cfg, sky, odd, even, k):
     for j in range(k + 1):
         o = odd + j
         e = even + k - j
-        if sky < 0:
-            if o >= cfg[K_SUN_MIN_ODD]:
+        if sky < 0:  # the time phase's rule on the imagined construction dice
+            s = sky_of_nb(cfg, o, e)
+            if s == SUN:
                 b = 0.7 * cfg[K_SUN_BONUS]
-            elif e >= cfg[K_MOON_MIN_EVEN]:
+            elif s == MOON:
                 b = 0.7 * cfg[K_MOON_BONUS]
             else:
                 b = 0.5 * cfg[K_CLOUD_BONUS]
-        elif sky == SUN:
-            b = cfg[K_SUN_BONUS] if o > e else 0.0
-        elif sky == MOON:
-            b = cfg[K_MOON_BONUS] if e > o else 0.0
-        else:
-            b = cfg[K_CLOUD_BONUS] if o != e else 0.0
+        else:  # final scoring's rule on the imagined occupancy dice
+            b = 1.0 * sky_bonus_nb(cfg, sky, o, e)
         total += coef * pj * b
         coef = coef * (k - j) / (j + 1)
     return total
-
-
-@kernel
-def _open_buildings(d, cfg, b):
-    k = 0
-    for c in range(cfg[K_COLUMNS]):
-        if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
-            k += 1
-    return k
 
 
 @kernel
@@ -167,9 +159,7 @@ def _roof_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     sky_odd = _sky_value(cfg, -1, d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
     sky_even = _sky_value(cfg, -1, d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
     for i in range(n):
-        a = legal[i] - ROOF_BASE
-        v = a // ACT_STRIDE + 1
-        c = a % ACT_STRIDE
+        v, c = decode_nb(legal[i], ROOF_BASE)
         h = d[b + H0 + c]
         if greedy:
             out[i] = _tab(cfg, v, h)
@@ -202,7 +192,7 @@ def _occupy_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     turn = d[M_TURN]
     xr = _x_rate(cfg) * w[4]
     later_turn = turn + 1 < cfg[K_OCCUPANCY_TURNS] and nd > 1
-    k_left = _open_buildings(d, cfg, b) - 1
+    k_left = n_open_nb(d, cfg, b) - 1
     if k_left > cfg[K_OCCUPANCY_TURNS] - turn - 1:
         k_left = cfg[K_OCCUPANCY_TURNS] - turn - 1
     if k_left < 0:
@@ -211,16 +201,11 @@ def _occupy_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     sky_odd = _sky_value(cfg, sky, d[b + PS + P_O_ODD] + 1, d[b + PS + P_O_EVEN], k_left)
     sky_even = _sky_value(cfg, sky, d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN] + 1, k_left)
     for i in range(n):
-        a = legal[i] - OCC_BASE
-        v = a // ACT_STRIDE + 1
-        c = a % ACT_STRIDE
+        v, c = decode_nb(legal[i], OCC_BASE)
         r = d[b + R0 + c]
         h = d[b + H0 + c]
         occ = d[b + O0 + c]
-        m = matches_nb(d, cfg, r)
-        free = h - occ
-        placed = m if m < free else free
-        xs = free - placed
+        placed, xs, _ = fill_outcome_nb(d, cfg, b, c)
         pts = _tab(cfg, r, occ + placed)
         if _same_type_level_taken(d, cfg, b, c, r, occ + placed):
             pts = 0
@@ -394,8 +379,7 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
         if tot > best_val:
             best_val = tot
             best = cand[j]
-    keep_alive(sim_own) + keep_alive(srng_own) + keep_alive(buf_own) + keep_alive(scores_own)
-    keep_alive(tp_own) + keep_alive(cp_own)
+    keep_alive_all(sim_own, srng_own, buf_own, scores_own, tp_own, cp_own)
     return best
 
 

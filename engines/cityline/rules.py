@@ -35,35 +35,114 @@ import numpy as np
 
 from engines.cityline.params import (
     K_CLOUD_BONUS, K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS,
-    K_MOON_MIN_EVEN, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES, K_ROOF_FACES,
-    K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS,
-    MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
+    K_MOON_MIN_EVEN, K_N_PLAYERS, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES,
+    K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
+    MAX_COLUMNS, MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
 )
 from engines.cityline.state import (
     ACT_STRIDE, AS, CLOUD, DC, DR, DV, E0, F0, H0, M_DECISIONS, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER,
     M_REROLLED, M_TURN, MOON, O0, OCC_BASE, P_ACTIVE, P_C_EVEN, P_C_ODD, P_FORCED_X, P_O_EVEN, P_O_ODD,
     P_OCC_TURNS, P_PEND_C, P_PEND_V, P_REROLLED, P_SKY, P_WASTED_EARLY, P_WASTED_WALLS, PB, PBASE,
-    PH_OCCUPY, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, START, SUN, X0,
+    PH_OCCUPY, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN, X0,
     State,
 )
-from engines.core.kernel import kernel
-from engines.core.kernel import inline_kernel
+from engines.core.harness import seed_chance_nb
+from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index
-from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+from engines.core.rng import below
 
 
-@kernel
+@inline_kernel
 def pbase_nb(p):
     """Offset of player p's block in the state vector."""
     return PBASE + p * PB
 
 
-# ---------------------------------------------------------------- dice
+# ---------------------------------------------------------------- the rules every caller shares
 
-@kernel
-def die_matches_nb(d, cfg, roof, v):
-    """Does a rolled die showing v populate a building of this roof type?"""
-    return ((cfg[K_ROOF_FACES + roof] >> v) & 1) == 1 and d[DC + v] >= cfg[K_ROOF_COPIES + roof]
+@inline_kernel
+def populates_nb(d, cfg, roof, v):
+    """THE population rule: a rolled die showing v may populate a building of this roof type (its
+    face is one the type accepts, and enough rolled dice show it). Legality, the occupancy
+    effect, the decisions table and the policies all ask this kernel."""
+    k = d[DC + v]
+    return k > 0 and k >= cfg[K_ROOF_COPIES + roof] and ((cfg[K_ROOF_FACES + roof] >> v) & 1) == 1
+
+
+@inline_kernel
+def matches_nb(d, cfg, roof):
+    """How many of the rolled dice populate a building of this roof type."""
+    m = 0
+    for f in range(1, cfg[K_FACES] + 1):
+        if populates_nb(d, cfg, roof, f):
+            m += d[DC + f]
+    return m
+
+
+@inline_kernel
+def is_open_nb(d, b, c):
+    """Column c of the player at block b is a roofed building with room, not yet populated."""
+    return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
+
+
+@inline_kernel
+def n_open_nb(d, cfg, b):
+    """Open buildings (is_open_nb) of the player at block b."""
+    k = 0
+    for c in range(cfg[K_COLUMNS]):
+        if is_open_nb(d, b, c):
+            k += 1
+    return k
+
+
+@inline_kernel
+def fill_outcome_nb(d, cfg, b, c):
+    """Populating building c of the player at block b with the rolled dice, in one go: (placed,
+    xs, matches) -- matching dice become occupants up to the free space, every other free space
+    gets an X. The occupancy effect, the decisions table and the policies' look-ahead use it."""
+    m = matches_nb(d, cfg, d[b + R0 + c])
+    free = d[b + H0 + c] - d[b + O0 + c]
+    placed = m if m < free else free
+    return placed, free - placed, m
+
+
+@inline_kernel
+def sky_of_nb(cfg, odd, even):
+    """The time phase's rule: the sky from the construction set-aside dice (odd / even counts)."""
+    if odd >= cfg[K_SUN_MIN_ODD]:
+        return SUN
+    if even >= cfg[K_MOON_MIN_EVEN]:
+        return MOON
+    return CLOUD
+
+
+@inline_kernel
+def sky_bonus_nb(cfg, sky, odd, even):
+    """Final scoring's sky rule: the bonus (or penalty) of a sky given the occupancy set-aside
+    dice (odd / even counts); 0 before the time phase (sky < 0)."""
+    if sky == SUN:
+        return cfg[K_SUN_BONUS] if odd > even else 0
+    if sky == MOON:
+        return cfg[K_MOON_BONUS] if even > odd else 0
+    if sky == CLOUD:
+        return cfg[K_CLOUD_BONUS] if odd != even else 0
+    return 0
+
+
+@inline_kernel
+def decode_nb(action, base):
+    """(die value v, column c) of a roof (base ROOF_BASE) or occupancy (OCC_BASE) action."""
+    a = action - base
+    return a // ACT_STRIDE + 1, a % ACT_STRIDE
+
+
+@inline_kernel
+def count_dice_nb(d, n):
+    """Dice per face (DC) from the first n rolled dice."""
+    for f in range(MAX_DICE):
+        d[DC + f] = 0
+    for i in range(n):
+        d[DC + d[DV + i]] += 1
 
 
 # ---------------------------------------------------------------- setup
@@ -77,46 +156,8 @@ def reset_nb(d, rng, cfg, seed, game_index):
     d[M_NPLAYERS] = P
     for p in range(P):
         d[PBASE + p * PB + PS + P_SKY] = -1
-    seed_into(rng, derive_seed(seed, game_index, CHANCE_STREAM))
-    apply_nb(d, rng, cfg, START)
-
-
-@kernel
-def matches_nb(d, cfg, roof):
-    """How many of the rolled dice populate a building of this roof type."""
-    mask = cfg[K_ROOF_FACES + roof]
-    need = cfg[K_ROOF_COPIES + roof]
-    m = 0
-    for f in range(1, cfg[K_FACES] + 1):
-        c = d[DC + f]
-        if c >= need and c > 0 and (mask >> f) & 1:
-            m += c
-    return m
-
-
-@kernel
-def is_open_nb(d, b, c):
-    """Column c of the player at block b is a roofed building with room, not yet populated."""
-    return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
-
-
-@kernel
-def n_open_nb(d, cfg, p):
-    b = PBASE + p * PB
-    k = 0
-    for c in range(cfg[K_COLUMNS]):
-        if is_open_nb(d, b, c):
-            k += 1
-    return k
-
-
-@kernel
-def sky_of_nb(cfg, odd, even):
-    if odd >= cfg[K_SUN_MIN_ODD]:
-        return SUN
-    if even >= cfg[K_MOON_MIN_EVEN]:
-        return MOON
-    return CLOUD
+    seed_chance_nb(rng, seed, game_index)
+    start_construction_turn_nb(d, rng, cfg)
 
 
 # ---------------------------------------------------------------- legal actions
@@ -148,15 +189,12 @@ def choice_mask_nb(d, cfg):
     # the forced X-fill (any open building, any die) only if no building matches
     opened = np.int64(0)
     for c in range(cols):
-        if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
+        if is_open_nb(d, b, c):
             opened |= shown << (8 * c)
             r = d[b + R0 + c]
-            mask = cfg[K_ROOF_FACES + r]
-            need = cfg[K_ROOF_COPIES + r]
             ok = np.int64(0)
             for v in range(1, cfg[K_FACES] + 1):
-                k = d[DC + v]
-                if k > 0 and k >= need and (mask >> v) & 1:
+                if populates_nb(d, cfg, r, v):
                     ok |= np.int64(1) << (v - 1)
             m |= ok << (8 * c)
     if m == 0:
@@ -192,209 +230,223 @@ def legal_nb(d, cfg, out):
     return n
 
 
-# ---------------------------------------------------------------- apply
+# ---------------------------------------------------------------- automatic steps
+
+@inline_kernel
+def build_walls_nb(d, cfg):
+    """Construction step 2 on every sheet: each die builds a floor on its column, or an early
+    occupant if the column is roofed; a floor past max_floors or an occupant with no room (or a
+    die showing a face beyond the last column) is wasted."""
+    P = d[M_NPLAYERS]
+    cols = cfg[K_COLUMNS]
+    maxf = cfg[K_MAX_FLOORS]
+    for f in range(1, cfg[K_FACES] + 1):
+        k = d[DC + f]
+        if k == 0:
+            continue
+        c = f - 1
+        for q in range(P):
+            b = PBASE + q * PB
+            if c >= cols:
+                d[b + PS + P_WASTED_WALLS] += k
+            elif d[b + R0 + c] == 0:
+                room = maxf - d[b + H0 + c]
+                add = k if k < room else room
+                d[b + H0 + c] += add
+                d[b + PS + P_WASTED_WALLS] += k - add
+            else:
+                room = d[b + H0 + c] - d[b + O0 + c]
+                add = k if k < room else room
+                d[b + O0 + c] += add
+                d[b + E0 + c] += add
+                d[b + PS + P_WASTED_EARLY] += k - add
+
+
+@kernel
+def start_construction_turn_nb(d, rng, cfg):
+    """Roll n dice, then the n dice a re-roll would show (a fixed draw whatever is chosen); then
+    the re-roll decision (solo: the player; 2+: the starting player for the table, per variant)
+    or the walls and the roof decision."""
+    n = cfg[K_DICE] - d[M_TURN]
+    faces = cfg[K_FACES]
+    d[M_NDICE] = n
+    d[M_REROLLED] = 0
+    d[M_PLAYER] = 0
+    for i in range(n):
+        d[DV + i] = 1 + below(rng, faces)
+    for i in range(n):
+        d[DR + i] = 1 + below(rng, faces)
+    count_dice_nb(d, n)
+    reroll = cfg[K_REROLL_SOLO] if d[M_NPLAYERS] == 1 else cfg[K_REROLL_MULTI]
+    if reroll == 1:
+        d[M_PHASE] = PH_REROLL
+    else:
+        d[M_PHASE] = PH_ROOF
+        build_walls_nb(d, cfg)
+
+
+@inline_kernel
+def draw_roofs_nb(d, cfg):
+    """Everyone has chosen: draw the roofs, note the set-aside dice."""
+    turn = d[M_TURN]
+    for q in range(d[M_NPLAYERS]):
+        b = PBASE + q * PB
+        v = d[b + PS + P_PEND_V]
+        c = d[b + PS + P_PEND_C]
+        d[b + R0 + c] = v
+        d[b + AS + turn] = v
+        if v & 1:
+            d[b + PS + P_C_ODD] += 1
+        else:
+            d[b + PS + P_C_EVEN] += 1
+        d[b + PS + P_PEND_V] = 0
+    d[M_TURN] = turn + 1
+
+
+@inline_kernel
+def time_phase_nb(d, cfg):
+    """Each player's sky from its construction set-aside dice."""
+    for q in range(d[M_NPLAYERS]):
+        b = PBASE + q * PB
+        d[b + PS + P_SKY] = sky_of_nb(cfg, d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN])
+    d[M_TURN] = 0
+
+
+@kernel
+def start_occupancy_turn_nb(d, rng, cfg):
+    """Players with a building left to populate take part; none (or no turns left): game over,
+    and the dice not set aside are removed (nothing is rolled)."""
+    P = d[M_NPLAYERS]
+    turn = d[M_TURN]
+    first = -1
+    for q in range(P):
+        b = PBASE + q * PB
+        act = 0
+        if turn < cfg[K_OCCUPANCY_TURNS] and n_open_nb(d, cfg, b) > 0:
+            act = 1
+        d[b + PS + P_ACTIVE] = act
+        if act == 1 and first < 0:
+            first = q
+    if first < 0:
+        d[M_PHASE] = PH_OVER
+        d[M_PLAYER] = -1
+        d[M_NDICE] = 0
+        return
+    n = cfg[K_DICE] - turn
+    d[M_NDICE] = n
+    faces = cfg[K_FACES]
+    for i in range(n):
+        d[DV + i] = 1 + below(rng, faces)
+    count_dice_nb(d, n)
+    d[M_PHASE] = PH_OCCUPY
+    d[M_PLAYER] = first
+
+
+@inline_kernel
+def fill_buildings_nb(d, cfg):
+    """Every active player has chosen: fill each chosen building in one go (fill_outcome_nb)."""
+    turn = d[M_TURN]
+    for q in range(d[M_NPLAYERS]):
+        b = PBASE + q * PB
+        if d[b + PS + P_ACTIVE] == 0:
+            continue
+        v = d[b + PS + P_PEND_V]
+        c = d[b + PS + P_PEND_C]
+        placed, xs, m = fill_outcome_nb(d, cfg, b, c)
+        d[b + O0 + c] += placed
+        d[b + X0 + c] += xs
+        d[b + F0 + c] = 1
+        if m == 0:
+            d[b + PS + P_FORCED_X] += 1
+        d[b + AS + MAX_TURNS + turn] = v
+        if v & 1:
+            d[b + PS + P_O_ODD] += 1
+        else:
+            d[b + PS + P_O_EVEN] += 1
+        d[b + PS + P_OCC_TURNS] += 1
+        d[b + PS + P_PEND_V] = 0
+    d[M_TURN] = turn + 1
+
+
+# ---------------------------------------------------------------- one kernel per decision kind
+
+@kernel
+def reroll_nb(d, cfg, mask):
+    """PH_REROLL: re-roll die i for each bit i of `mask` (it shows reserve die i), then the walls
+    and the roof decision, seat 0 first."""
+    d[M_DECISIONS] += 1
+    nd = d[M_NDICE]
+    k = 0
+    for i in range(nd):
+        if (mask >> i) & 1:
+            d[DV + i] = d[DR + i]
+            k += 1
+    if k > 0:
+        count_dice_nb(d, nd)
+    d[M_REROLLED] = k
+    d[PBASE + d[M_PLAYER] * PB + PS + P_REROLLED] += k
+    d[M_PHASE] = PH_ROOF
+    d[M_PLAYER] = 0
+    build_walls_nb(d, cfg)
+
+
+@kernel
+def roof_nb(d, rng, cfg, action):
+    """PH_ROOF: the player to move writes down (die value, column); after the last seat the roofs
+    are drawn, then the next construction turn -- or the time phase and the first occupancy turn."""
+    d[M_DECISIONS] += 1
+    p = d[M_PLAYER]
+    b = PBASE + p * PB
+    v, c = decode_nb(action, ROOF_BASE)
+    d[b + PS + P_PEND_V] = v
+    d[b + PS + P_PEND_C] = c
+    if p + 1 < d[M_NPLAYERS]:
+        d[M_PLAYER] = p + 1
+        return
+    draw_roofs_nb(d, cfg)
+    if d[M_TURN] < cfg[K_CONSTRUCTION_TURNS]:
+        start_construction_turn_nb(d, rng, cfg)
+    else:
+        time_phase_nb(d, cfg)
+        start_occupancy_turn_nb(d, rng, cfg)
+
+
+@kernel
+def occupy_nb(d, rng, cfg, action):
+    """PH_OCCUPY: the player to move writes down (building, set-aside die); after the last active
+    seat every chosen building is filled, then the next occupancy turn (or the end)."""
+    d[M_DECISIONS] += 1
+    p = d[M_PLAYER]
+    b = PBASE + p * PB
+    v, c = decode_nb(action, OCC_BASE)
+    d[b + PS + P_PEND_V] = v
+    d[b + PS + P_PEND_C] = c
+    P = d[M_NPLAYERS]
+    q = p + 1
+    while q < P and d[PBASE + q * PB + PS + P_ACTIVE] == 0:
+        q += 1
+    if q < P:
+        d[M_PLAYER] = q
+        return
+    fill_buildings_nb(d, cfg)
+    start_occupancy_turn_nb(d, rng, cfg)
+
 
 @kernel
 def apply_nb(d, rng, cfg, action):
     """Apply a legal action of the player to move (not checked here; game.py checks), then run
-    the automatic steps up to the next decision. action = START (reset_nb only) rolls turn 1.
+    the automatic steps up to the next decision: one rule kernel per decision kind.
 
     Speed note: numba increfs and decrefs array arguments on entry and exit (an atomic add each,
     leaf functions included); the batch loop and the rollouts pass views without a reference
-    count (engines.core.lowlevel.unowned), which makes those no-ops. The automatic steps are written inline,
-    each once, selected by flags (walls / start a construction turn / start an occupancy turn)
-    at the end, so this is one call per decision."""
+    count (engines.core.lowlevel.unowned), which makes those no-ops."""
     phase = d[M_PHASE]
-    P = d[M_NPLAYERS]
-    faces = cfg[K_FACES]
-    cols = cfg[K_COLUMNS]
-    walls = False
-    start_construction = False
-    start_occupancy = False
-    if action == START:
-        start_construction = True
-    elif phase == PH_REROLL:
-        d[M_DECISIONS] += 1
-        nd = d[M_NDICE]
-        k = 0
-        for i in range(nd):
-            if (action >> i) & 1:
-                d[DV + i] = d[DR + i]  # re-rolled die i shows reserve die i
-                k += 1
-        if k > 0:
-            for f in range(MAX_DICE):
-                d[DC + f] = 0
-            for i in range(nd):
-                d[DC + d[DV + i]] += 1
-        d[M_REROLLED] = k
-        d[PBASE + d[M_PLAYER] * PB + PS + P_REROLLED] += k
-        d[M_PHASE] = PH_ROOF
-        d[M_PLAYER] = 0
-        walls = True
+    if phase == PH_REROLL:
+        reroll_nb(d, cfg, action)
     elif phase == PH_ROOF:
-        d[M_DECISIONS] += 1
-        p = d[M_PLAYER]
-        b = PBASE + p * PB
-        a = action - ROOF_BASE
-        d[b + PS + P_PEND_V] = a // ACT_STRIDE + 1
-        d[b + PS + P_PEND_C] = a % ACT_STRIDE
-        if p + 1 < P:
-            d[M_PLAYER] = p + 1
-        else:
-            # everyone has chosen: draw the roofs, note the set-aside dice
-            turn = d[M_TURN]
-            for q in range(P):
-                b = PBASE + q * PB
-                v = d[b + PS + P_PEND_V]
-                c = d[b + PS + P_PEND_C]
-                d[b + R0 + c] = v
-                d[b + AS + turn] = v
-                if v & 1:
-                    d[b + PS + P_C_ODD] += 1
-                else:
-                    d[b + PS + P_C_EVEN] += 1
-                d[b + PS + P_PEND_V] = 0
-            d[M_TURN] = turn + 1
-            if turn + 1 < cfg[K_CONSTRUCTION_TURNS]:
-                start_construction = True
-            else:
-                # time phase: each player's sky from its construction set-aside dice
-                for q in range(P):
-                    b = PBASE + q * PB
-                    odd = d[b + PS + P_C_ODD]
-                    even = d[b + PS + P_C_EVEN]
-                    sky = CLOUD
-                    if odd >= cfg[K_SUN_MIN_ODD]:
-                        sky = SUN
-                    elif even >= cfg[K_MOON_MIN_EVEN]:
-                        sky = MOON
-                    d[b + PS + P_SKY] = sky
-                d[M_TURN] = 0
-                start_occupancy = True
-    else:  # PH_OCCUPY
-        d[M_DECISIONS] += 1
-        p = d[M_PLAYER]
-        b = PBASE + p * PB
-        a = action - OCC_BASE
-        d[b + PS + P_PEND_V] = a // ACT_STRIDE + 1
-        d[b + PS + P_PEND_C] = a % ACT_STRIDE
-        q = p + 1
-        while q < P and d[PBASE + q * PB + PS + P_ACTIVE] == 0:
-            q += 1
-        if q < P:
-            d[M_PLAYER] = q
-        else:
-            # every active player has chosen: fill each chosen building in one go -- matching
-            # dice become occupants up to the free space, every other free space gets an X
-            turn = d[M_TURN]
-            for q in range(P):
-                b = PBASE + q * PB
-                if d[b + PS + P_ACTIVE] == 0:
-                    continue
-                v = d[b + PS + P_PEND_V]
-                c = d[b + PS + P_PEND_C]
-                roof = d[b + R0 + c]
-                mask = cfg[K_ROOF_FACES + roof]
-                need = cfg[K_ROOF_COPIES + roof]
-                m = 0
-                for f in range(1, faces + 1):
-                    k = d[DC + f]
-                    if k >= need and k > 0 and (mask >> f) & 1:
-                        m += k
-                free = d[b + H0 + c] - d[b + O0 + c]
-                placed = m if m < free else free
-                d[b + O0 + c] += placed
-                d[b + X0 + c] += free - placed
-                d[b + F0 + c] = 1
-                if m == 0:
-                    d[b + PS + P_FORCED_X] += 1
-                d[b + AS + MAX_TURNS + turn] = v
-                if v & 1:
-                    d[b + PS + P_O_ODD] += 1
-                else:
-                    d[b + PS + P_O_EVEN] += 1
-                d[b + PS + P_OCC_TURNS] += 1
-                d[b + PS + P_PEND_V] = 0
-            d[M_TURN] = turn + 1
-            start_occupancy = True
-
-    if start_construction:
-        # roll n dice, then the n dice a re-roll would show (a fixed draw whatever is chosen)
-        n = cfg[K_DICE] - d[M_TURN]
-        d[M_NDICE] = n
-        d[M_REROLLED] = 0
-        d[M_PLAYER] = 0
-        for i in range(n):
-            d[DV + i] = 1 + below(rng, faces)
-        for i in range(n):
-            d[DR + i] = 1 + below(rng, faces)
-        for f in range(MAX_DICE):
-            d[DC + f] = 0
-        for i in range(n):
-            d[DC + d[DV + i]] += 1
-        reroll = cfg[K_REROLL_SOLO] if P == 1 else cfg[K_REROLL_MULTI]
-        if reroll == 1:
-            d[M_PHASE] = PH_REROLL  # solo: the player; 2+: the starting player (seat 0) for the table
-        else:
-            d[M_PHASE] = PH_ROOF
-            walls = True
-
-    if start_occupancy:
-        # players with a building left to populate take part; none (or no turns left): game over,
-        # and the dice not set aside are removed (nothing is rolled)
-        turn = d[M_TURN]
-        first = -1
-        for q in range(P):
-            b = PBASE + q * PB
-            act = 0
-            if turn < cfg[K_OCCUPANCY_TURNS]:
-                for c in range(cols):
-                    if d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]:
-                        act = 1
-            d[b + PS + P_ACTIVE] = act
-            if act == 1 and first < 0:
-                first = q
-        if first < 0:
-            d[M_PHASE] = PH_OVER
-            d[M_PLAYER] = -1
-            d[M_NDICE] = 0
-        else:
-            n = cfg[K_DICE] - turn
-            d[M_NDICE] = n
-            for i in range(n):
-                d[DV + i] = 1 + below(rng, faces)
-            for f in range(MAX_DICE):
-                d[DC + f] = 0
-            for i in range(n):
-                d[DC + d[DV + i]] += 1
-            d[M_PHASE] = PH_OCCUPY
-            d[M_PLAYER] = first
-
-    if walls:
-        # construction step 2 on every sheet: each die builds a floor on its column, or an early
-        # occupant if the column is roofed; a floor past max_floors or an occupant with no room
-        # (or a die showing a face beyond the last column) is wasted
-        maxf = cfg[K_MAX_FLOORS]
-        for f in range(1, faces + 1):
-            k = d[DC + f]
-            if k == 0:
-                continue
-            c = f - 1
-            for q in range(P):
-                b = PBASE + q * PB
-                if c >= cols:
-                    d[b + PS + P_WASTED_WALLS] += k
-                elif d[b + R0 + c] == 0:
-                    room = maxf - d[b + H0 + c]
-                    add = k if k < room else room
-                    d[b + H0 + c] += add
-                    d[b + PS + P_WASTED_WALLS] += k - add
-                else:
-                    room = d[b + H0 + c] - d[b + O0 + c]
-                    add = k if k < room else room
-                    d[b + O0 + c] += add
-                    d[b + E0 + c] += add
-                    d[b + PS + P_WASTED_EARLY] += k - add
+        roof_nb(d, rng, cfg, action)
+    elif phase == PH_OCCUPY:
+        occupy_nb(d, rng, cfg, action)
 
 
 # ---------------------------------------------------------------- scoring
@@ -434,19 +486,7 @@ def score_nb(d, cfg, p, type_points, col_points):
         type_points[r] += pts
         total += pts
     xpen = (xcount // cfg[K_X_PER_PENALTY]) * cfg[K_X_PENALTY]
-    sky = d[b + PS + P_SKY]
-    odd = d[b + PS + P_O_ODD]
-    even = d[b + PS + P_O_EVEN]
-    bonus = 0
-    if sky == SUN:
-        if odd > even:
-            bonus = cfg[K_SUN_BONUS]
-    elif sky == MOON:
-        if even > odd:
-            bonus = cfg[K_MOON_BONUS]
-    elif sky == CLOUD:
-        if odd != even:
-            bonus = cfg[K_CLOUD_BONUS]
+    bonus = sky_bonus_nb(cfg, d[b + PS + P_SKY], d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN])
     return total - xpen + bonus, xcount, xpen, bonus, zeroed
 
 
@@ -460,7 +500,7 @@ def reset_state_nb(st, kp, seed, game_index):
 @kernel
 def new_state_nb(kp, seed, game_index):
     """A fresh game `game_index` of run `seed`."""
-    st = State(np.zeros(PBASE + kp.cfg[0] * PB, np.int64), np.zeros(4, np.uint64))
+    st = State(np.zeros(PBASE + kp.cfg[K_N_PLAYERS] * PB, np.int64), np.zeros(4, np.uint64))
     reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
     return st
 

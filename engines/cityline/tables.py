@@ -5,6 +5,8 @@ position in the run's policy line-up (equal to the seat unless seats rotate).
 Columns are 1..6 as on the sheet; roof types are the set-aside die value 1..6
 (names per variant: default 1 Odds, 2 Evens, 3 Low, 4 High, 5 Pairs, 6 Any).
 """
+import numpy as np
+
 from engines.core.spec import Column, TableSpec
 
 SKY_NAMES = ("sun", "moon", "cloud")
@@ -89,3 +91,14 @@ TABLES = {t.name: t for t in (PLAYERS, GAMES, DECISIONS)}
 PLAYER_COLUMNS = PLAYERS.names
 GAME_COLUMNS = GAMES.names
 DECISION_COLUMNS = DECISIONS.names
+
+# the Parquet dtype of each column, by name (the kernels fill int32 / int64 / int8 matrices)
+PLAYER_DTYPES = {
+    **{n: np.int8 for n in PLAYERS.names},
+    "game": np.int64, "score": np.int16, "building_points": np.int16,
+    **{f"points_type{r}": np.int16 for r in range(1, N_TYPES + 1)},
+}
+GAME_DTYPES = {"game": np.int64, "winner": np.int8, "n_winners": np.int8, "margin": np.int16,
+               "decisions": np.int16, "stalled": np.int8, "top_score": np.int16}
+DECISION_DTYPES = {**{n: np.int8 for n in DECISIONS.names}, "game": np.int64, "dice_code": np.int32}
+DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "decisions": DECISION_DTYPES}

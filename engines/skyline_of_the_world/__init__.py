@@ -1,0 +1,47 @@
+"""Skyline of the World: build floors on a shared grid, earn income from your largest connected
+group of top floors, pay fees to the owner below, build penthouses for prestige; the third
+penthouse ends the game after the round.
+
+Layout: params.py (variant schema -> KernelParams), state.py (flat state vector), rules.py
+(rule kernels, one per decision kind), policies.py, batch.py (simulate), game.py (step API),
+render.py, tables.py, variants/ (default.toml documents every rule choice), gen_paths.py (the
+one-off generator of the default bonus and mission paths).
+"""
+from pathlib import Path
+
+from engines.core import cache_guard
+
+SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
+
+from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder  # noqa: E402
+from engines.skyline_of_the_world.batch import simulate
+from engines.skyline_of_the_world.game import Game, new_game
+from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
+from engines.skyline_of_the_world.policies import POLICIES
+from engines.skyline_of_the_world.tables import TABLES
+
+ENGINE_VERSION = "1.0.0"
+
+SPEC = GameSpec(
+    game_id="skyline_of_the_world",
+    title="Skyline of the World",
+    engine_version=ENGINE_VERSION,
+    min_players=2,
+    max_players=MAX_PLAYERS,
+    default_players=4,
+    variants=VARIANTS,
+    policies=POLICIES,
+    tables=TABLES,
+    kernel_params=kernel_params,
+    simulate=simulate,
+    new_game=new_game,
+    default_lineup=("heuristic", "greedy", "random", "random"),
+    # the start player is drawn at random: games.start_player is the seat that moves first
+    turn_order=TurnOrder("games.start_player", "the randomly drawn start player moves first"),
+    tie_break=None,  # ties go down the chain (penthouses, then mission) inside `rank`; a full tie is shared
+    benchmark=(BenchmarkCase(4, "random", 10_000), BenchmarkCase(4, "greedy", 5_000),
+               BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 10_000)),
+    source_digest=SOURCE_DIGEST,
+)
+
+__all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

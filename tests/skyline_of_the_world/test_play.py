@@ -1,0 +1,163 @@
+"""Random-play invariants, step/batch parity, determinism, hidden information, golden playthrough."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engines.skyline_of_the_world import SPEC, kernel_params, new_game, simulate
+from engines.skyline_of_the_world.params import LEVELS, N_STOCK, VARIANTS
+from engines.skyline_of_the_world.policies import default_weights
+from engines.skyline_of_the_world.rules import recompute_tops_nb
+from engines.skyline_of_the_world.state import (
+    BH, BS, DECK, M_BANK_NET, M_DECISIONS, M_STALLED, M_TURN, OWN, P_CASH, P_HAND, P_MISSION, P_SKY_STOCK, P_STOCK, PB,
+    PBASE, SUP, TOPV,
+)
+
+GOLDEN = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p.txt"
+
+
+def check_invariants(g, start_cash, supply0):
+    d = g.state.data
+    P = g.n_players
+    cash = sum(int(d[PBASE + p * PB + P_CASH]) for p in range(P))
+    assert cash + int(d[M_BANK_NET]) == P * start_cash          # money only moves between players and the bank
+    for k in range(N_STOCK):
+        held = sum(int(d[PBASE + p * PB + P_STOCK + k]) for p in range(P))
+        assert d[SUP + k] >= 0 and held >= 0
+        if k < LEVELS:  # floors in the supply, in stocks and on the board add up to the components list
+            built = sum(1 for c in range(49) for lv in range(int(d[BH + c]))
+                        if 1 <= d[BS + c * 5 + lv] <= 8 and lv == k)
+            assert d[SUP + k] + held + built == supply0[k]
+    for p in range(P):
+        b = PBASE + p * PB
+        assert d[b + P_CASH] >= 0 and d[b + P_SKY_STOCK] >= 0
+    for c in range(49):
+        h = int(d[BH + c])
+        assert 0 <= h <= 5
+        for lv in range(h):
+            code = int(d[BS + c * 5 + lv])
+            assert code != 0
+            if 5 <= code <= 8:
+                assert lv == h - 1 == LEVELS - 1                 # a penthouse is the fifth level and the top
+        for lv in range(h, 5):
+            assert d[BS + c * 5 + lv] == 0
+    copy = d.copy()
+    recompute_tops_nb(copy, g.kp.cfg)
+    # the derived masks build_nb keeps (top values, owners, heights, Skyline/neutral tops, presence)
+    # equal a rebuild from the floors on the board
+    assert np.array_equal(copy[TOPV:DECK], d[TOPV:DECK])
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_play_invariants(players):
+    kp = kernel_params(None, players)
+    supply0 = [int(x) for x in kp.supply]
+    for gi in range(4):
+        g = new_game(n_players=players, seed=11, game_index=gi)
+        steps = 0
+        while not g.is_over():
+            check_invariants(g, int(kp.start_cash), supply0)
+            g.apply(g.policy_action("random" if steps % 3 else "heuristic"))
+            steps += 1
+        check_invariants(g, int(kp.start_cash), supply0)
+        assert g.legal_actions() == [] and g.current_player() == -1
+
+
+@pytest.mark.parametrize("lineup", [["random"] * 4, ["heuristic", "greedy", "random", "heuristic"]])
+def test_step_batch_parity(lineup):
+    """The step API with policy_action replays the batch games exactly (seats rotate)."""
+    ids = np.array([SPEC.policies[n].policy_id for n in lineup])
+    w = np.array([default_weights(n) for n in lineup])
+    kp = kernel_params(None, 4)
+    out = simulate(kp, ids, w, True, 21, 0, 3)
+    for gi in range(3):
+        g = new_game(n_players=4, seed=21, game_index=gi)
+        seat_policy = [lineup[(s + gi) % 4] for s in range(4)]
+        while not g.is_over():
+            g.apply(g.policy_action(seat_policy[g.current_player()]))
+        rows = out["players"]["game"] == gi
+        assert list(out["players"]["score"][rows]) == g.scores()
+        assert out["games"]["decisions"][gi] == g.state.data[M_DECISIONS]
+        assert out["games"]["turns"][gi] == g.state.data[M_TURN]
+        assert (out["income"]["game"] == gi).sum() == g.state.data[M_TURN]   # one income row per turn
+
+
+def test_determinism_and_chunks():
+    kp = kernel_params(None, 3)
+    ids = np.array([2, 1, 0])
+    w = np.array([default_weights("heuristic"), default_weights("greedy"), default_weights("random")])
+    a = simulate(kp, ids, w, True, 5, 0, 12)
+    b = simulate(kp, ids, w, True, 5, 0, 12)
+    c = simulate(kp, ids, w, True, 5, 6, 6)
+    for t in a:
+        for col in a[t]:
+            assert np.array_equal(a[t][col], b[t][col])
+    for col in a["players"]:
+        assert np.array_equal(a["players"][col][18:], c["players"][col])
+    other = simulate(kp, ids, w, True, 6, 0, 12)
+    assert not np.array_equal(a["games"]["decisions"], other["games"]["decisions"])
+
+
+def test_income_table_rows_match_turns():
+    kp = kernel_params(None, 2)
+    out = simulate(kp, np.array([0, 0]), np.zeros((2, 8)), True, 3, 0, 5)
+    for gi in range(5):
+        n = int((out["income"]["game"] == gi).sum())
+        assert n == out["games"]["turns"][gi]          # one row per turn played
+    totals = {}
+    for g, s, i in zip(out["income"]["game"], out["income"]["seat"], out["income"]["income"]):
+        totals[(g, s)] = totals.get((g, s), 0) + int(i)
+    pl = out["players"]
+    for g, s, tot, lost in zip(pl["game"], pl["seat"], pl["income_total"], pl["cap_lost"]):
+        assert totals.get((g, s), 0) == tot + lost     # income received + lost to the cap
+
+
+@pytest.mark.parametrize("covered", [False, True])
+def test_observation_hides_private_parts(covered):
+    """Two states that differ only in what player 0 may not see give player 0 the same observation."""
+    over = {"rules.covered": covered}
+    g = new_game(n_players=3, seed=4, overrides=over)
+    for _ in range(25):
+        g.apply(g.policy_action("random"))
+    h = g.clone()
+    d = h.state.data
+    b1 = PBASE + 1 * PB
+    d[b1 + P_HAND] ^= 0b1011
+    d[b1 + P_MISSION] = (d[b1 + P_MISSION] + 1) % 6
+    from engines.skyline_of_the_world.state import DECK
+    d[DECK:DECK + 5] = d[DECK:DECK + 5][::-1]
+    if covered:
+        d[b1 + P_CASH] += 3
+        d[M_BANK_NET] -= 3
+        d[b1 + P_STOCK + 1] += 1
+    assert np.array_equal(g.observation(0), h.observation(0))
+    assert not np.array_equal(g.observation(1), h.observation(1))   # player 1 sees his own hand
+    if not covered:  # cash and stock are open information in the normal game
+        d[b1 + P_CASH] += 3
+        assert not np.array_equal(g.observation(0), h.observation(0))
+    text = g.render(0)
+    assert "hidden" in text
+
+
+def _playthrough() -> str:
+    g = new_game(n_players=4, seed=2026, game_index=0)
+    lineup = ["heuristic", "greedy", "heuristic", "greedy"]
+    lines = []
+    while not g.is_over():
+        p = g.current_player()
+        a = g.policy_action(lineup[p])
+        lines.append(f"seat {p} [{g.phase()}] {g.action_name(a)}")
+        g.apply(a)
+    lines.append(str(g))
+    lines.append(f"scores {g.scores()} tie keys {g.tie_keys()}")
+    return "\n".join(lines) + "\n"
+
+
+def test_golden_playthrough():
+    """Any change of behaviour shows up as a diff of this file (regenerate: run this module as a script)."""
+    assert _playthrough() == GOLDEN.read_text()
+
+
+if __name__ == "__main__":
+    GOLDEN.parent.mkdir(exist_ok=True)
+    GOLDEN.write_text(_playthrough())
