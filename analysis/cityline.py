@@ -241,9 +241,10 @@ def seat_order(run: Run) -> Section:
                            reference=fair, reference_label="1 / players")
     scores = stats.mean_table(p, "seat", "score")
     text = ("Cityline's seats differ only in who re-rolls for the table (seat 0, the starting player, "
-            "when the variant allows it); everyone uses the same dice. Win rates by seat with Wilson "
-            "95% intervals (a shared win counts for every sharer, so rates can sum above 1); "
+            "when the variant allows it); everyone uses the same dice. Seat 0 moves first, so seat = turn-order "
+            "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
+            "so rates can sum above 1); "
             f"the dashed line is 1/{run.n_players}.")
     return Section("Does seat order matter?", text,
                    [("win rate by seat", rates), ("score by seat", scores)],
-                   [Plot("cityline_seat_wins", fig, "Win rate by seat, Wilson 95% intervals")])
+                   [Plot("cityline_seat_wins", fig, "Win rate by seat, 95% intervals over games")])
