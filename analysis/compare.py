@@ -11,16 +11,24 @@ corrected for the number of comparisons with Holm's step-down method.
 
     paired t        scipy.stats.ttest_rel on the per-game differences, with
                     its Student t interval of the mean difference
-    McNemar         statsmodels mcnemar on a paired 0/1 outcome (a win, a
-                    tie, a stall): exact binomial below 25 discordant
-                    pairs, chi-square with continuity correction above; the
-                    interval is the paired t interval of the difference
+    McNemar         paired 0/1 outcomes (a win, a tie, a stall). From 25
+                    discordant games up: the score test (statsmodels mcnemar,
+                    no continuity correction) and the score interval it
+                    inverts (Tango 1998), so the interval excludes 0 exactly
+                    when p < alpha. Below 25 discordant games: the exact
+                    binomial McNemar test (statsmodels, exact=True) and the
+                    Clopper-Pearson interval it inverts, conditional on the
+                    number of discordant games
+    sign test       differences that are all the same non-zero number: the
+                    exact sign test (n games on one side: p = 2 * 0.5^n), so
+                    3 games never give p = 0
     Welch t         scipy.stats.ttest_ind(equal_var=False) and its interval
                     when the arms are not paired
     Holm            statsmodels.stats.multitest.multipletests(method="holm")
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -28,7 +36,9 @@ import numpy as np
 import polars as pl
 from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
+from scipy.optimize import brentq
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
 
 CONFIDENCE = 0.95
 PAIRED_T = "paired t"
@@ -49,6 +59,13 @@ METHODS = {
 HOLM = ("Holm's step-down correction over all the comparisons of the experiment "
         "(statsmodels.stats.multitest.multipletests, method='holm')")
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial one
+SIGN = "sign test"
+METHODS[MCNEMAR] = ("paired 0/1 outcomes: from 25 discordant games up, McNemar's score test (statsmodels mcnemar, "
+                    "no continuity correction) with the Tango score interval it inverts; below, the exact binomial "
+                    "McNemar test with the Clopper-Pearson interval it inverts, conditional on the number of "
+                    "discordant games. The interval excludes 0 exactly when p < 1 - confidence")
+METHODS[SIGN] = ("every per-game difference is the same non-zero number: the exact sign test (p = 2 * 0.5^n); "
+                 "the interval is that number once p < 1 - confidence, unbounded before")
 
 
 @dataclass(frozen=True)
@@ -71,11 +88,13 @@ def _is_binary(*arrays: np.ndarray) -> bool:
 
 
 def paired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
-    """Mean of b_i - a_i over pairs i, its t interval and a test of zero.
+    """Mean of b_i - a_i over pairs i, its interval and a test of zero that agree.
 
-    0/1 outcomes are tested with McNemar's test; anything else with the
-    paired t-test. Identical arms give exactly 0 with a zero-width interval
-    and p = 1.
+    0/1 outcomes: McNemar (score test and Tango's score interval, or the exact
+    test and its Clopper-Pearson interval below EXACT_BELOW discordant games);
+    differences that are all the same non-zero number: the exact sign test;
+    anything else: the paired t-test and its interval. Identical arms give
+    exactly 0 with a zero-width interval and p = 1.
     """
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
@@ -88,23 +107,70 @@ def paired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
     mean_a, mean_b = float(a.mean()) if n else float("nan"), float(b.mean()) if n else float("nan")
     if n < 2:
         return Difference(mean, float("nan"), float("nan"), float("nan"), n, PAIRED_T, sd, mean_a, mean_b)
+    if np.all(d == 0):
+        return Difference(0.0, 0.0, 0.0, 1.0, n, IDENTICAL, 0.0, mean_a, mean_b)
+    if _is_binary(a, b):
+        only_b = int(((a == 0) & (b == 1)).sum())
+        only_a = int(((a == 1) & (b == 0)).sum())
+        p_value, low, high = paired_proportions(only_b, only_a, n, confidence)
+        return Difference(mean, low, high, p_value, n, MCNEMAR, sd, mean_a, mean_b)
     if sd == 0 or np.allclose(d, d[0], rtol=0.0, atol=1e-9):
-        return Difference(mean, mean, mean, 1.0 if mean == 0 else 0.0, n, IDENTICAL, 0.0, mean_a, mean_b)
+        p_value = float(min(1.0, 2 * 0.5 ** n))
+        low, high = (mean, mean) if p_value < 1 - confidence else (-math.inf, math.inf)
+        return Difference(mean, low, high, p_value, n, SIGN, 0.0, mean_a, mean_b)
     with warnings.catch_warnings():  # near-constant differences: scipy warns, the answer stands
         warnings.simplefilter("ignore", RuntimeWarning)
         result = scipy_stats.ttest_rel(b, a)
     interval = result.confidence_interval(confidence)
-    p_value, test = float(result.pvalue), PAIRED_T
-    if _is_binary(a, b):
-        only_b = int(((a == 0) & (b == 1)).sum())
-        only_a = int(((a == 1) & (b == 0)).sum())
-        both = int(((a == 1) & (b == 1)).sum())
-        neither = n - only_a - only_b - both
-        table = np.array([[neither, only_b], [only_a, both]])
-        exact = only_a + only_b < EXACT_BELOW
-        p_value = float(mcnemar(table, exact=exact, correction=True).pvalue)
-        test = MCNEMAR
-    return Difference(mean, float(interval.low), float(interval.high), p_value, n, test, sd, mean_a, mean_b)
+    return Difference(mean, float(interval.low), float(interval.high), float(result.pvalue), n, PAIRED_T, sd,
+                      mean_a, mean_b)
+
+
+def paired_proportions(only_b: int, only_a: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """p-value and interval of the paired difference of two proportions,
+    (only_b - only_a) / n, from the discordant counts (see MCNEMAR).
+
+    Returns (p, low, high); the interval excludes 0 exactly when p < 1 - confidence.
+    """
+    discordant = only_a + only_b
+    if discordant == 0:
+        return 1.0, 0.0, 0.0
+    table = np.array([[n - discordant, only_b], [only_a, 0]])
+    if discordant < EXACT_BELOW:
+        p_value = float(mcnemar(table, exact=True).pvalue)
+        low_pi, high_pi = proportion_confint(only_b, discordant, alpha=1 - confidence, method="beta")
+        scale = discordant / n
+        return p_value, float((2 * low_pi - 1) * scale), float((2 * high_pi - 1) * scale)
+    p_value = float(mcnemar(table, exact=False, correction=False).pvalue)
+    low, high = tango_interval(only_b, only_a, n, confidence)
+    return p_value, low, high
+
+
+def _tango_z(delta: float, x12: int, x21: int, n: int) -> float:
+    """Tango's score statistic for H0: p12 - p21 = delta (Stat Med 1998; 17:891-908)."""
+    A = 2.0 * n
+    B = -x12 - x21 + (2.0 * n - x12 + x21) * delta
+    C = -x21 * delta * (1.0 - delta)
+    p21 = (-B + math.sqrt(max(B * B - 4 * A * C, 0.0))) / (2 * A)
+    var = n * (2 * p21 + delta * (1 - delta))
+    numerator = x12 - x21 - n * delta
+    if var <= 0:
+        return math.copysign(math.inf, numerator) if numerator else 0.0
+    return numerator / math.sqrt(var)
+
+
+def tango_interval(x12: int, x21: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Tango's score interval for a difference of paired proportions (x12 - x21) / n:
+    every delta whose score test is not rejected. At delta = 0 the score test is
+    McNemar's chi-square without continuity correction."""
+    z = float(scipy_stats.norm.ppf(0.5 + confidence / 2))
+    estimate = (x12 - x21) / n
+    eps = 1e-12
+    f_low = lambda t: _tango_z(t, x12, x21, n) - z  # noqa: E731  decreasing in t
+    f_high = lambda t: _tango_z(t, x12, x21, n) + z  # noqa: E731
+    low = -1.0 if f_low(-1 + eps) <= 0 else brentq(f_low, -1 + eps, estimate, xtol=1e-12)
+    high = 1.0 if f_high(1 - eps) >= 0 else brentq(f_high, estimate, 1 - eps, xtol=1e-12)
+    return float(low), float(high)
 
 
 def unpaired_difference(a, b, confidence: float = CONFIDENCE) -> Difference:
