@@ -247,3 +247,107 @@ def add_holm(table: pl.DataFrame, alpha: float = 1 - CONFIDENCE) -> pl.DataFrame
         return table.with_columns(pl.lit(None, pl.Float64).alias("p_holm"), pl.lit(None, pl.Boolean).alias("significant"))
     adjusted, reject = holm(table["p_value"].to_numpy(), alpha)
     return table.with_columns(pl.Series("p_holm", adjusted), pl.Series("significant", reject))
+
+
+# --- families of comparisons (issue 8.5) ----------------------------------------------------------
+
+PRIMARY = "primary"
+SECONDARY = "secondary"
+UNTESTED = "untested"
+BONFERRONI = ("primary family (the metrics that answer the experiment's question, each contrast once): "
+              "Bonferroni, p_adjusted = min(1, m p), with simultaneous intervals at level 1 - alpha/m, so an "
+              "interval excludes 0 exactly when p_adjusted < alpha")
+FDR = ("every other comparison: Benjamini-Hochberg false-discovery rate (statsmodels multipletests, "
+       "method='fdr_bh'), with false-coverage-rate intervals at level 1 - R alpha/m (R = rows flagged; "
+       "Benjamini & Yekutieli 2005), so an interval excludes 0 exactly when the row is flagged")
+FAMILIES = {PRIMARY: BONFERRONI, SECONDARY: FDR,
+            UNTESTED: "all per-game differences are 0 (the arms played identically): nothing to test, "
+                      "left out of every family"}
+
+
+@dataclass(frozen=True)
+class FamilyAdjustment:
+    adjusted: np.ndarray
+    reject: np.ndarray
+    level: float      # confidence level of the intervals that agree with `reject`
+    size: int         # hypotheses in the family (NaN p-values not counted)
+
+
+def adjust_family(p_values, alpha: float = 1 - CONFIDENCE, method: str = "bonferroni") -> FamilyAdjustment:
+    """Adjusted p-values, flags and the interval level that agrees with the flags.
+
+    bonferroni: p m < alpha; intervals at 1 - alpha/m. fdr_bh: Benjamini-Hochberg;
+    intervals at 1 - max(R, 1) alpha / m (the false-coverage-rate level). For a
+    test and interval from the same inversion, interval excludes 0 <=> flagged.
+    """
+    p = np.asarray(p_values, dtype=float)
+    adjusted = np.full(p.shape, np.nan)
+    reject = np.zeros(p.shape, dtype=bool)
+    ok = ~np.isnan(p)
+    m = int(ok.sum())
+    if m == 0:
+        return FamilyAdjustment(adjusted, reject, 1 - alpha, 0)
+    if method == "bonferroni":
+        adjusted[ok] = np.minimum(1.0, p[ok] * m)
+        reject[ok] = p[ok] < alpha / m
+        level = 1 - alpha / m
+    elif method == "fdr_bh":
+        rej, adj, _, _ = multipletests(p[ok], alpha=alpha, method="fdr_bh")
+        adjusted[ok] = adj
+        reject[ok] = rej
+        level = 1 - max(int(rej.sum()), 1) * alpha / m
+    else:
+        raise ValueError(f"unknown correction {method!r}")
+    return FamilyAdjustment(adjusted, reject, float(level), m)
+
+
+def duplicate_contrasts(differences: dict[tuple, np.ndarray]) -> dict[tuple, tuple]:
+    """Rows that test the same contrast: their per-game differences are equal up to a
+    constant (key_player_win_rate, seat_win_rate[1st]; key_player_edge without shared
+    wins). Returns {row: the first row (in insertion order) it repeats}."""
+    seen: list[tuple[tuple, np.ndarray]] = []
+    out = {}
+    for row, d in differences.items():
+        centred = np.asarray(d, dtype=float) - float(np.mean(d)) if len(d) else np.asarray(d, dtype=float)
+        for first, other in seen:
+            if other.shape == centred.shape and np.allclose(other, centred, rtol=0, atol=1e-12):
+                out[row] = first
+                break
+        else:
+            seen.append((row, centred))
+    return out
+
+
+def paired_vectors(a: pl.DataFrame, b: pl.DataFrame, key: str) -> np.ndarray:
+    """Per-game b - a for one key, paired on the game index (as compare_values pairs them)."""
+    va = a.filter(pl.col("key") == key)
+    vb = b.filter(pl.col("key") == key)
+    joined = va.join(vb, on=["game", "key"], how="inner", suffix="_b").sort("game")
+    return (joined["value_b"] - joined["value"]).to_numpy()
+
+
+DOMINANCE = ("the best key beats every other key in a paired comparison on the same games (per-game difference, "
+             "paired test and interval as above, each at the stated level; an intersection-union test, so no "
+             "correction is needed), not merely non-overlapping marginal intervals")
+
+
+def dominance(values: pl.DataFrame, top: str, confidence: float = CONFIDENCE) -> dict:
+    """Does `top` beat every other key of one batch's per-game values (game, key, value)?
+
+    Each other key is compared with `top` on the games where both have a value.
+    Returns dominates, and the closest rival's key, difference (top - rival),
+    low and high."""
+    keys = [k for k in values["key"].unique(maintain_order=True).to_list() if k != top]
+    top_values = values.filter(pl.col("key") == top).select("game", pl.col("value").alias("top"))
+    closest = None
+    for key in keys:
+        joined = values.filter(pl.col("key") == key).join(top_values, on="game", how="inner").sort("game")
+        diff = paired_difference(joined["value"].to_numpy(), joined["top"].to_numpy(), confidence)
+        if closest is None or not (diff.low >= closest[1].low):
+            closest = (key, diff)
+    if closest is None:
+        return {"dominates": False, "closest": None, "difference": float("nan"), "low": float("nan"),
+                "high": float("nan")}
+    key, diff = closest
+    return {"dominates": bool(diff.low > 0), "closest": key, "difference": diff.estimate, "low": diff.low,
+            "high": diff.high}
