@@ -893,24 +893,40 @@ def power_table(experiment: Experiment, analysis: Analysis, effects: dict[str, f
     effects = effects if effects is not None else (spec.effects if spec else {})
     level = power if power is not None else (spec.power if spec else 0.8)
     alpha = alpha if alpha is not None else (spec.alpha if spec else 1 - experiment.confidence)
+    comparisons = analysis.comparisons
+    if comparisons.height and "family" in comparisons.columns:
+        tested = comparisons.filter((pl.col("family") != "untested") & pl.col("duplicate_of").is_null())
+        family_sizes = dict(tested.group_by("family").len().iter_rows())
+    else:
+        family_sizes = {}
+    known = M.metrics_for(experiment.game)
+    seat_family = (analysis.estimates.filter(pl.col("metric") == "seat_edge").height
+                   if analysis.estimates.height else 0)
     rows = []
     for metric, effect in effects.items():
         est = analysis.estimates.filter(pl.col("metric") == metric) if analysis.estimates.height else pl.DataFrame()
         if est.height == 0:
             continue
+        # One batch: the metric's keys in every batch are tested together (seat edges: every seat of
+        # every batch, the balance family), so size at alpha / that many tests.
+        m_one = max(1, seat_family if known[metric].per_seat and seat_family else est.height)
         sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
         rows.append({"metric": metric, "effect": effect, "question": "one batch: effect against the reference value",
-                     "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
+                     "sd": sd_values, "family": m_one,
+                     "games_needed": games_for_mean(effect, sd_values, alpha, level, m_one),
                      "games_needed_unpaired": None,
-                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
+                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level, m_one)})
         comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
         if comp.height:
+            name = "primary" if metric in experiment.answer else "secondary"
+            m_two = max(1, family_sizes.get(name, comp.height))
             sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
             rows.append({"metric": metric, "effect": effect, "question": "two batches: paired difference",
-                         "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
-                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
-                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
-    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
+                         "sd": sd_diff, "family": m_two,
+                         "games_needed": games_for_mean(effect, sd_diff, alpha, level, m_two),
+                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level, m_two),
+                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level, m_two)})
+    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64, "family": pl.Int64,
               "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
     table = pl.DataFrame(rows, schema=schema)
     return table.with_columns(pl.lit(level).alias("power"), pl.lit(alpha).alias("alpha"))
@@ -1009,7 +1025,8 @@ def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000
         raise typer.Exit(code=2)
     for row in table.iter_rows(named=True):
         line = (f"{row['metric']}: to detect {row['effect']:g} ({row['question']}) with power {row['power']:g} at "
-                f"alpha {row['alpha']:g}: {row['games_needed']:,} games per batch")
+                f"alpha {row['alpha']:g} in a family of {row['family']} tests (alpha/{row['family']} each): "
+                f"{row['games_needed']:,} games per batch")
         if row["games_needed_unpaired"] is not None:
             line += f" (paired on the same seeds; unpaired batches would need {row['games_needed_unpaired']:,})"
         line += f"; sd {row['sd']:.3g} from a {analysis.n_games:,}-game pilot"

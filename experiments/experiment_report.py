@@ -291,9 +291,9 @@ def _methods(result: "ExperimentResult") -> str:
                      f"{exp.precision.half_width:g}, capped at {exp.precision.max_games:,} games; each step asks "
                      "for n·(width/target)²·1.1 games.")
     if exp.power:
-        from analysis.power import METHOD_MEAN, METHOD_TWO
+        from analysis.power import METHOD_FAMILY, METHOD_MEAN, METHOD_TWO
 
-        items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}.")
+        items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}; {METHOD_FAMILY}.")
     return "\n".join(f"- {item}" for item in items)
 
 
@@ -402,7 +402,8 @@ def sections(result: "ExperimentResult") -> list[Section]:
         out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
     if result.power is not None and result.power.height:
         out.append(Section("Games needed", "How many games per batch a two-sided test needs to detect each effect "
-                           f"with power {exp.power.power:g} at alpha {exp.power.alpha:g}, from the sds measured here; "
+                           f"with power {exp.power.power:g} at alpha {exp.power.alpha:g}, from the sds measured here, "
+                           "inside the family it is tested in (`family` tests: each at alpha/family); "
                            "`detectable_now` is the smallest effect these games detect.",
                            tables=[("power", result.power)]))
     return out

@@ -128,9 +128,12 @@ def test_power_table_matches_statsmodels(sweep):
     comp = result.comparisons.filter(pl.col("metric") == "key_player_win_rate")
     sd_diff = comp["sd"].max()
     assert row["sd"] == pytest.approx(sd_diff)
-    assert row["games_needed"] == P.games_for_mean(0.05, sd_diff)
+    # Sized for the family the comparison is tested in (alpha / family size).
+    tested = result.comparisons.filter((pl.col("family") == "primary") & pl.col("duplicate_of").is_null())
+    assert row["family"] == tested.height >= 1
+    assert row["games_needed"] == P.games_for_mean(0.05, sd_diff, family=row["family"])
     sd_values = result.estimates.filter(pl.col("metric") == "key_player_win_rate")["sd"].max()
-    assert row["games_needed_unpaired"] == P.games_for_two_means(0.05, sd_values)
+    assert row["games_needed_unpaired"] == P.games_for_two_means(0.05, sd_values, family=row["family"])
     assert row["games_needed"] < row["games_needed_unpaired"]
 
 
