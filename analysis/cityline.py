@@ -78,6 +78,15 @@ def roof_type_points(run: Run) -> Section:
                          "std": row[f"std_{r}"],
                          "share": row[f"mean_{r}"] / row["building_points"] if row["building_points"] else np.nan})
     table = _with_intervals(pl.DataFrame(rows))
+    # Intervals over games, not player-games: a policy's seats in one game share the dice.
+    low, high = [], []
+    for r in range(1, N_TYPES + 1):
+        by_game = stats.game_unit_rates(p, "policy", f"points_type{r}")
+        low.append(dict(zip(by_game["policy"], by_game["low"])))
+        high.append(dict(zip(by_game["policy"], by_game["high"])))
+    table = table.with_columns(
+        pl.Series("low", [low[i % N_TYPES][pol] for i, pol in enumerate(table["policy"])], pl.Float64),
+        pl.Series("high", [high[i % N_TYPES][pol] for i, pol in enumerate(table["policy"])], pl.Float64))
     fig, (ax,) = plots.new_figure(1, (7.5, 4.0))
     pols = table["policy"].unique(maintain_order=True).to_list()
     width = 0.8 / max(len(pols), 1)
@@ -95,7 +104,8 @@ def roof_type_points(run: Run) -> Section:
     best = (table.sort("mean", descending=True).group_by("policy", maintain_order=True).first()
             .select("policy", "roof", "mean"))
     text = ("Mean building points each roof type contributes per player and game (0 when the player "
-            "built none of that type), with 95% t intervals, and its share of all building points. "
+            "built none of that type), with 95% intervals over games (cluster-robust by game), and its share of all "
+            "building points. "
             "Same-type buildings at the same occupancy level score once (GAPS). Top type per policy: "
             + "; ".join(f"{r['policy']}: {r['roof']} ({r['mean']:.2f})" for r in best.iter_rows(named=True)) + ".")
     return Section("Points per roof type", text,

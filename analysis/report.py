@@ -249,6 +249,9 @@ def _win_rate_columns(rates: pl.DataFrame) -> pl.DataFrame:
 def score_distribution(run: Run) -> Section:
     players = scan_players(run)
     summary = stats.mean_table(players, "policy", "score", quantiles=QUANTILES)
+    # The interval runs over games (a policy's seats in one game are not independent).
+    by_game = stats.game_unit_rates(players, "policy", "score")
+    summary = summary.with_columns(by_game["low"].alias("low"), by_game["high"].alias("high"))
     counts = players.group_by("policy", "score").agg(pl.len().alias("count")).collect()
     # One set of edges for all policies, so the outlines are comparable.
     edges = stats.integer_bin_edges(counts["score"].min(), counts["score"].max())
@@ -260,7 +263,8 @@ def score_distribution(run: Run) -> Section:
     figure = plots.histogram_steps(series, title="Final score by policy", xlabel="final score")
     table = _rename_summary(summary)
     return Section("Score distribution by policy",
-                   "Mean final score per policy with a 95% t interval, and its quantiles.",
+                   "Mean final score per policy with a 95% interval over games (cluster-robust by game), "
+                   "and its quantiles over player-games.",
                    [("Final score by policy", table)],
                    [Plot("score_distribution", figure, "Final score by policy (share of player-games per score).")])
 
