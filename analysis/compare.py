@@ -351,3 +351,26 @@ def dominance(values: pl.DataFrame, top: str, confidence: float = CONFIDENCE) ->
     key, diff = closest
     return {"dominates": bool(diff.low > 0), "closest": key, "difference": diff.estimate, "low": diff.low,
             "high": diff.high}
+
+
+# --- unconditional per-game quantities (issue 8.6) -------------------------------------------------
+
+UNCONDITIONAL = ("every game counts: a seat that built no building of a roof type scores 0 with it, so two arms "
+                 "are compared on the same games and the same seats, not on the choice-dependent subsets of "
+                 "games where both built that roof")
+
+
+def roof_points_per_game(players: pl.DataFrame, names: dict[int, str]) -> pl.DataFrame:
+    """Cityline: per game and roof type, the mean over ALL seats of the points that roof
+    type earned (0 for a seat that built none). Unconditional, so a paired comparison
+    between arms uses every game. Columns game, key, value (the experiment metric layout).
+
+    Replaces experiments/cityline_metrics.roof_points, which averaged points per
+    building over the seats that built one and so compared arms on games where both
+    built that roof (a subset chosen by the players' choices)."""
+    frames = []
+    for r, name in names.items():
+        frames.append(players.group_by("game").agg(pl.col(f"points_type{r}").cast(pl.Float64).mean().alias("value"))
+                      .with_columns(pl.lit(name).alias("key")))
+    return (pl.concat(frames).select(pl.col("game").cast(pl.Int64), pl.col("key").cast(pl.Utf8),
+                                     pl.col("value").cast(pl.Float64)).sort(["game", "key"]))
