@@ -167,10 +167,12 @@ def buyer_outcomes(run: Run) -> Section:
         .sort("item", "price_bin")
         .collect()
     )
-    n = summary["n"].to_numpy()
-    win_low, win_high = stats.wilson_interval(summary["wins"].to_numpy(), n)
-    score_low, score_high = stats.t_interval_from_moments(n, summary["mean"].to_numpy(),
-                                                          summary["std"].fill_null(np.nan).to_numpy())
+    # Intervals over games: one game's buyers (several auctions, often the same player) are not
+    # independent, so the auctions are summed per game first (cluster-robust by game).
+    win_by_game = stats.game_unit_rates(buyers, ["item", "price_bin"], "win")
+    score_by_game = stats.game_unit_rates(buyers, ["item", "price_bin"], "score")
+    win_low, win_high = win_by_game["low"].to_numpy(), win_by_game["high"].to_numpy()
+    score_low, score_high = score_by_game["low"].to_numpy(), score_by_game["high"].to_numpy()
     summary = summary.with_columns(
         (pl.col("wins") / pl.col("n")).alias("win_rate"),
         pl.Series("win_low", np.atleast_1d(win_low)), pl.Series("win_high", np.atleast_1d(win_high)),
@@ -198,11 +200,12 @@ def buyer_outcomes(run: Run) -> Section:
     )
     text = ("Each won auction is one row: the buyer's final score and whether the buyer won the game, against "
             f"the price paid, binned ({labels[0]} … {labels[-1]}). This is an association, not a cause: strong "
-            "positions may both pay more and win more. Win rates: 95% Wilson intervals (a shared win counts as "
-            "a win); scores: 95% t intervals.")
+            "positions may both pay more and win more. Intervals run over games (a game with several won "
+            "auctions counts once, cluster-robust by game): win rates (a shared win counts as a win) and "
+            "scores, 95%.")
     return Section("What buying did for the buyer", text,
                    [("Buyer's outcome by item and price paid", table)],
-                   [Plot("buyer_vs_price", figure, "Buyer's win rate (Wilson 95%) and mean final score (t 95%) "
+                   [Plot("buyer_vs_price", figure, "Buyer's win rate and mean final score (95% intervals over games) "
                          "by price paid, per item; dashed line: fair share.")])
 
 
