@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
+from analysis.compare import roof_points_per_game
 from analysis.metrics import Metric, RunData, _select
 from analysis.run import Run
 from analysis.sections import Plot, Section
@@ -80,6 +81,15 @@ def roof_type_points(run: Run) -> Section:
                          "std": row[f"std_{r}"],
                          "share": row[f"mean_{r}"] / row["building_points"] if row["building_points"] else np.nan})
     table = _with_intervals(pl.DataFrame(rows))
+    # Intervals over games, not player-games: a policy's seats in one game share the dice.
+    low, high = [], []
+    for r in range(1, N_TYPES + 1):
+        by_game = stats.game_unit_rates(p, "policy", f"points_type{r}")
+        low.append(dict(zip(by_game["policy"], by_game["low"])))
+        high.append(dict(zip(by_game["policy"], by_game["high"])))
+    table = table.with_columns(
+        pl.Series("low", [low[i % N_TYPES][pol] for i, pol in enumerate(table["policy"])], pl.Float64),
+        pl.Series("high", [high[i % N_TYPES][pol] for i, pol in enumerate(table["policy"])], pl.Float64))
     fig, (ax,) = plots.new_figure(1, (7.5, 4.0))
     pols = table["policy"].unique(maintain_order=True).to_list()
     width = 0.8 / max(len(pols), 1)
@@ -97,7 +107,8 @@ def roof_type_points(run: Run) -> Section:
     best = (table.sort("mean", descending=True).group_by("policy", maintain_order=True).first()
             .select("policy", "roof", "mean"))
     text = ("Mean building points each roof type contributes per player and game (0 when the player "
-            "built none of that type), with 95% t intervals, and its share of all building points. "
+            "built none of that type), with 95% intervals over games (cluster-robust by game), and its share of all "
+            "building points. "
             "Same-type buildings at the same occupancy level score once (GAPS). Top type per policy: "
             + "; ".join(f"{r['policy']}: {r['roof']} ({r['mean']:.2f})" for r in best.iter_rows(named=True)) + ".")
     return Section("Points per roof type", text,
@@ -243,20 +254,21 @@ def seat_order(run: Run) -> Section:
                            reference=fair, reference_label="1 / players")
     scores = stats.mean_table(p, "seat", "score")
     text = ("Cityline's seats differ only in who re-rolls for the table (seat 0, the starting player, "
-            "when the variant allows it); everyone uses the same dice. Win rates by seat with Wilson "
-            "95% intervals (a shared win counts for every sharer, so rates can sum above 1); "
+            "when the variant allows it); everyone uses the same dice. Seat 0 moves first, so seat = turn-order "
+            "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
+            "so rates can sum above 1); "
             f"the dashed line is 1/{run.n_players}.")
     return Section("Does seat order matter?", text,
                    [("win rate by seat", rates), ("score by seat", scores)],
-                   [Plot("cityline_seat_wins", fig, "Win rate by seat, Wilson 95% intervals")])
+                   [Plot("cityline_seat_wins", fig, "Win rate by seat, 95% intervals over games")])
 
 
 # ------------------------------------------------------------------ experiment metrics
 # Is every roof type worth picking? Keys are roof types as "<die value> <name>" with the
 # names of the run's own variant (default: 1 Odds, 2 Evens, 3 Low, 4 High, 5 Pairs, 6 Any),
-# read from the players table's points_type<r> and buildings_type<r> columns. A game's
-# value is the mean over its seats that built that roof type, so a seat that never built
-# a Pairs building does not count as scoring 0 with it.
+# read from the players table's points_type<r> and buildings_type<r> columns. Roof points
+# are unconditional (a seat that built none of a type scores 0 with it), so two arms are
+# compared on the same games; shares are over the seats that built (scored) anything.
 
 def _long(run: RunData) -> pl.DataFrame:
     """One row per game, seat and roof type: buildings, points, and the seat's totals."""
@@ -277,10 +289,8 @@ def _long(run: RunData) -> pl.DataFrame:
 
 
 def roof_points(run: RunData) -> pl.DataFrame:
-    long = _long(run).filter(pl.col("buildings") > 0)
-    per_game = (long.group_by(["game", "roof"])
-                .agg((pl.col("points") / pl.col("buildings")).mean().alias("v")).sort(["game", "roof"]))
-    return _select(per_game, pl.col("roof"), pl.col("v"))
+    # every game and seat counts (0 for a seat that built none): arms are compared on the same games
+    return roof_points_per_game(run.table("players"), roof_names(run.run))
 
 
 def roof_share(run: RunData) -> pl.DataFrame:
@@ -308,8 +318,8 @@ def sky_hit_rate(run: RunData) -> pl.DataFrame:
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("roof_points", "mean points per building of each roof type (buildings with room; per game, the mean "
-           "over the seats that built one)", "mean", roof_points, dominance=True),
+    Metric("roof_points", "mean points each roof type earns a seat per game (0 for a seat that built none: "
+           "unconditional)", "mean", roof_points, dominance=True),
     Metric("roof_share", "share of a player's buildings that have each roof type", "mean", roof_share),
     Metric("roof_points_share", "share of a player's building points that come from each roof type", "mean",
            roof_points_share),

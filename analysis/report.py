@@ -127,59 +127,96 @@ def method_notes(run: Run) -> Section:
     text = "\n".join([
         f"- Rates (win rates, shared-win, stall and other rates) come with a 95% {stats.WILSON}.",
         f"- Means (scores, margins, game length) come with a 95% {stats.T_INTERVAL}.",
-        f"- Seat balance: {stats.CHI_SQUARE}, on the games with a single winner.",
+        f"- Win rates by seat and by policy: {stats.GAME_UNIT}. The seats of one game are not independent "
+        "(with shared dice one policy's seats win together; with one winner its seats exclude each other), "
+        "so counting player-games as independent would make intervals too narrow or too wide.",
+        "- Seats are counted in **turn order** (position 0 moves first), the order the game declares; a seat "
+        f"edge is tested with {stats.SEAT_TEST}.",
         "- A shared win counts as a win for every sharer in **win rate**; **win share** counts a "
         "win shared by k players as 1/k for each, so win shares of all seats add up to 1 and the "
         "fair share is exactly 1/P.",
-        "- Intervals treat each player-game as independent. Seats of one game are not quite "
-        "independent (usually one of them wins), so intervals for a policy that fills several "
-        "seats are slightly too narrow.",
     ])
     return Section("How to read this report", text)
 
 
+def turn_order_position(run: Run) -> pl.LazyFrame:
+    """(game, seat, position): each seat's place in the game's turn order, 0 = moves first.
+
+    Who moves first is the game's declaration (GameSpec.turn_order, e.g. Skyline 3000's
+    round-1 Key Player, dealt at random): position = (seat - that seat) mod P. Without a
+    declaration seat 0 moves first, so position = seat.
+    """
+    spec = game_spec(run.game_id)
+    order = spec.turn_order if spec is not None else None
+    players = run.scan("players").select(pl.col("game").cast(pl.Int64), pl.col("seat").cast(pl.Int64),
+                                         *([order.name] if order is not None and order.table == "players" else []))
+    if order is None:
+        return players.with_columns(pl.col("seat").alias("position"))
+    if order.table == "games":   # a column holding the seat that moves first
+        first = run.scan("games").select(pl.col("game").cast(pl.Int64), pl.col(order.name).cast(pl.Int64).alias("first"))
+    elif order.table == "players":  # a 0/1 flag on the row of the seat that moves first
+        first = players.filter(pl.col(order.name) == 1).select("game", pl.col("seat").alias("first"))
+    else:
+        raise ValueError(f"{run.game_id}: turn order column '{order.column}' is not in players or games")
+    return (players.join(first, on="game", how="left")
+            .select("game", "seat", ((pl.col("seat") - pl.col("first").fill_null(0)) % run.n_players)
+                    .alias("position")))
+
+
 def seat_win_rates(run: Run) -> Section:
     n_players = run.n_players
-    rates = stats.win_rates(players_with_winners(run), "seat")
-    single_winner_counts = (
-        run.scan("games").filter(pl.col("winner") >= 0)
-        .group_by("winner").agg(pl.len().alias("wins")).collect()
-    )
-    wins_by_seat = dict(zip(single_winner_counts["winner"].to_list(), single_winner_counts["wins"].to_list()))
-    observed = [wins_by_seat.get(seat, 0) for seat in range(n_players)]
-    test = stats.chisquare_uniform(observed)
+    frame = (players_with_winners(run).with_columns(pl.col("seat").cast(pl.Int64))
+             .join(turn_order_position(run), on=["game", "seat"], how="left"))
+    rates = stats.win_rates(frame, "position")
+    matrix = (frame.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
+              .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
+    win_matrix = matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns]).fill_null(0.0).to_numpy()
+    test = stats.seat_test(win_matrix)
+    edges = stats.seat_edge_table(win_matrix)
 
     fair = 1 / n_players
     best = rates.sort("win_rate", descending=True).row(0, named=True)
-    verdict = ("no seat is significantly favoured at the 5% level"
-               if test.p_value >= 0.05 else "the seats are **not** balanced at the 5% level")
+    if math.isnan(test.p_value):
+        verdict = (f"no test is possible: in every one of the {test.games:,} games all seats won together "
+                   "(or none won), so no seat ever did better than another")
+    elif test.p_value < 0.05:
+        favoured = edges.filter(pl.col("p_adjusted") < 0.05)
+        named = ", ".join(f"position {r['position']} ({r['edge']:+.4f})" for r in favoured.iter_rows(named=True))
+        verdict = ("turn order is **not** balanced at the 5% level"
+                   + (f"; edges beyond noise (Bonferroni over {n_players} positions): {named}" if named else ""))
+    else:
+        verdict = ("no turn-order edge detected at the 5% level (this is not evidence of fairness: "
+                   "fairness needs an equivalence margin)")
     text_lines = [
-        f"Seats are numbered clockwise from 0, as in the tables. Fair share: 1/{n_players} = {fair:.4f}.",
-        f"Best seat: {best['seat']} with win rate {best['win_rate']:.4f} "
-        f"(95% Wilson {best['win_low']:.4f}–{best['win_high']:.4f}).",
-        f"Chi-square test of the winning seat in the {sum(observed):,} games with a single winner "
-        f"against equal shares: statistic {test.statistic:.3f}, {test.dof} degrees of freedom, "
-        f"p = {_format_p(test.p_value)}: {verdict}.",
+        "Seats are counted in turn order: position 0 moves first, then clockwise. "
+        f"Fair share: 1/{n_players} = {fair:.4f}.",
+        f"Best position: {best['position']} with win rate {best['win_rate']:.4f} "
+        f"(95% {best['interval']} {best['win_low']:.4f}–{best['win_high']:.4f}).",
+        f"Cochran's Q test of equal win rates by position over {test.informative_games:,} of {test.games:,} games "
+        "(games where every seat won or none did carry no seat information): "
+        + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
+           if not math.isnan(test.p_value) else "")
+        + f"{verdict}.",
     ]
     if not run.manifest.get("rotate", True) and len(set(run.lineup)) > 1:
         text_lines.append("Seats did **not** rotate and the line-up mixes policies, so each seat's "
                           "rate also carries its policy's strength.")
     figure = plots.rate_chart(
-        [f"seat {s}" for s in rates["seat"].to_list()],
+        [f"position {s}" for s in rates["position"].to_list()],
         rates["win_rate"], rates["win_low"], rates["win_high"],
-        title="Win rate by seat", ylabel="win rate (shared wins count)",
+        title="Win rate by turn-order position", ylabel="win rate (shared wins count)",
         reference=fair, reference_label=f"fair share 1/{n_players}",
     )
-    table = pl.DataFrame({"seat": rates["seat"].cast(pl.Int64)}).hstack(_win_rate_columns(rates))
-    test_table = pl.DataFrame({
-        "seat": list(range(n_players)), "single wins": observed,
-        "expected if balanced": [sum(observed) / n_players] * n_players,
-    })
+    table = pl.DataFrame({"position": rates["position"].cast(pl.Int64)}).hstack(_win_rate_columns(rates))
+    edge_table = edges.select(
+        pl.col("position").cast(pl.Int64), "games", pl.col("edge").alias("mean edge"),
+        pl.col("low").alias("simultaneous 95% low"), pl.col("high").alias("simultaneous 95% high"),
+        "p_value", pl.col("p_adjusted").alias("p (Bonferroni)"))
     return Section("Win rate by seat", "\n\n".join(text_lines),
-                   [("Win rate by seat, 95% Wilson intervals", table),
-                    ("Chi-square test input: games won alone, by seat", test_table)],
-                   [Plot("seat_win_rates", figure, "Win rate by seat with 95% Wilson intervals; "
-                         f"dashed line: fair share 1/{n_players}.")])
+                   [("Win rate by turn-order position, 95% intervals over games", table),
+                    ("Per-game seat edges by position (win minus the game's mean win)", edge_table)],
+                   [Plot("seat_win_rates", figure, "Win rate by turn-order position with 95% intervals over "
+                         f"games; dashed line: fair share 1/{n_players}.")])
 
 
 def policy_win_rates(run: Run) -> Section:
@@ -187,11 +224,13 @@ def policy_win_rates(run: Run) -> Section:
     rates = stats.win_rates(players_with_winners(run), "policy")
     fair = 1 / n_players
     lines = [f"Each policy's rate is per player-game (a policy in two seats plays two player-games "
-             f"per game), so the fair share is still 1/{n_players} = {fair:.4f}.", ""]
+             f"per game), so the fair share is still 1/{n_players} = {fair:.4f}. Its interval runs over "
+             "games, not player-games: a policy's seats in one game are not independent.", ""]
     for row in rates.iter_rows(named=True):
         lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
                      f"({row['win_low']:.4f}–{row['win_high']:.4f}), win share {row['share_rate']:.4f} "
-                     f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['games']:,} player-games")
+                     f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['player_games']:,} player-games "
+                     f"in {row['games']:,} games ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
         title="Win rate by policy", ylabel="win rate (shared wins count)",
@@ -199,24 +238,27 @@ def policy_win_rates(run: Run) -> Section:
     )
     table = pl.DataFrame({"policy": rates["policy"]}).hstack(_win_rate_columns(rates))
     return Section("Win rate by policy", "\n".join(lines),
-                   [("Win rate by policy, 95% Wilson intervals", table)],
-                   [Plot("policy_win_rates", figure, "Win rate by policy with 95% Wilson intervals; "
+                   [("Win rate by policy, 95% intervals over games", table)],
+                   [Plot("policy_win_rates", figure, "Win rate by policy with 95% intervals over games; "
                          f"dashed line: fair share 1/{n_players}.")])
 
 
 def _win_rate_columns(rates: pl.DataFrame) -> pl.DataFrame:
     return rates.select(
-        pl.col("games").alias("player-games"), "wins",
+        pl.col("player_games").alias("player-games"), "games", "wins",
         pl.col("win_rate").alias("win rate"), pl.col("win_low").alias("95% low"),
         pl.col("win_high").alias("95% high"),
         pl.col("share_rate").alias("win share"), pl.col("share_low").alias("share 95% low"),
-        pl.col("share_high").alias("share 95% high"),
+        pl.col("share_high").alias("share 95% high"), "interval",
     )
 
 
 def score_distribution(run: Run) -> Section:
     players = scan_players(run)
     summary = stats.mean_table(players, "policy", "score", quantiles=QUANTILES)
+    # The interval runs over games (a policy's seats in one game are not independent).
+    by_game = stats.game_unit_rates(players, "policy", "score")
+    summary = summary.with_columns(by_game["low"].alias("low"), by_game["high"].alias("high"))
     counts = players.group_by("policy", "score").agg(pl.len().alias("count")).collect()
     # One set of edges for all policies, so the outlines are comparable.
     edges = stats.integer_bin_edges(counts["score"].min(), counts["score"].max())
@@ -228,7 +270,8 @@ def score_distribution(run: Run) -> Section:
     figure = plots.histogram_steps(series, title="Final score by policy", xlabel="final score")
     table = _rename_summary(summary)
     return Section("Score distribution by policy",
-                   "Mean final score per policy with a 95% t interval, and its quantiles.",
+                   "Mean final score per policy with a 95% interval over games (cluster-robust by game), "
+                   "and its quantiles over player-games.",
                    [("Final score by policy", table)],
                    [Plot("score_distribution", figure, "Final score by policy (share of player-games per score).")])
 

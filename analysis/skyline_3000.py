@@ -180,10 +180,12 @@ def buyer_outcomes(run: Run) -> Section:
         .sort("item", "price_bin")
         .collect()
     )
-    n = summary["n"].to_numpy()
-    win_low, win_high = stats.wilson_interval(summary["wins"].to_numpy(), n)
-    score_low, score_high = stats.t_interval_from_moments(n, summary["mean"].to_numpy(),
-                                                          summary["std"].fill_null(np.nan).to_numpy())
+    # Intervals over games: one game's buyers (several auctions, often the same player) are not
+    # independent, so the auctions are summed per game first (cluster-robust by game).
+    win_by_game = stats.game_unit_rates(buyers, ["item", "price_bin"], "win")
+    score_by_game = stats.game_unit_rates(buyers, ["item", "price_bin"], "score")
+    win_low, win_high = win_by_game["low"].to_numpy(), win_by_game["high"].to_numpy()
+    score_low, score_high = score_by_game["low"].to_numpy(), score_by_game["high"].to_numpy()
     summary = summary.with_columns(
         (pl.col("wins") / pl.col("n")).alias("win_rate"),
         pl.Series("win_low", np.atleast_1d(win_low)), pl.Series("win_high", np.atleast_1d(win_high)),
@@ -211,11 +213,12 @@ def buyer_outcomes(run: Run) -> Section:
     )
     text = ("Each won auction is one row: the buyer's final score and whether the buyer won the game, against "
             f"the price paid, binned ({labels[0]} … {labels[-1]}). This is an association, not a cause: strong "
-            "positions may both pay more and win more. Win rates: 95% Wilson intervals (a shared win counts as "
-            "a win); scores: 95% t intervals.")
+            "positions may both pay more and win more. Intervals run over games (a game with several won "
+            "auctions counts once, cluster-robust by game): win rates (a shared win counts as a win) and "
+            "scores, 95%.")
     return Section("What buying did for the buyer", text,
                    [("Buyer's outcome by item and price paid", table)],
-                   [Plot("buyer_vs_price", figure, "Buyer's win rate (Wilson 95%) and mean final score (t 95%) "
+                   [Plot("buyer_vs_price", figure, "Buyer's win rate and mean final score (95% intervals over games) "
                          "by price paid, per item; dashed line: fair share.")])
 
 
@@ -308,15 +311,12 @@ def key_player_effect(run: Run) -> Section:
     key_rates = stats.win_rates(players, "player").sort("player", descending=True)
     position_rates = stats.win_rates(players, "position")
 
-    single = (
-        run.scan("games").filter(pl.col("winner") >= 0)
-        .select(((pl.col("winner").cast(pl.Int64) - pl.col("first_key").cast(pl.Int64)) % n_players)
-                .alias("position"))
-        .group_by("position").agg(pl.len().alias("wins")).collect()
-    )
-    wins_by_position = dict(zip(single["position"].to_list(), single["wins"].to_list()))
-    observed = [wins_by_position.get(p, 0) for p in range(n_players)]
-    test = stats.chisquare_uniform(observed)
+    # Every game, shared wins included: Cochran's Q on the games x positions win matrix
+    # (equal to the chi-square of the winner's position when each game has one winner).
+    matrix = (players.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
+              .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
+    test = stats.seat_test(matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns])
+                           .fill_null(0.0).to_numpy())
 
     labels = ["Key"] + [f"Key+{p}" for p in range(1, n_players)]
     figure = plots.rate_chart(labels, position_rates["win_rate"], position_rates["win_low"],
@@ -329,26 +329,28 @@ def key_player_effect(run: Run) -> Section:
         "The Key Player starts the Construction Phase and wins level auction ties; the Key passes clockwise "
         "each round. Position counts seats clockwise from the round-1 Key Player (Key+1 holds the Key in "
         "round 2).",
-        f"Round-1 Key Player: win rate {key['win_rate']:.4f} (95% Wilson {key['win_low']:.4f}–"
+        f"Round-1 Key Player: win rate {key['win_rate']:.4f} (95% {key['interval']} {key['win_low']:.4f}–"
         f"{key['win_high']:.4f}); others: {others['win_rate']:.4f} ({others['win_low']:.4f}–"
         f"{others['win_high']:.4f}); fair share 1/{n_players} = {1 / n_players:.4f}.",
-        f"Chi-square test of the winner's position in the {sum(observed):,} games with a single winner against "
-        f"equal shares: statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {test.p_value:.4g}.",
+        (f"Cochran's Q test of equal win rates by position over the {test.informative_games:,} of {test.games:,} "
+         f"games in which some but not all seats won: statistic {test.statistic:.3f}, {test.dof} degrees of "
+         f"freedom, p = {test.p_value:.4g}." if not np.isnan(test.p_value) else
+         f"No test of position is possible: in all {test.games:,} games every seat won or none did."),
     ])
 
     def columns(rates: pl.DataFrame, first: pl.Expr) -> pl.DataFrame:
-        return rates.select(first, pl.col("games").alias("player-games"), "wins",
+        return rates.select(first, pl.col("player_games").alias("player-games"), "games", "wins",
                             pl.col("win_rate").alias("win rate"), pl.col("win_low").alias("95% low"),
                             pl.col("win_high").alias("95% high"), pl.col("share_rate").alias("win share"),
                             pl.col("share_low").alias("share 95% low"), pl.col("share_high").alias("share 95% high"))
 
     return Section("Key Player effect", text,
-                   [("Round-1 Key Player vs the others, 95% Wilson intervals", columns(key_rates, pl.col("player"))),
+                   [("Round-1 Key Player vs the others, 95% intervals over games", columns(key_rates, pl.col("player"))),
                     ("Win rate by position after the round-1 Key Player",
                      columns(position_rates, pl.col("position").replace_strict(dict(enumerate(labels)),
                                                                                return_dtype=pl.String)))],
                    [Plot("key_player_positions", figure, "Win rate by position clockwise from the round-1 Key "
-                         "Player, 95% Wilson intervals; dashed line: fair share.")])
+                         "Player, 95% intervals over games; dashed line: fair share.")])
 
 
 # --- cards ----------------------------------------------------------------------------------

@@ -76,40 +76,171 @@ def proportion_table(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str]
     )
 
 
-def win_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
-              confidence: float = CONFIDENCE) -> pl.DataFrame:
-    """Win rate per group with Wilson intervals, counted both ways.
+GAME_UNIT = ("the game is the unit: each group's wins are summed per game first, then the interval runs over "
+             "games (Wilson score interval when a group holds one seat per game and the outcome is 0/1; "
+             "otherwise the ratio estimate with a cluster-robust standard error grouped by game, as "
+             "statsmodels OLS cov_type='cluster', and a Student t quantile on games - 1 degrees of freedom)")
 
-    `frame` has one row per player and game with columns `win` (0/1, a
-    shared win counts for each sharer) and `n_winners` (players sharing the
-    game's win). Columns: by..., games, wins, win_rate, win_low, win_high,
-    win_shares, share_rate, share_low, share_high. `games` counts
-    player-games, so a policy filling two seats counts each game twice.
+
+def cluster_rate_interval(games, total_n, total_w, sum_ww, sum_wn, sum_nn, confidence: float = CONFIDENCE):
+    """Ratio estimate W/N with its cluster-robust interval, clusters = games.
+
+    Each game g contributes w_g (e.g. the wins of a policy's seats) out of n_g
+    (its seats). The estimate r = sum w_g / sum n_g is the per-player-game
+    rate; its variance is G/(G-1) * sum (w_g - r n_g)^2 / N^2, exactly the
+    cluster-robust variance of statsmodels OLS of the per-row outcome on a
+    constant with cov_type='cluster' grouped by game. Works on arrays (one
+    element per group) from the moments sum w, sum w^2, sum w n, sum n^2, so
+    millions of rows are aggregated in polars first. Returns (rate, low, high);
+    NaN bounds below 2 games.
+    """
+    games = np.asarray(games, dtype=float)
+    total_n = np.asarray(total_n, dtype=float)
+    total_w = np.asarray(total_w, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = total_w / total_n
+        resid = np.maximum(np.asarray(sum_ww, float) - 2 * rate * np.asarray(sum_wn, float)
+                           + rate ** 2 * np.asarray(sum_nn, float), 0.0)
+        se = np.sqrt(games / (games - 1) * resid) / total_n
+        q = scipy_stats.t.ppf(0.5 + confidence / 2, np.maximum(games - 1, 1))
+    low = np.where(games >= 2, rate - q * se, np.nan)
+    high = np.where(games >= 2, rate + q * se, np.nan)
+    if np.ndim(low) == 0:
+        return float(rate), float(low), float(high)
+    return rate, low, high
+
+
+def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str], value: str,
+                    confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Rate of `value` per group with the game as the unit (see GAME_UNIT).
+
+    `frame` has one row per player-game with a `game` column. Columns: by...,
+    player_games, games, total, rate, low, high, interval ("Wilson over games"
+    or "cluster-robust by game").
     """
     by = [by] if isinstance(by, str) else list(by)
-    counts = (
+    per_game = (
         frame.lazy()
-        .with_columns((pl.col("win").cast(pl.Float64) / pl.col("n_winners").cast(pl.Float64)).alias("win_share"))
-        .group_by(by)
-        .agg(pl.len().alias("games"),
-             pl.col("win").cast(pl.Int64).sum().alias("wins"),
-             pl.col("win_share").sum().alias("win_shares"))
+        .group_by(*by, "game")
+        .agg(pl.len().cast(pl.Float64).alias("n_g"), pl.col(value).cast(pl.Float64).sum().alias("w_g"))
+    )
+    groups = (
+        per_game.group_by(by)
+        .agg(pl.len().alias("games"), pl.col("n_g").sum().alias("player_games"), pl.col("w_g").sum().alias("total"),
+             (pl.col("w_g") ** 2).sum().alias("sww"), (pl.col("w_g") * pl.col("n_g")).sum().alias("swn"),
+             (pl.col("n_g") ** 2).sum().alias("snn"), (pl.col("n_g") == 1).all().alias("one_seat"),
+             pl.col("w_g").is_in([0.0, 1.0]).all().alias("binary"))
         .sort(by)
         .collect()
     )
-    n = counts["games"].to_numpy()
-    win_low, win_high = wilson_interval(counts["wins"].to_numpy(), n, confidence)
-    share_low, share_high = wilson_interval(counts["win_shares"].to_numpy(), n, confidence)
-    return counts.select(
-        *by, "games", "wins",
-        (pl.col("wins") / pl.col("games")).alias("win_rate"),
-        pl.Series("win_low", np.atleast_1d(win_low)),
-        pl.Series("win_high", np.atleast_1d(win_high)),
-        "win_shares",
-        (pl.col("win_shares") / pl.col("games")).alias("share_rate"),
-        pl.Series("share_low", np.atleast_1d(share_low)),
-        pl.Series("share_high", np.atleast_1d(share_high)),
+    rate, low, high = cluster_rate_interval(groups["games"].to_numpy(), groups["player_games"].to_numpy(),
+                                            groups["total"].to_numpy(), groups["sww"].to_numpy(),
+                                            groups["swn"].to_numpy(), groups["snn"].to_numpy(), confidence)
+    wilson = (groups["one_seat"] & groups["binary"]).to_numpy()
+    w_low, w_high = wilson_interval(groups["total"].to_numpy(), groups["games"].to_numpy(), confidence)
+    low = np.where(wilson, w_low, np.atleast_1d(low))
+    high = np.where(wilson, w_high, np.atleast_1d(high))
+    return groups.select(
+        *by, pl.col("player_games").cast(pl.Int64), pl.col("games").cast(pl.Int64), "total",
+        pl.Series("rate", np.atleast_1d(rate).astype(float)), pl.Series("low", np.atleast_1d(low).astype(float)),
+        pl.Series("high", np.atleast_1d(high).astype(float)),
+        pl.Series("interval", np.where(wilson, "Wilson over games", "cluster-robust by game")),
     )
+
+
+def win_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
+              confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Win rate per group, counted both ways, with the game as the unit.
+
+    `frame` has one row per player and game with columns `game`, `win` (0/1,
+    a shared win counts for each sharer) and `n_winners` (players sharing the
+    game's win). Columns: by..., player_games, games, wins, win_rate, win_low,
+    win_high, win_shares, share_rate, share_low, share_high, interval.
+
+    The seats of one game are not independent (one policy in several seats
+    wins together under shared dice; with one winner, its seats' wins exclude
+    each other), so every interval runs over games (GAME_UNIT): a group with
+    one seat per game and 0/1 outcomes gets a Wilson interval over games,
+    anything else the cluster-robust interval grouped by game.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    frame = frame.lazy().with_columns(
+        (pl.col("win").cast(pl.Float64) / pl.col("n_winners").cast(pl.Float64)).alias("win_share"))
+    wins = game_unit_rates(frame, by, "win", confidence)
+    shares = game_unit_rates(frame, by, "win_share", confidence)
+    return wins.select(
+        *by, "player_games", "games", pl.col("total").round(0).cast(pl.Int64).alias("wins"),
+        pl.col("rate").alias("win_rate"), pl.col("low").alias("win_low"), pl.col("high").alias("win_high"),
+        shares["total"].alias("win_shares"), shares["rate"].alias("share_rate"), shares["low"].alias("share_low"),
+        shares["high"].alias("share_high"), "interval",
+    )
+
+
+# --- seats in turn order -------------------------------------------------------
+
+SEAT_TEST = ("Cochran's Q test (statsmodels cochrans_q) that every turn-order position has the same win "
+             "probability, with the game as the block: it tests the per-game seat edges (a seat's win minus "
+             "the mean win of its game), so a shared win counts for every sharer and no game is dropped; "
+             "with one winner per game it equals the chi-square test of the winner's position")
+
+
+@dataclass(frozen=True)
+class SeatTest:
+    statistic: float
+    p_value: float
+    dof: int
+    informative_games: int   # games whose seats did not all win or all lose
+    games: int
+
+
+def seat_test(win_matrix) -> SeatTest:
+    """Cochran's Q on a games x positions 0/1 win matrix (see SEAT_TEST).
+
+    Games in which every seat won (a fully shared win) or none did carry no
+    information about seats; when no game is left the test is undefined and
+    p_value is NaN: the caller must say so, never turn it into a verdict.
+    """
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    x = np.asarray(win_matrix, dtype=float)
+    games, positions = x.shape
+    row = x.sum(axis=1)
+    informative = int(((row > 0) & (row < positions)).sum())
+    if informative == 0 or positions < 2:
+        return SeatTest(float("nan"), float("nan"), positions - 1, informative, games)
+    result = cochrans_q(x[(row > 0) & (row < positions)])
+    return SeatTest(float(result.statistic), float(result.pvalue), int(result.df), informative, games)
+
+
+def seat_edge_table(win_matrix, confidence: float = CONFIDENCE, family: int | None = None) -> pl.DataFrame:
+    """Each position's mean per-game edge (win minus the game's mean win) with a
+    t interval over games, simultaneous over `family` tests (Bonferroni; default:
+    the positions in the matrix) so the interval excludes 0 exactly when the
+    adjusted p-value is below 1 - confidence. Columns: position, games, edge,
+    low, high, p_value, p_adjusted."""
+    x = np.asarray(win_matrix, dtype=float)
+    games, positions = x.shape
+    family = positions if family is None else family
+    edges = x - x.mean(axis=1, keepdims=True)
+    level = 1 - (1 - confidence) / family
+    rows = []
+    for position in range(positions):
+        estimate = mean_t_interval(edges[:, position], level)
+        p = _t_test_p(edges[:, position])
+        rows.append({"position": position, "games": games, "edge": estimate.value, "low": estimate.low,
+                     "high": estimate.high, "p_value": p, "p_adjusted": min(1.0, p * family)})
+    return pl.DataFrame(rows)
+
+
+def _t_test_p(values) -> float:
+    """Two-sided one-sample t-test of mean 0 (scipy); 1 for all-zero values, NaN below 2 values."""
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return float("nan")
+    if np.all(values == values[0]):
+        # A constant sample: the sign test is the only honest answer (all n on one side).
+        return 1.0 if values[0] == 0 else float(min(1.0, 2 * 0.5 ** values.size))
+    return float(scipy_stats.ttest_1samp(values, 0.0).pvalue)
 
 
 # --- means -------------------------------------------------------------------

@@ -125,7 +125,8 @@ def arms_plot(estimates: pl.DataFrame, arms: list[str], metric: str, confidence:
 
 
 def differences_plot(comparisons: pl.DataFrame, metric: str, confidence: float = 0.95) -> Figure:
-    """Paired differences (b - a) with intervals; filled markers are significant after Holm."""
+    """Paired differences (b - a) with intervals at each row's family level; filled markers are significant
+    after the family correction (Bonferroni for the primary family, Benjamini-Hochberg for the others)."""
     sub = comparisons.filter(pl.col("metric") == metric)
     labels = [f"{r['arm_b']} − {r['arm_a']}" + ("" if r["key"] == "all" else f" [{r['key']}]")
               for r in sub.iter_rows(named=True)]
@@ -140,7 +141,7 @@ def differences_plot(comparisons: pl.DataFrame, metric: str, confidence: float =
     axes.axvline(0, color="0.4", linestyle="--", linewidth=1)
     axes.set_yticks(y, labels, fontsize=7)
     axes.set_xlabel(f"difference in {metric}")
-    axes.set_title(f"{metric}: paired differences ({confidence:.0%} intervals; red = significant after Holm)",
+    axes.set_title(f"{metric}: paired differences (family-adjusted intervals; red = significant after correction)",
                    fontsize=9)
     axes.grid(alpha=0.3, axis="x")
     return figure

@@ -18,6 +18,8 @@ plus at most one of a sweep, a comparison or a fairness matrix:
     metrics = ["key_player_win_rate", "seat_edge", "score_spread", "margin"]
     answer = ["key_player_win_rate"]    # optional; metrics the answer discusses (default: the first)
     confidence = 0.95                   # optional
+    seat_margin = 0.02                  # optional: largest seat edge that does not matter; "fair" is
+                                        # concluded only when every seat is shown inside +-margin (TOST)
 
     [sweep]                             # a grid: every combination is one batch
     "scoring.megamall_multiplier" = [1, 2, 3, 4]        # or { start = 1, stop = 4, step = 1 }
@@ -85,7 +87,7 @@ from experiments.runner import RunConfig, RunError, default_chunk_size, prepare,
 KINDS = ("single", "sweep", "compare", "fairness")
 TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "precision", "power")
 EXPERIMENT_KEYS = ("name", "question", "game", "variant", "overrides", "players", "policies", "rotate", "games",
-                   "seed", "metrics", "answer", "confidence")
+                   "seed", "metrics", "answer", "confidence", "seat_margin")
 ARM_KEYS = ("variant", "overrides", "players", "policies", "rotate", "label")
 COMPARE_OPTIONS = ("baseline", "pairs")
 FAIRNESS_KEYS = ("players", "policies")
@@ -183,6 +185,7 @@ class Experiment:
     fairness_players: list[int] = field(default_factory=list)
     fairness_policies: list[str] = field(default_factory=list)
     digest: str = ""
+    margin: float | None = None        # seat-edge equivalence margin (win-rate points); None: no fairness test
 
     @property
     def all_metrics(self) -> list[str]:
@@ -359,6 +362,12 @@ def load_experiment(path: str | Path) -> Experiment:
     confidence = _expect(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
     if not 0.5 <= confidence < 1:
         raise ExperimentError(source, "experiment.confidence", f"must be in [0.5, 1), not {confidence}")
+    margin = exp.get("seat_margin")
+    if margin is not None:
+        _expect(source, "experiment.seat_margin", margin, "number")
+        if not 0 < margin < 1:
+            raise ExperimentError(source, "experiment.seat_margin", f"must be between 0 and 1, not {margin}")
+        margin = float(margin)
     base_variant = exp.get("variant")
     if base_variant is not None:
         _expect(source, "experiment.variant", base_variant, "str")
@@ -548,7 +557,7 @@ def load_experiment(path: str | Path) -> Experiment:
         baseline=baseline, pairs=pairs, games=games, seed=seed, metrics=list(metrics), answer=list(answer),
         confidence=float(confidence), precision=precision, power=power, sweep_keys=sweep_keys,
         fairness_players=fairness_players, fairness_policies=fairness_policies,
-        digest=hashlib.sha256(text.encode()).hexdigest()[:16],
+        digest=hashlib.sha256(text.encode()).hexdigest()[:16], margin=margin,
     )
 
 
@@ -629,12 +638,12 @@ class Analysis:
 
     n_games: int
     estimates: pl.DataFrame          # plan, metric, key, n, estimate, low, high, sd, interval (+ params)
-    comparisons: pl.DataFrame        # metric, key, arm_a, arm_b, difference, low, high, p_value, p_holm, ...
+    comparisons: pl.DataFrame        # metric, key, arm_a, arm_b, difference, low, high, p_value, family, p_adjusted, ...
     values: dict[tuple[int, str], pl.DataFrame]
 
 
 def analyse(experiment: Experiment, paths: list[Path], n_games: int) -> Analysis:
-    from analysis.compare import add_holm, compare_values
+    from analysis.compare import compare_values
 
     data = [M.RunData(path, n_games) for path in paths]
     values: dict[tuple[int, str], pl.DataFrame] = {}
@@ -667,21 +676,89 @@ def analyse(experiment: Experiment, paths: list[Path], n_games: int) -> Analysis
                                       confidence=experiment.confidence)
             table = table.join(unpaired.select("key", ((pl.col("high") - pl.col("low")) / 2).alias("unpaired_half_width")),
                                on="key", how="left")
-            rows.append(table.with_columns(pl.lit(name).alias("metric"), pl.lit(experiment.plans[a].label).alias("arm_a"),
+            rows.append(table.with_columns(pl.lit(name).alias("metric"), pl.lit(a).alias("_a"), pl.lit(b).alias("_b"),
+                                           pl.lit(experiment.plans[a].label).alias("arm_a"),
                                            pl.lit(experiment.plans[b].label).alias("arm_b")))
     if rows:
-        comparisons = pl.concat(rows, how="vertical")
-        asked = comparisons.filter(pl.col("metric").is_in(experiment.metrics))
-        others = comparisons.filter(~pl.col("metric").is_in(experiment.metrics))
-        # Holm over the comparisons the designer asked for; extra metrics get their own family
-        alpha = 1 - experiment.confidence
-        comparisons = pl.concat([add_holm(asked, alpha), add_holm(others, alpha)], how="vertical")
-        comparisons = comparisons.select("metric", "key", "arm_a", "arm_b", "n", "mean_a", "mean_b", "difference",
-                                         "low", "high", "sd", "unpaired_half_width", "p_value", "test", "p_holm",
-                                         "significant", "paired")
+        comparisons = _families(experiment, pl.concat(rows, how="vertical"), values)
     else:
         comparisons = pl.DataFrame()
     return Analysis(n_games, estimates, comparisons, values)
+
+
+def _families(experiment: Experiment, table: pl.DataFrame, values: dict) -> pl.DataFrame:
+    """Primary family: the answer metrics, each contrast once (Bonferroni, simultaneous
+    intervals); every other row: Benjamini-Hochberg with false-coverage-rate intervals;
+    rows whose per-game differences are all 0 are not tested. Each row's interval is
+    recomputed at its family's level, so it excludes 0 exactly when the row is flagged."""
+    from analysis.compare import (FAMILIES, PRIMARY, SECONDARY, UNTESTED, adjust_family, compare_values,
+                                  duplicate_contrasts, paired_vectors)
+
+    alpha = 1 - experiment.confidence
+    primary_metrics = list(dict.fromkeys(experiment.answer))
+    rows = table.with_row_index("_row").to_dicts()
+    family, duplicate_of = {}, {}
+    primary_diffs = {}
+    for r in sorted(rows, key=lambda r: (primary_metrics.index(r["metric"]) if r["metric"] in primary_metrics
+                                         else len(primary_metrics), r["_row"])):
+        if r["test"] == "identical":
+            family[r["_row"]] = UNTESTED
+        elif r["metric"] in primary_metrics:
+            family[r["_row"]] = PRIMARY
+            primary_diffs[r["_row"]] = (r["_a"], r["_b"], paired_vectors(values[(r["_a"], r["metric"])],
+                                                                         values[(r["_b"], r["metric"])], r["key"]))
+        else:
+            family[r["_row"]] = SECONDARY
+    # One contrast enters the primary family once, per pair of arms.
+    by_pair: dict[tuple, dict] = {}
+    for row, (a, b, d) in primary_diffs.items():
+        by_pair.setdefault((a, b), {})[row] = d
+    for diffs in by_pair.values():
+        duplicate_of.update(duplicate_contrasts(diffs))
+    label = {r["_row"]: f"{r['metric']} ({r['key']})" for r in rows}
+
+    p_adjusted = {r["_row"]: 1.0 for r in rows}
+    significant = {r["_row"]: False for r in rows}
+    level = {r["_row"]: experiment.confidence for r in rows}
+    for name, method in ((PRIMARY, "bonferroni"), (SECONDARY, "fdr_bh")):
+        members = [r for r in rows if family[r["_row"]] == name and r["_row"] not in duplicate_of]
+        adj = adjust_family([r["p_value"] for r in members], alpha, method)
+        for r, p, rej in zip(members, adj.adjusted, adj.reject):
+            p_adjusted[r["_row"]], significant[r["_row"]], level[r["_row"]] = float(p), bool(rej), adj.level
+    for row, first in duplicate_of.items():
+        p_adjusted[row], significant[row], level[row] = p_adjusted[first], significant[first], level[first]
+
+    # Intervals at each row's family level (from the same test inversion as its p-value).
+    low, high = {}, {}
+    cache: dict[tuple, pl.DataFrame] = {}
+    for r in rows:
+        if r["test"] == "identical":
+            low[r["_row"]], high[r["_row"]] = r["low"], r["high"]
+            continue
+        key = (r["_a"], r["_b"], r["metric"], level[r["_row"]])
+        if key not in cache:
+            cache[key] = compare_values(values[(r["_a"], r["metric"])], values[(r["_b"], r["metric"])], paired=True,
+                                        confidence=level[r["_row"]])
+        hit = cache[key].filter(pl.col("key") == r["key"]).row(0, named=True)
+        low[r["_row"]], high[r["_row"]] = hit["low"], hit["high"]
+    order = [r["_row"] for r in rows]
+    nominal_half = ((table["high"] - table["low"]) / 2).to_numpy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = table["unpaired_half_width"].to_numpy() / nominal_half
+    out = table.with_columns(
+        pl.Series("pairing_gain", gain, pl.Float64),
+        pl.Series("low", [low[i] for i in order], pl.Float64), pl.Series("high", [high[i] for i in order], pl.Float64),
+        pl.Series("family", [family[i] for i in order]),
+        pl.Series("duplicate_of", [label[duplicate_of[i]] if i in duplicate_of else None for i in order], pl.Utf8),
+        pl.Series("interval_level", [level[i] for i in order], pl.Float64),
+        pl.Series("p_adjusted", [p_adjusted[i] for i in order], pl.Float64),
+        pl.Series("significant", [significant[i] for i in order], pl.Boolean),
+    )
+    assert set(FAMILIES) >= set(family.values())
+    return out.select("metric", "key", "arm_a", "arm_b", "n", "mean_a", "mean_b", "difference", "low", "high",
+                      "interval_level", "sd", "unpaired_half_width", "pairing_gain", "p_value", "test", "family",
+                      "duplicate_of",
+                      "p_adjusted", "significant", "paired")
 
 
 def widest_half_width(experiment: Experiment, analysis: Analysis) -> float:
@@ -901,7 +978,8 @@ def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000
         raise typer.Exit(code=2)
     for row in table.iter_rows(named=True):
         line = (f"{row['metric']}: to detect {row['effect']:g} ({row['question']}) with power {row['power']:g} at "
-                f"alpha {row['alpha']:g}: {row['games_needed']:,} games per batch")
+                f"alpha {row['alpha']:g} in a family of {row['family']} tests (alpha/{row['family']} each): "
+                f"{row['games_needed']:,} games per batch")
         if row["games_needed_unpaired"] is not None:
             line += f" (paired on the same seeds; unpaired batches would need {row['games_needed_unpaired']:,})"
         line += f"; sd {row['sd']:.3g} from a {analysis.n_games:,}-game pilot"

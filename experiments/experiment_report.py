@@ -1,5 +1,5 @@
 """An experiment's report: the question, a one-paragraph answer, the combined
-table, plots with intervals, paired differences with Holm-adjusted tests, a
+table, plots with intervals, paired differences with adjusted tests, a
 balance summary, and which interval and test each number came from.
 
     results/<experiment>/report.md, report.html, figures/*.png
@@ -56,20 +56,23 @@ def _p(p: float) -> str:
 # --- summaries ------------------------------------------------------------------------------
 
 def balance_table(result: "ExperimentResult") -> pl.DataFrame:
-    """Per batch: the largest seat edge (interval, Holm over that batch's seats) and,
+    """Per batch: the largest seat edge (simultaneous interval, Bonferroni over every seat of every batch) and,
     for each metric whose keys compete (policies, roof types), whether one dominates."""
     exp, analysis = result.experiment, result.analysis
+    # One family for every seat of every batch, as in the fairness matrix: one seat, one adjusted p.
+    cells = [i for i in range(len(exp.plans)) if (i, "seat_edge") in analysis.values]
+    family = F.seat_family([analysis.values[(i, "seat_edge")] for i in cells], exp.confidence, exp.margin)
     rows = []
     for i, plan in enumerate(exp.plans):
         row = {"batch": plan.label, "players": plan.players}
         if (i, "seat_edge") in analysis.values:
-            seats = F.seat_edges(analysis.values[(i, "seat_edge")], exp.confidence)
-            adjusted, reject = C.holm(seats["p_value"].to_numpy(), 1 - exp.confidence)
-            seats = seats.with_columns(pl.Series("p_holm", adjusted), pl.Series("significant", reject))
+            seats = family.filter(pl.col("cell") == cells.index(i))
             worst = seats.sort(pl.col("edge").abs(), descending=True).row(0, named=True)
             row.update({"largest seat edge": f"{worst['key']} {_interval(worst['edge'], worst['low'], worst['high'], True)}",
                         "edge": worst["edge"], "edge low": worst["low"], "edge high": worst["high"],
-                        "seat edge real": bool(worst["significant"]), "p (Holm)": _p(worst["p_holm"])})
+                        "seat edge real": bool(worst["significant"]), "p (adjusted)": _p(worst["p_adjusted"])})
+            if exp.margin is not None:
+                row["fair within margin"] = bool(seats["equivalent"].all())
         notes = []
         for name, metric in M.metrics_for(exp.game).items():
             if not metric.dominance or (i, name) not in analysis.values:
@@ -78,16 +81,15 @@ def balance_table(result: "ExperimentResult") -> pl.DataFrame:
             if est.height < 2:
                 continue
             ranked = est.sort("estimate", descending=True)
-            top, runner_up = ranked.row(0, named=True), ranked.row(1, named=True)
-            others_high = ranked["high"][1:].max()
+            top = ranked.row(0, named=True)
             spread = f"; spread of the means {_num(top['estimate'] - ranked['estimate'][-1])}"
-            if top["low"] > others_high:
-                notes.append(f"{name}: {top['key']} dominates ({_interval(top['estimate'], top['low'], top['high'])}"
-                             f" vs next {runner_up['key']} {_interval(runner_up['estimate'], runner_up['low'], runner_up['high'])}"
-                             f"{spread})")
+            dom = C.dominance(analysis.values[(i, name)], top["key"], exp.confidence)
+            if dom["dominates"]:
+                notes.append(f"{name}: {top['key']} dominates (paired on games, beats every other key; closest "
+                             f"{dom['closest']} by {_interval(dom['difference'], dom['low'], dom['high'], True)}{spread})")
             else:
-                notes.append(f"{name}: nothing dominates (best {top['key']} "
-                             f"{_interval(top['estimate'], top['low'], top['high'])} overlaps {runner_up['key']}{spread})")
+                notes.append(f"{name}: nothing dominates (best {top['key']} vs {dom['closest']}, paired on games: "
+                             f"{_interval(dom['difference'], dom['low'], dom['high'], True)}{spread})")
         row["dominance"] = "; ".join(notes) if notes else "—"
         rows.append(row)
     return pl.DataFrame(rows)
@@ -107,7 +109,7 @@ def summarise(result: "ExperimentResult") -> None:
     exp = result.experiment
     result.balance = balance_table(result) if max(p.players for p in exp.plans) > 1 else pl.DataFrame()
     if exp.kind == "fairness":
-        result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence)
+        result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence, exp.margin)
     if exp.power:
         result.power = power_table(exp, result.analysis)
     result.fairness_change = fairness_change_table(result)
@@ -157,9 +159,13 @@ def _describe_differences(exp, comparisons: pl.DataFrame, metric: str) -> list[s
         name = "" if r["key"] == M.ALL else f" ({r['key']})"
         verdict = ("a real difference" if r["significant"]
                    else "not distinguishable from noise at these games")
+        if r["family"] == C.UNTESTED:
+            verdict = "identical in every game"
+        dup = f"; the same contrast as {r['duplicate_of']}" if r.get("duplicate_of") else ""
         lines.append(f"{r['arm_b']} vs {r['arm_a']}{name}: "
                      f"{_interval(r['difference'], r['low'], r['high'], True)} "
-                     f"({r['test']}, Holm-adjusted p = {_p(r['p_holm'])}): {verdict}.")
+                     f"({r['interval_level']:.1%} interval, {r['test']}, {r['family']} family, adjusted "
+                     f"p = {_p(r['p_adjusted'])}{dup}): {verdict}.")
     return lines
 
 
@@ -207,7 +213,7 @@ def _answer_metric(exp, analysis, metric: str) -> str:
         comp = analysis.comparisons.filter(pl.col("metric") == metric)
         real = comp.filter(pl.col("significant").fill_null(False))
         text += (f" Paired on the same seeds, {real.height} of {comp.height} differences from the baseline are real "
-                 f"after Holm's correction")
+                 f"after the correction for multiple comparisons")
         if len(diffs) <= MAX_LISTED:
             text += ": " + " ".join(diffs)
         else:
@@ -238,7 +244,13 @@ def answer(result: "ExperimentResult") -> str:
                 if r.get("largest seat edge"):
                     real = "real" if r["seat edge real"] else "within noise"
                     parts.append(f"{r['batch']}: {r['largest seat edge']} ({real})")
-            paragraphs.append("Largest seat edge (win rate minus the average seat's): " + "; ".join(parts) + ".")
+            paragraphs.append("Largest seat edge (win rate minus the average seat's; the largest of several "
+                              "estimates, so biased upward, shown with its simultaneous interval): "
+                              + "; ".join(parts) + ".")
+            if exp.margin is not None and "fair within margin" in result.balance.columns:
+                fair = [r["batch"] for r in result.balance.iter_rows(named=True) if r.get("fair within margin")]
+                paragraphs.append(f"Fair within +-{exp.margin:g} (every seat's edge, equivalence test): "
+                                  + (", ".join(fair) if fair else "no batch") + ".")
     if result.precision_log:
         last = result.precision_log[-1]
         p = exp.precision
@@ -264,24 +276,26 @@ def _methods(result: "ExperimentResult") -> str:
             "wherever the rules allow (common random numbers). Differences are paired on the game index.",
             f"Tests: {C.METHODS[C.PAIRED_T]}; {C.METHODS[C.MCNEMAR]}. The `test` column names the one used; "
             "`unpaired_half_width` is what the interval would be without pairing (Welch).",
-            f"Multiple comparisons: {C.HOLM}; the metrics asked for form one family, the balance metrics "
-            "computed besides them another. `significant` means Holm-adjusted p < "
-            f"{1 - exp.confidence:.2g}.",
+            f"Multiple comparisons: {C.BONFERRONI}; {C.FDR}. Rows whose per-game differences are all 0 are "
+            f"not tested. `significant` means adjusted p < {1 - exp.confidence:.2g}; `interval_level` is the "
+            "level of each row's interval.",
         ]
     if exp.kind == "fairness" or any(p.players > 1 for p in exp.plans):
-        items.append(f"Seat edges: {F.EDGE_TEST}.")
+        items.append(f"Seat edges: {F.EDGE_TEST}. Largest seat edge: {F.SELECTED}.")
+        items.append(f"Fairness: {F.EQUIVALENCE}"
+                     + (f" Margin here: {exp.margin:g}." if exp.margin is not None else " No margin was set."))
     if result.fairness_change is not None:
         items.append(f"Fairer or not: {F.UNFAIRNESS}.")
-    items.append("A policy, roof type or card \"dominates\" when its interval lies wholly above every other's.")
+    items.append(f"A policy, roof type or card \"dominates\": {C.DOMINANCE}.")
     if exp.precision:
         items.append(f"Precision: games are added (to every batch alike) until the widest {exp.confidence:.0%} "
                      f"half-width of {', '.join(exp.precision.metrics)} ({exp.precision.on}) is at most "
                      f"{exp.precision.half_width:g}, capped at {exp.precision.max_games:,} games; each step asks "
                      "for n·(width/target)²·1.1 games.")
     if exp.power:
-        from analysis.power import METHOD_MEAN, METHOD_TWO
+        from analysis.power import METHOD_FAMILY, METHOD_MEAN, METHOD_TWO
 
-        items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}.")
+        items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}; {METHOD_FAMILY}.")
     return "\n".join(f"- {item}" for item in items)
 
 
@@ -354,29 +368,33 @@ def sections(result: "ExperimentResult") -> list[Section]:
 
     if analysis.comparisons.height:
         asked = analysis.comparisons.filter(pl.col("metric").is_in(exp.metrics + exp.answer))
-        view = asked.select("metric", "key", "arm_a", "arm_b", "difference", "low", "high", "unpaired_half_width",
-                            "test", "p_value", "p_holm", "significant", "n")
+        view = asked.select("metric", "key", "arm_a", "arm_b", "difference", "low", "high", "interval_level",
+                            "unpaired_half_width", "test", "p_value", "family", "p_adjusted", "significant", "n")
         plots = [Plot(f"differences_{m}", S.differences_plot(asked, m, exp.confidence),
                       f"{m}: paired differences from the baseline with {exp.confidence:.0%} intervals")
                  for m in exp.answer if asked.filter(pl.col("metric") == m).height]
-        ratio = (asked["unpaired_half_width"] / ((asked["high"] - asked["low"]) / 2)).drop_nans().drop_nulls()
-        ratio = ratio.filter(ratio.is_finite())
+        gains = (asked.filter(pl.col("pairing_gain").is_finite()).group_by("metric", maintain_order=True)
+                 .agg(pl.col("pairing_gain").median()))
         gain = ""
-        if ratio.len():
-            med = float(ratio.median())
-            gain = (f" Pairing on the same seeds made the intervals {med:.1f}x narrower than unpaired ones "
-                    f"(median), worth about {med ** 2:.0f}x as many unpaired games.")
-        out.append(Section("Differences", f"{view.height} comparisons, Holm-corrected together.{gain}",
+        if gains.height:
+            gain = (" Pairing on the same seeds narrowed the intervals, per metric (median over keys and pairs, "
+                    "unpaired half-width / paired half-width at the same level): "
+                    + "; ".join(f"{r['metric']} {r['pairing_gain']:.1f}x" for r in gains.iter_rows(named=True))
+                    + ".")
+        out.append(Section("Differences", f"{view.height} comparisons: the primary family corrected by Bonferroni, "
+                           f"the others by Benjamini-Hochberg.{gain}",
                            tables=[("paired differences (b − a)", view)], plots=plots))
 
     if result.fairness is not None:
         out.append(Section("Fairness matrix", F.fairness_conclusion(result.fairness, exp.fairness_policies),
                            tables=[("seat win rates and the largest seat edge per cell", result.fairness)]))
     if result.balance is not None and result.balance.height:
-        cols = [c for c in ("batch", "players", "largest seat edge", "seat edge real", "p (Holm)", "dominance")
+        cols = [c for c in ("batch", "players", "largest seat edge", "seat edge real", "p (adjusted)",
+                            "fair within margin", "dominance")
                 if c in result.balance.columns]
         out.append(Section("Balance at a glance", "Largest seat edge: the seat whose win rate is furthest from the "
-                           "average seat's, with its interval; real = significant after Holm over that batch's seats.",
+                           "average seat's, with its simultaneous interval; real = significant after Bonferroni over every seat "
+                           "of every batch (the same family as the fairness matrix).",
                            tables=[("balance", result.balance.select(cols))]))
     if result.fairness_change is not None:
         out.append(Section("Fairer or not", f"Unfairness: {F.UNFAIRNESS}. A change whose interval lies below 0 "
@@ -386,7 +404,8 @@ def sections(result: "ExperimentResult") -> list[Section]:
         out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
     if result.power is not None and result.power.height:
         out.append(Section("Games needed", "How many games per batch a two-sided test needs to detect each effect "
-                           f"with power {exp.power.power:g} at alpha {exp.power.alpha:g}, from the sds measured here; "
+                           f"with power {exp.power.power:g} at alpha {exp.power.alpha:g}, from the sds measured here, "
+                           "inside the family it is tested in (`family` tests: each at alpha/family); "
                            "`detectable_now` is the smallest effect these games detect.",
                            tables=[("power", result.power)]))
     return out
@@ -407,7 +426,7 @@ def manifest(result: "ExperimentResult") -> dict:
                      "games_in_run": runfolder.contiguous_games(r.path), "games_simulated_now": r.games_simulated,
                      "seconds_now": round(r.seconds, 3)} for r in result.records],
         "precision_log": result.precision_log,
-        "methods": {"intervals": M.INTERVALS, "tests": C.METHODS, "multiple_comparisons": C.HOLM,
+        "methods": {"intervals": M.INTERVALS, "tests": C.METHODS, "multiple_comparisons": C.FAMILIES,
                     "seat_edges": F.EDGE_TEST, "unfairness": F.UNFAIRNESS},
         "seconds": round(result.seconds, 3),
         "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -457,24 +476,40 @@ def power_table(experiment: Any, analysis: Any, effects: dict[str, float] | None
     effects = effects if effects is not None else (spec.effects if spec else {})
     level = power if power is not None else (spec.power if spec else 0.8)
     alpha = alpha if alpha is not None else (spec.alpha if spec else 1 - experiment.confidence)
+    comparisons = analysis.comparisons
+    if comparisons.height and "family" in comparisons.columns:
+        tested = comparisons.filter((pl.col("family") != "untested") & pl.col("duplicate_of").is_null())
+        family_sizes = dict(tested.group_by("family").len().iter_rows())
+    else:
+        family_sizes = {}
+    known = M.metrics_for(experiment.game)
+    seat_family = (analysis.estimates.filter(pl.col("metric") == "seat_edge").height
+                   if analysis.estimates.height else 0)
     rows = []
     for metric, effect in effects.items():
         est = analysis.estimates.filter(pl.col("metric") == metric) if analysis.estimates.height else pl.DataFrame()
         if est.height == 0:
             continue
+        # One batch: the metric's keys in every batch are tested together (seat edges: every seat of
+        # every batch, the balance family), so size at alpha / that many tests.
+        m_one = max(1, seat_family if known[metric].per_seat and seat_family else est.height)
         sd_values = float(est["sd"].fill_nan(None).max() or 0.0)
         rows.append({"metric": metric, "effect": effect, "question": "one batch: effect against the reference value",
-                     "sd": sd_values, "games_needed": games_for_mean(effect, sd_values, alpha, level),
+                     "sd": sd_values, "family": m_one,
+                     "games_needed": games_for_mean(effect, sd_values, alpha, level, m_one),
                      "games_needed_unpaired": None,
-                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level)})
+                     "detectable_now": detectable_effect(analysis.n_games, sd_values, alpha, level, m_one)})
         comp = analysis.comparisons.filter(pl.col("metric") == metric) if analysis.comparisons.height else pl.DataFrame()
         if comp.height:
+            name = "primary" if metric in experiment.answer else "secondary"
+            m_two = max(1, family_sizes.get(name, comp.height))
             sd_diff = float(comp["sd"].fill_nan(None).max() or 0.0)
             rows.append({"metric": metric, "effect": effect, "question": "two batches: paired difference",
-                         "sd": sd_diff, "games_needed": games_for_mean(effect, sd_diff, alpha, level),
-                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level),
-                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level)})
-    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64,
+                         "sd": sd_diff, "family": m_two,
+                         "games_needed": games_for_mean(effect, sd_diff, alpha, level, m_two),
+                         "games_needed_unpaired": games_for_two_means(effect, sd_values, alpha, level, m_two),
+                         "detectable_now": detectable_effect(analysis.n_games, sd_diff, alpha, level, m_two)})
+    schema = {"metric": pl.Utf8, "effect": pl.Float64, "question": pl.Utf8, "sd": pl.Float64, "family": pl.Int64,
               "games_needed": pl.Int64, "games_needed_unpaired": pl.Int64, "detectable_now": pl.Float64}
     table = pl.DataFrame(rows, schema=schema)
     return table.with_columns(pl.lit(level).alias("power"), pl.lit(alpha).alias("alpha"))

@@ -42,7 +42,7 @@ def test_report_states_its_interval_and_test(skyline_report):
     markdown = skyline_report.read_text()
     assert "Wilson score interval (statsmodels proportion_confint, method='wilson')" in markdown
     assert "Student t interval" in markdown
-    assert "scipy.stats.chisquare" in markdown
+    assert "statsmodels cochrans_q" in markdown and "turn order" in markdown
     assert "win share" in markdown and "1/k" in markdown
 
 
@@ -61,16 +61,18 @@ def test_run_summary_comes_from_the_manifest(skyline_run, skyline_report):
 
 
 def test_seat_win_rates_match_a_direct_computation(skyline_run, skyline_report):
+    # Seats are counted in turn order: position = (seat - the round-1 Key Player's seat) mod P.
     players = read_table(skyline_run, "players")
     games = read_table(skyline_run, "games")
-    players = players.merge(games[["game", "n_winners"]], on="game")
-    rows = markdown_tables(skyline_report.read_text())["Win rate by seat, 95% Wilson intervals"]
+    players = players.merge(games[["game", "n_winners", "first_key"]], on="game")
+    players["position"] = (players["seat"].astype(int) - players["first_key"].astype(int)) % 3
+    rows = markdown_tables(skyline_report.read_text())["Win rate by turn-order position, 95% intervals over games"]
     assert len(rows) == 3
     for row in rows:
-        seat = players[players["seat"] == int(row["seat"])]
+        seat = players[players["position"] == int(row["position"])]
         wins = int(seat["win"].sum())
-        low, high = proportion_confint(wins, len(seat), method="wilson")
-        assert number(row["player-games"]) == len(seat)
+        low, high = proportion_confint(wins, len(seat), method="wilson")  # one seat per game: Wilson over games
+        assert number(row["player-games"]) == number(row["games"]) == len(seat)
         assert number(row["wins"]) == wins
         assert row["win rate"] == format_value(wins / len(seat))
         assert (row["95% low"], row["95% high"]) == (format_value(low), format_value(high))
@@ -81,34 +83,42 @@ def test_seat_win_rates_match_a_direct_computation(skyline_run, skyline_report):
 def test_policy_win_rates_match_a_direct_computation(skyline_run, skyline_report):
     players = read_table(skyline_run, "players")
     players["policy"] = players["policy"].astype(str)
-    rows = markdown_tables(skyline_report.read_text())["Win rate by policy, 95% Wilson intervals"]
+    rows = markdown_tables(skyline_report.read_text())["Win rate by policy, 95% intervals over games"]
     assert [row["policy"] for row in rows] == ["heuristic", "random"]
     for row in rows:
         mine = players[players["policy"] == row["policy"]]
         assert row["win rate"] == format_value(mine["win"].mean())
         assert number(row["player-games"]) == len(mine)
+        assert number(row["games"]) == mine["game"].nunique()
     # The planted +4 points for the heuristic shows.
     assert number(rows[0]["win rate"]) > number(rows[1]["win rate"])
 
 
-def test_seat_chi_square_matches_scipy(skyline_run, skyline_report):
+def test_seat_test_matches_statsmodels_cochrans_q(skyline_run, skyline_report):
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    players = read_table(skyline_run, "players")
     games = read_table(skyline_run, "games")
-    single = games[games["winner"] >= 0]["winner"].value_counts().reindex(range(3), fill_value=0)
-    result = chisquare(single.to_numpy())
-    assert f"statistic {result.statistic:.3f}, 2 degrees of freedom, p = {result.pvalue:.4f}" in skyline_report.read_text()
+    players = players.merge(games[["game", "first_key"]], on="game")
+    players["position"] = (players["seat"].astype(int) - players["first_key"].astype(int)) % 3
+    matrix = players.pivot(index="game", columns="position", values="win").to_numpy()
+    informative = matrix[(matrix.sum(1) > 0) & (matrix.sum(1) < 3)]
+    result = cochrans_q(informative)
+    assert (f"statistic {result.statistic:.3f}, 2 degrees of freedom, p = {result.pvalue:.4f}"
+            in skyline_report.read_text())
 
 
 def test_a_favoured_seat_is_found(make_run):
     favoured = make_run(game="toy_trio", n_games=1500, players=3, seat_bonus=[5, 0, 0], seed=3)
     markdown = build_report(favoured).read_text()
-    assert "the seats are **not** balanced at the 5% level" in markdown
-    rows = markdown_tables(markdown)["Win rate by seat, 95% Wilson intervals"]
-    assert max(rows, key=lambda row: number(row["win rate"]))["seat"] == "0"
+    assert "turn order is **not** balanced at the 5% level" in markdown
+    rows = markdown_tables(markdown)["Win rate by turn-order position, 95% intervals over games"]
+    assert max(rows, key=lambda row: number(row["win rate"]))["position"] == "0"
 
 
 def test_balanced_seats_are_not_flagged(make_run):
     balanced = make_run(game="toy_quad", n_games=1500, players=4, lineup=["random"] * 4, seed=5)
-    assert "no seat is significantly favoured at the 5% level" in build_report(balanced).read_text()
+    assert "no turn-order edge detected at the 5% level" in build_report(balanced).read_text()
 
 
 def test_score_table_matches_pandas(skyline_run, skyline_report):

@@ -145,3 +145,21 @@ def test_integer_bin_edges_hold_every_integer_once():
     unit = stats.integer_bin_edges(0, 10)
     np.testing.assert_array_equal(np.diff(unit), 1)
     assert unit[0] == -0.5
+
+
+def test_cluster_rate_interval_is_statsmodels_ols_clustered_by_game():
+    # A policy in 1-3 seats of each game: the ratio estimate and its cluster-robust
+    # standard error equal statsmodels OLS on a constant with cov_type='cluster'.
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(7)
+    games = np.repeat(np.arange(40), rng.integers(1, 4, 40))
+    wins = (rng.random(games.size) < 0.3).astype(float)
+    fit = sm.OLS(wins, np.ones(games.size)).fit(cov_type="cluster", cov_kwds={"groups": games})
+    frame = pl.DataFrame({"game": games, "policy": "a", "win": wins})
+    table = stats.game_unit_rates(frame, "policy", "win")
+    row = table.row(0, named=True)
+    assert row["rate"] == pytest.approx(fit.params[0])
+    q = scipy_stats.t.ppf(0.975, 39)
+    assert row["high"] - row["rate"] == pytest.approx(q * fit.bse[0], rel=1e-9)
+    assert row["interval"] == "cluster-robust by game" and row["games"] == 40

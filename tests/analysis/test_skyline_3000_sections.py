@@ -86,7 +86,7 @@ def test_buyer_win_rate_in_one_bin_matches_pandas(skyline_run, skyline_report):
 
 def test_key_player_win_rate_matches_pandas(skyline_run, tables):
     players = read_table(skyline_run, "players")
-    rows = {row["player"]: row for row in tables["Round-1 Key Player vs the others, 95% Wilson intervals"]}
+    rows = {row["player"]: row for row in tables["Round-1 Key Player vs the others, 95% intervals over games"]}
     key = players[players["key_player"] == 1]
     assert number(rows["round-1 Key Player"]["player-games"]) == len(key) == 600
     assert rows["round-1 Key Player"]["win rate"] == format_value(float(key["win"].mean()))

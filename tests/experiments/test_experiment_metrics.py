@@ -48,7 +48,7 @@ def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
     assert sse == pytest.approx([20 - 14, 10 - 14, 12 - 14])  # 1st = seat 2, 2nd = seat 0, 3rd = seat 1
 
 
-def test_cityline_roof_points_per_building(tmp_path):
+def test_cityline_roof_points_are_unconditional(tmp_path):
     row = {"game": [0, 0], "seat": [0, 1], "lineup_slot": [0, 1], "score": [30, 20], "win": [1, 0],
            "building_points": [30, 20], "x_penalty": [2, 4], "sky_hit": [1, 0]}
     for r in range(1, 7):
@@ -61,7 +61,9 @@ def test_cityline_roof_points_per_building(tmp_path):
     roofs = {str(r): {"name": n} for r, n in enumerate(["Odds", "Evens", "Low", "High", "Pairs", "Any"], start=1)}
     run = _run(tmp_path, players, games, 2, {"roof": roofs})
     points = {r["key"]: r["value"] for r in CM.roof_points(run).iter_rows(named=True)}
-    assert points == {"5 Pairs": 12.0, "6 Any": 5.5}  # seat 1 built no Pairs: not counted as 0
+    # every seat counts, 0 for a roof type it never built (seat 1 has no Pairs): the arms of a
+    # comparison are then paired on the same games, not on games where both built that roof
+    assert points == {"1 Odds": 0.0, "2 Evens": 0.0, "3 Low": 0.0, "4 High": 0.0, "5 Pairs": 12.0, "6 Any": 13.0}
     share = {r["key"]: r["value"] for r in CM.roof_share(run).iter_rows(named=True)}
     assert share["5 Pairs"] == pytest.approx((2 / 3 + 0) / 2) and share["6 Any"] == pytest.approx((1 / 3 + 1) / 2)
     assert CM.x_penalty(run)["value"].item() == 3.0

@@ -87,7 +87,7 @@ def test_sweep_writes_the_report(sweep):
     assert result.report == out / "report.md"
     text = result.report.read_text()
     assert "Does the Key edge grow with the multiplier?" in text
-    for words in ("Wilson score interval", "McNemar", "Holm", "paired t-test", "95%"):
+    for words in ("Wilson score interval", "McNemar", "Bonferroni", "Benjamini-Hochberg", "paired t-test", "95%"):
         assert words in text
     for name in ("report.html", "estimates.csv", "comparisons.csv", "balance.csv", "power.csv", "manifest.json",
                  "figures/sweep_key_player_win_rate.png", "figures/differences_key_player_win_rate.png"):
@@ -128,9 +128,12 @@ def test_power_table_matches_statsmodels(sweep):
     comp = result.comparisons.filter(pl.col("metric") == "key_player_win_rate")
     sd_diff = comp["sd"].max()
     assert row["sd"] == pytest.approx(sd_diff)
-    assert row["games_needed"] == P.games_for_mean(0.05, sd_diff)
+    # Sized for the family the comparison is tested in (alpha / family size).
+    tested = result.comparisons.filter((pl.col("family") == "primary") & pl.col("duplicate_of").is_null())
+    assert row["family"] == tested.height >= 1
+    assert row["games_needed"] == P.games_for_mean(0.05, sd_diff, family=row["family"])
     sd_values = result.estimates.filter(pl.col("metric") == "key_player_win_rate")["sd"].max()
-    assert row["games_needed_unpaired"] == P.games_for_two_means(0.05, sd_values)
+    assert row["games_needed_unpaired"] == P.games_for_two_means(0.05, sd_values, family=row["family"])
     assert row["games_needed"] < row["games_needed_unpaired"]
 
 
@@ -145,11 +148,11 @@ def test_compare_identical_arms_share_the_cache_and_differ_by_zero(tmp_path):
     tight = result.comparisons.filter((pl.col("arm_b") == "tight") & (pl.col("metric") == "seat_edge"))
     second = tight.filter(pl.col("key") == "2nd").row(0, named=True)
     assert second["difference"] > 0 and second["significant"]     # 2 platforms fewer help the 2nd seat
-    # Holm over the asked metrics: p_holm >= p, and equal to statsmodels over that family
+    # The non-primary rows: Benjamini-Hochberg over that family, as statsmodels computes it.
     from statsmodels.stats.multitest import multipletests
-    asked = result.comparisons.filter(pl.col("metric").is_in(result.experiment.metrics))
-    ok = asked.filter(pl.col("p_value").is_not_nan())
-    assert ok["p_holm"].to_list() == pytest.approx(list(multipletests(ok["p_value"].to_numpy(), method="holm")[1]))
+    others = result.comparisons.filter((pl.col("family") == "secondary") & pl.col("p_value").is_not_nan())
+    assert others["p_adjusted"].to_list() == pytest.approx(
+        list(multipletests(others["p_value"].to_numpy(), method="fdr_bh")[1]))
     assert "Largest seat edge" in result.answer
 
 
@@ -167,10 +170,11 @@ def test_fairness_matrix_shows_a_conclusion_that_holds_only_for_weak_play(tmp_pa
     result = run_experiment(_write(tmp_path, text, "fair"), results=tmp_path / "results")
     matrix = result.fairness
     assert matrix.height == 4 and set(matrix["players"]) == {2, 3}
-    assert matrix.filter(pl.col("policy") == "random")["fair"].all()
+    # No margin set: nothing is "fair"; random play shows no seat edge, strong play a real one.
+    assert (~matrix.filter(pl.col("policy") == "random")["unfair"]).all() and not matrix["fair"].any()
     strong = matrix.filter(pl.col("policy") == "strong")
-    assert (~strong["fair"]).all() and strong["largest edge seat"].to_list() == ["1st", "1st"]
-    assert result.answer.startswith("Fair only for weak play")
+    assert strong["unfair"].all() and strong["largest edge seat"].to_list() == ["1st", "1st"]
+    assert result.answer.startswith("Balanced only for weak play")
     assert (tmp_path / "results" / "fair" / "fairness.csv").is_file()
     assert (tmp_path / "results" / "fair" / "figures" / "fairness_seat_win_rates.png").is_file()
 

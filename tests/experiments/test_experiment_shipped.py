@@ -48,7 +48,7 @@ def test_shipped_experiment_runs_small_and_answers_with_intervals(name, tmp_path
     finite = result.estimates.filter(pl.col("low").is_not_nan())
     assert (finite["low"] <= finite["estimate"]).all() and (finite["estimate"] <= finite["high"]).all()
     if exp.kind in ("sweep", "compare"):
-        assert result.comparisons.height > 0 and "Holm" in text
+        assert result.comparisons.height > 0 and "Bonferroni" in text
     if exp.kind == "fairness":
         assert result.fairness.height == len(exp.plans)
     assert (tmp_path / name / "report.html").is_file()

@@ -63,7 +63,8 @@ def test_binary_outcomes_use_mcnemar():
     table = [[np.sum((a == 0) & (b == 0)), np.sum((a == 0) & (b == 1))],
              [np.sum((a == 1) & (b == 0)), np.sum((a == 1) & (b == 1))]]
     assert d.test == C.MCNEMAR
-    assert d.p_value == pytest.approx(mcnemar(np.array(table), exact=False, correction=True).pvalue)
+    # From 25 discordant games up: the score test (no continuity correction), which Tango's interval inverts.
+    assert d.p_value == pytest.approx(mcnemar(np.array(table), exact=False, correction=False).pvalue)
 
 
 def test_mcnemar_known_value():
@@ -89,9 +90,12 @@ def test_compare_values_pairs_on_game_and_key():
     b = a.with_columns(pl.col("value") + pl.when(pl.col("key") == "x").then(1.0).otherwise(0.0))
     table = C.add_holm(C.compare_values(a, b.reverse(), paired=True))
     rows = {r["key"]: r for r in table.iter_rows(named=True)}
-    assert rows["x"]["difference"] == 1.0 and rows["x"]["low"] == rows["x"]["high"] == 1.0
+    # x: +1 in all 3 games. Three games on one side is p = 2 * 0.5^3 = 0.25 by the sign test,
+    # not p = 0: the interval stays unbounded until enough games agree.
+    assert rows["x"]["difference"] == 1.0 and rows["x"]["p_value"] == 0.25 and rows["x"]["test"] == C.SIGN
+    assert rows["x"]["low"] == -math.inf and rows["x"]["high"] == math.inf
     assert rows["y"]["difference"] == 0.0 and rows["y"]["p_value"] == 1.0
-    assert table["p_holm"].to_list() == pytest.approx([0.0, 1.0])
+    assert table["p_holm"].to_list() == pytest.approx([0.5, 1.0])
 
 
 def test_power_matches_statsmodels_and_known_values():
