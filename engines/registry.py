@@ -11,6 +11,7 @@ from engines.core.spec import GameSpec
 _GAMES = {
     "skyline_3000": "engines.skyline_3000",
     "cityline": "engines.cityline",
+    "project_skyline": "engines.project_skyline",
 }
 
 

@@ -440,10 +440,10 @@ PARAMS = ParamLayout(
         Param("end_money", key="end.money", rule=Rule("int", 1, 500, doc="money that triggers the end")),
         Param("extra_round", key="end.extra_round", rule=Rule("bool", doc="one more round after the trigger round")),
         Param("round_cap", key="end.round_cap", rule=Rule("int", 5, 1000, doc="rounds before a game is 'stalled'")),
-        Param("restricted_below", key="players.restricted_below",
+        Param("restricted_below", key="setup.restricted_below",
               rule=Rule("int", 2, 5, doc="restricted zones with fewer players than this")),
-        Param("sites_on", key="players.construction_sites", rule=Rule("bool", doc="2 players: construction sites")),
-        Param("site_tiles", key="players.site_tiles", rule=Rule("int", 1, 6, doc="construction-site tiles")),
+        Param("sites_on", key="setup.construction_sites", rule=Rule("bool", doc="2 players: construction sites")),
+        Param("site_tiles", key="setup.site_tiles", rule=Rule("int", 1, 6, doc="construction-site tiles")),
         Param("n_players", meaning="players at the table"),
         Param("n_costs", meaning="upgrade track steps"),
         Param("costs", size=MAX_COST, meaning="upgrade cost by marker position"),
@@ -520,6 +520,7 @@ class KernelParams(NamedTuple):
     cfg: np.ndarray
     map: Map
     cards: list
+    map_id: str      # the variant's map name ("nyc", "tokyo", or a path)
 
     def __getattr__(self, name: str):
         if name not in PARAMS.sizes:
@@ -550,7 +551,7 @@ def _bfs_dist(mp: Map, sources: list[int]) -> list[int]:
 def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> np.ndarray:
     n = len(mp.cells)
     pad = lambda xs, size: np.array(list(xs) + [0] * (size - len(xs)), np.int64)  # noqa: E731
-    restricted = [x if n_players < values["players"]["restricted_below"] else 0 for x in mp.restricted]
+    restricted = [x if n_players < values["setup"]["restricted_below"] else 0 for x in mp.restricted]
     free = [0] * MAX_AREAS
     for s in range(n):
         if not restricted[s]:
@@ -581,7 +582,7 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
     upg = [t for t, c in enumerate(cards) if c.kind == KIND_UPGRADE]
     costs = values["upgrade"]["costs"]
     flat = lambda pairs: [x for p in pairs for x in p]  # noqa: E731
-    sites = 1 if (n_players == 2 and values["players"]["construction_sites"]) else 0
+    sites = 1 if (n_players == 2 and values["setup"]["construction_sites"]) else 0
     return PARAMS.fill(
         values, n_players=n_players, n_costs=len(costs), costs=pad(costs, MAX_COST), n_sp=n,
         n_areas=len(mp.area_names), n_mon=len(mp.mon_names), mon_rule=mp.rule, end_kind=mp.end_kind,
@@ -611,4 +612,4 @@ def kernel_params(variant: Variant | None = None, n_players: int = 4) -> KernelP
     v = variant.values
     mp = load_map(v["map"])
     cards = load_cards(v["cards"])
-    return KernelParams(compile_params(mp, cards, v, n_players), mp, cards)
+    return KernelParams(compile_params(mp, cards, v, n_players), mp, cards, str(v["map"]))

@@ -46,7 +46,7 @@ from engines.project_skyline.params import (
 )
 from engines.project_skyline.state import (
     A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP,
-    A_SYM, A_TAKE, A_UPG, B_A_FLOORS, B_A_FREE, B_A_SCORED, B_A_SITE, B_BTAKEN, B_H, B_QUEUE, B_TOP, C_AREAS,
+    A_SYM, A_TAKE, A_UPG, B_A_FLOORS, B_COUNTS, B_LOHI, B_A_FREE, B_A_SCORED, B_A_SITE, B_BTAKEN, B_H, B_QUEUE, B_TOP, C_AREAS,
     C_BUY, C_DISCARD, C_EFFECTS, C_END, C_MON, C_PLAY, C_SETUP, C_SYMBOL, END_FLOOR, END_MONEY, END_STALLED,
     EV0, EV_BOUGHT, EV_MAX, EV_PLAYED, EV_TAKEN, EV_TRASHED, EV_UPGRADED, FLOORS, M_AREAS_PEND, M_CONT, M_CUR,
     M_DECISIONS, M_DREW, M_E_FLOOR, M_E_MONEY, M_EFF, M_ENDING, M_EVN, M_EXTRA, M_MON_I, M_NPLAYERS, M_PEND_ARG,
@@ -252,43 +252,44 @@ def area_value_nb(cfg, floors):
 
 
 @kernel
-def area_tops_nb(d, cfg, a, counts):
-    """counts[q] = top floors of seat q in area a."""
+def area_tops_nb(d, cfg, a):
+    """d[B_COUNTS + q] = top floors of seat q in area a."""
     for q in range(d[M_NPLAYERS]):
-        counts[q] = 0
+        d[B_COUNTS + q] = 0
     for s in range(cfg[K_N_SP]):
         if cfg[K_SP_AREA + s] == a and d[B_TOP + s] >= 0:
-            counts[d[B_TOP + s]] += 1
+            d[B_COUNTS + d[B_TOP + s]] += 1
 
 
 @inline_kernel
-def area_payout_nb(value, counts, q, P):
+def area_payout_nb(value, d, q, P):
     """THE area-scoring rule: what seat q receives from an area worth `value` with these top
     counts: the most top floors get the full value (ties: each), the next lower count half,
-    rounded up (ties: each); nothing without a top floor."""
-    c = counts[q]
+    rounded up (ties: each); nothing without a top floor. Top counts: d[B_COUNTS + seat]."""
+    c = d[B_COUNTS + q]
     if c == 0:
         return 0
     first = 0
     for r in range(P):
-        if counts[r] > first:
-            first = counts[r]
+        if d[B_COUNTS + r] > first:
+            first = d[B_COUNTS + r]
     if c == first:
         return value
     second = 0
     for r in range(P):
-        if counts[r] < first and counts[r] > second:
-            second = counts[r]
+        cr = d[B_COUNTS + r]
+        if cr < first and cr > second:
+            second = cr
     if c == second:
         return (value + 1) // 2
     return 0
 
 
 @kernel
-def chain_reach_nb(d, cfg, p, lo_hi):
+def chain_reach_nb(d, cfg, p):
     """NYC: the spaces whose top floor is p's and that connect to the landmark through p's top
     floors (ferries count as adjacency; monuments are never part of a chain), as two 64-bit
-    masks lo_hi[0] (spaces 0..63) and lo_hi[1] (64..)."""
+    masks d[B_LOHI] (spaces 0..63) and d[B_LOHI + 1] (64..)."""
     lo = np.int64(0)
     hi = np.int64(0)
     n = 0
@@ -320,8 +321,8 @@ def chain_reach_nb(d, cfg, p, lo_hi):
                 hi |= bit
             d[B_QUEUE + n] = t
             n += 1
-    lo_hi[0] = lo
-    lo_hi[1] = hi
+    d[B_LOHI] = lo
+    d[B_LOHI + 1] = hi
 
 
 @inline_kernel
@@ -348,13 +349,13 @@ def monument_holds_nb(d, cfg, p, m, lo, hi):
 
 
 @kernel
-def monuments_held_nb(d, cfg, p, lo_hi):
+def monuments_held_nb(d, cfg, p):
     """Bit m: p scores monument m now."""
     if cfg[K_MON_RULE] == MON_CHAIN:
-        chain_reach_nb(d, cfg, p, lo_hi)
+        chain_reach_nb(d, cfg, p)
     out = np.int64(0)
     for m in range(cfg[K_N_MON]):
-        if monument_holds_nb(d, cfg, p, m, lo_hi[0], lo_hi[1]):
+        if monument_holds_nb(d, cfg, p, m, d[B_LOHI], d[B_LOHI + 1]):
             out |= np.int64(1) << m
     return out
 
@@ -394,14 +395,14 @@ def place_floors_nb(d, cfg, p, s, k):
 
 
 @kernel
-def score_area_nb(d, cfg, a, counts):
+def score_area_nb(d, cfg, a):
     """Step IV for area a: pay first and second place, mark it scored, refresh the Upgrade
     market (the far-right card leaves the game, the rest slide right, a new card at the left)."""
     P = d[M_NPLAYERS]
     value = area_value_nb(cfg, d[B_A_FLOORS + a])
-    area_tops_nb(d, cfg, a, counts)
+    area_tops_nb(d, cfg, a)
     for q in range(P):
-        pay = area_payout_nb(value, counts, q, P)
+        pay = area_payout_nb(value, d, q, P)
         if pay > 0:
             gain_nb(d, cfg, q, pay, P_SRC_AREA)
     d[B_A_SCORED + a] = 1
@@ -606,8 +607,6 @@ def resolve_effects_nb(d, rng, cfg):
 @kernel
 def advance_nb(d, rng, cfg):
     """Run the automatic steps from M_CONT up to the next decision (or the end)."""
-    counts = np.zeros(4, np.int64)
-    lo_hi = np.zeros(2, np.int64)
     while True:
         if d[M_PHASE] == PH_OVER:
             return
@@ -637,7 +636,7 @@ def advance_nb(d, rng, cfg):
                 return
             d[M_CONT] = C_PLAY
         elif c == C_MON:
-            held = monuments_held_nb(d, cfg, p, lo_hi)
+            held = monuments_held_nb(d, cfg, p)
             m = d[M_MON_I]
             while m < cfg[K_N_MON]:
                 if (held >> m) & 1:
@@ -663,7 +662,7 @@ def advance_nb(d, rng, cfg):
             while ((pend >> a) & 1) == 0:
                 a += 1
             d[M_AREAS_PEND] = pend & ~(np.int64(1) << a)
-            score_area_nb(d, cfg, a, counts)
+            score_area_nb(d, cfg, a)
             if cfg[K_SITES] == 1 and d[B_A_SITE + a] == 1:
                 d[B_A_SITE + a] = 0  # the scorer moves it to a completely unbuilt area, if any
                 if any_site_target_nb(d, cfg, False):
@@ -989,6 +988,8 @@ def observe_nb(d, cfg, player):
         o[MK_UPG + i] = -1
     for s in range(cfg[K_N_SP]):
         o[B_QUEUE + s] = 0
+    for i in range(6):
+        o[B_COUNTS + i] = 0  # counts and lohi: scratch
     for p in range(o[M_NPLAYERS]):
         b = pb_nb(p)
         n = o[b + P_DRAW_N]

@@ -78,6 +78,8 @@ BOARD = Layout("board", [
     Field("a_floors", MAX_AREAS, "floors in the area, any colour"),
     Field("a_site", MAX_AREAS, "1: a construction-site tile lies here"),
     Field("queue", MAX_SP, "scratch: BFS queue"),
+    Field("counts", 4, "scratch: top floors per seat in one area"),
+    Field("lohi", 2, "scratch: a chain's spaces as two 64-bit masks"),
 ], start=MARKET.end)
 BOARD.export(globals(), "B_")
 
