@@ -7,7 +7,7 @@ water, "(L)" the landmark, "[1]" a monument. Then the markets, money, upgrade tr
 """
 from __future__ import annotations
 
-from engines.project_skyline.params import COLOURS, KernelParams
+from engines.project_skyline.params import COLOUR_SHORT, COLOURS, KernelParams
 from engines.project_skyline.state import (
     B_A_SCORED, B_A_SITE, B_BTAKEN, B_H, B_TOP, ENDING_NAMES, M_ENDING, M_PHASE, M_PLAYER, M_ROUND, M_SYMBOL,
     MK_BASIC, MK_UMK, MK_UPG_N, P_DISC_N, P_DRAW_N, P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_UPOS, PB, PBASE,
@@ -49,9 +49,9 @@ def render_map(st: State, kp: KernelParams) -> str:
     out = []
     for r in range(mp.rows):
         out.append(" ".join(grid.get((r, c), "   ") for c in range(mp.cols)))
-    legend = "  ".join(f"{a}:{COLOURS[mp.area_colour[i]][:2]}{'*' if d[B_A_SCORED + i] else ''}"
+    legend = " ".join(f"{a}:{COLOUR_SHORT[mp.area_colour[i]]}{'*' if d[B_A_SCORED + i] else ''}"
                        for i, a in enumerate(mp.area_names))
-    out.append(f"areas (colour, * scored): {legend}")
+    out.append(f"areas (colour G green, Y grey, W white, R red; * scored): {legend}")
     return "\n".join(out)
 
 

@@ -41,7 +41,7 @@ from engines.project_skyline.params import (
     K_EXTRA_ROUND, K_HAND_SIZE, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS,
     K_N_COSTS, K_N_MON, K_N_PLAYERS, K_N_SP, K_N_START, K_N_TYPES, K_N_UPG, K_ROUND_CAP, K_SITE_AREA, K_SITE_TILES,
     K_SITES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MON, K_SP_NB, K_SP_NN, K_SP_RESTRICTED, K_SP_WATER,
-    K_START, K_TOWER_MONEY, K_UPG, MAX_EFF, MAX_MON_NB, MAX_NB, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
+    K_START, K_TOWER_MONEY, K_UPG, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
     OP_MONEY, OP_SELL, OP_STACK, OP_TAKE, TG_ANY, TG_BUILDING, TG_MONUMENT, TG_WATER,
 )
 from engines.project_skyline.state import (
@@ -50,7 +50,7 @@ from engines.project_skyline.state import (
     C_BUY, C_DISCARD, C_EFFECTS, C_END, C_MON, C_PLAY, C_SETUP, C_SYMBOL, END_FLOOR, END_MONEY, END_STALLED,
     EV0, EV_BOUGHT, EV_MAX, EV_PLAYED, EV_TAKEN, EV_TRASHED, EV_UPGRADED, FLOORS, M_AREAS_PEND, M_CONT, M_CUR,
     M_DECISIONS, M_DREW, M_E_FLOOR, M_E_MONEY, M_EFF, M_ENDING, M_EVN, M_EXTRA, M_MON_I, M_NPLAYERS, M_PEND_ARG,
-    M_PEND_N, M_PEND_OP, M_PHASE, M_PLAYER, M_ROUND, M_SITE_LEFT, M_SYMBOL, M_TURN, MAX_HAND, MAX_HEIGHT,
+    M_PEND_N, M_PEND_OP, M_PHASE, M_PLAYER, M_ROUND, M_SITE_LEFT, M_SYMBOL, M_TURN, MAX_HAND, MAX_HEIGHT, MAX_PILE,
     MK_BASIC, MK_REMOVED, MK_UMK, MK_UPG, MK_UPG_N, P_BOUGHT, P_BUILT, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N,
     P_FINAL_CARDS, P_FINAL_END, P_FLOORS, P_FORFEIT, P_HAND, P_HAND_N, P_MONEY, P_PA, P_PLAYED, P_SOLD,
     P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON, P_SRC_SELL, P_TAKEN, P_UPGRADES,
@@ -982,9 +982,10 @@ def new_state_nb(cfg, seed, game_index):
 def observe_nb(d, cfg, player):
     """What `player` sees: a copy of the state vector with other hands hidden (-1, sizes kept),
     every draw pile's order hidden (others' entries -1, the own pile sorted), the Upgrade draw
-    pile hidden (-1) and the scratch queue zeroed. The chance stream is not part of it."""
+    pile hidden (-1) and the scratch zeroed. Slots past a pile's size are cleared too (they hold
+    stale cards, e.g. the cards a player drew). The chance stream is not part of it."""
     o = d.copy()
-    for i in range(o[MK_UPG_N]):
+    for i in range(MAX_UPG):
         o[MK_UPG + i] = -1
     for s in range(cfg[K_N_SP]):
         o[B_QUEUE + s] = 0
@@ -995,9 +996,15 @@ def observe_nb(d, cfg, player):
         n = o[b + P_DRAW_N]
         if p == player:
             o[b + P_DRAW:b + P_DRAW + n] = np.sort(o[b + P_DRAW:b + P_DRAW + n])
-        else:
-            for i in range(n):
+            for i in range(n, MAX_PILE):
                 o[b + P_DRAW + i] = -1
-            for i in range(o[b + P_HAND_N]):
+            for i in range(o[b + P_HAND_N], MAX_HAND):
                 o[b + P_HAND + i] = -1
+        else:
+            for i in range(MAX_PILE):
+                o[b + P_DRAW + i] = -1
+            for i in range(MAX_HAND):
+                o[b + P_HAND + i] = -1
+        for i in range(o[b + P_DISC_N], MAX_PILE):
+            o[b + P_DISC + i] = -1
     return o
