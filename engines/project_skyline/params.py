@@ -45,6 +45,8 @@ MAX_START = 12       # start cards per player
 MAX_UPG = 40         # upgrade deck
 N_COLOURS = 4
 MAX_COST = 6         # upgrade track steps
+MAX_AREA_SP = 8      # spaces in one area
+MAX_LAND = 8         # spaces next to the landmark
 
 COLOURS = ("green", "grey", "white", "red")
 COLOUR_SHORT = ("G", "Y", "W", "R")
@@ -420,6 +422,8 @@ def load_map(name: str | Path) -> Map:
     area_of = {a: i for i, a in enumerate(area_names)}
     space_area = [area_of[t] for _, _, t in cells]
     for a in area_names:
+        if sum(1 for s in range(n) if cells[s][2] == a) > MAX_AREA_SP:
+            raise DataError(src, f"area '{a}'", f"more than {MAX_AREA_SP} spaces")
         if all(restricted[s] for s in range(n) if cells[s][2] == a):
             raise DataError(src, f"area '{a}'", "every space is restricted: the area could never be built")
     return Map(m.get("name", path.stem), src, rows, cols, cells, space_of, area_names,
@@ -469,6 +473,10 @@ PARAMS = ParamLayout(
         Param("sp_ldist", size=MAX_SP, meaning="steps to the nearest landmark-adjacent space (policies)"),
         Param("area_colour", size=MAX_AREAS, meaning="colour of each area"),
         Param("area_free", size=MAX_AREAS, meaning="buildable spaces of each area at this player count"),
+        Param("area_n", size=MAX_AREAS, meaning="spaces of each area"),
+        Param("area_sp", size=MAX_AREAS * MAX_AREA_SP, meaning="+ a * MAX_AREA_SP + i: space i of area a"),
+        Param("n_land", meaning="spaces next to the landmark"),
+        Param("land_sp", size=MAX_LAND, meaning="the spaces next to the landmark"),
         Param("mon_nn", size=MAX_MON, meaning="spaces adjacent to each monument"),
         Param("mon_sp", size=MAX_MON * MAX_MON_NB, meaning="+ m * MAX_MON_NB + i"),
         Param("mon_req", size=MAX_MON, meaning="Tokyo: own top floors needed"),
@@ -583,6 +591,15 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
     costs = values["upgrade"]["costs"]
     flat = lambda pairs: [x for p in pairs for x in p]  # noqa: E731
     sites = 1 if (n_players == 2 and values["setup"]["construction_sites"]) else 0
+    area_n = [0] * MAX_AREAS
+    area_sp = np.full(MAX_AREAS * MAX_AREA_SP, -1, np.int64)
+    for s in range(n):
+        a = mp.space_area[s]
+        area_sp[a * MAX_AREA_SP + area_n[a]] = s
+        area_n[a] += 1
+    land = [s for s in range(n) if mp.landmark_adj[s]]
+    if len(land) > MAX_LAND:
+        raise DataError(mp.source, "grid", f"more than {MAX_LAND} spaces next to the landmark")
     return PARAMS.fill(
         values, n_players=n_players, n_costs=len(costs), costs=pad(costs, MAX_COST), n_sp=n,
         n_areas=len(mp.area_names), n_mon=len(mp.mon_names), mon_rule=mp.rule, end_kind=mp.end_kind,
@@ -592,6 +609,7 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
         sp_bupg=pad(mp.bonus_upg, MAX_SP), sp_nn=pad([len(x) for x in mp.neighbours], MAX_SP), sp_nb=nbm,
         sp_mdist=pad(mdist, MAX_SP), sp_ldist=pad(ldist, MAX_SP),
         area_colour=pad(mp.area_colour, MAX_AREAS), area_free=np.array(free, np.int64),
+        area_n=np.array(area_n, np.int64), area_sp=area_sp, n_land=len(land), land_sp=pad(land, MAX_LAND),
         mon_nn=pad([len(x) for x in mp.mon_spaces], MAX_MON), mon_sp=monm, mon_req=pad(mp.mon_req, MAX_MON),
         mon_kind=pad(mp.mon_kind, MAX_MON), mon_amt=pad(mp.mon_amt, MAX_MON),
         ascore=pad(flat(mp.area_scoring), 8), etab=pad(flat(mp.end_table), 8),

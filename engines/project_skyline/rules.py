@@ -41,7 +41,7 @@ from engines.project_skyline.params import (
     K_EXTRA_ROUND, K_HAND_SIZE, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS,
     K_N_COSTS, K_N_MON, K_N_PLAYERS, K_N_SP, K_N_START, K_N_TYPES, K_N_UPG, K_ROUND_CAP, K_SITE_AREA, K_SITE_TILES,
     K_SITES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MON, K_SP_NB, K_SP_NN, K_SP_RESTRICTED, K_SP_WATER,
-    K_START, K_TOWER_MONEY, K_UPG, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
+    K_START, K_TOWER_MONEY, K_UPG, K_AREA_N, K_AREA_SP, K_N_LAND, K_LAND_SP, MAX_AREA_SP, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
     OP_MONEY, OP_SELL, OP_STACK, OP_TAKE, TG_ANY, TG_BUILDING, TG_MONUMENT, TG_WATER,
 )
 from engines.project_skyline.state import (
@@ -256,9 +256,10 @@ def area_tops_nb(d, cfg, a):
     """d[B_COUNTS + q] = top floors of seat q in area a."""
     for q in range(d[M_NPLAYERS]):
         d[B_COUNTS + q] = 0
-    for s in range(cfg[K_N_SP]):
-        if cfg[K_SP_AREA + s] == a and d[B_TOP + s] >= 0:
-            d[B_COUNTS + d[B_TOP + s]] += 1
+    for i in range(cfg[K_AREA_N + a]):
+        t = d[B_TOP + cfg[K_AREA_SP + a * MAX_AREA_SP + i]]
+        if t >= 0:
+            d[B_COUNTS + t] += 1
 
 
 @inline_kernel
@@ -293,8 +294,9 @@ def chain_reach_nb(d, cfg, p):
     lo = np.int64(0)
     hi = np.int64(0)
     n = 0
-    for s in range(cfg[K_N_SP]):
-        if cfg[K_SP_LAND + s] == 1 and d[B_TOP + s] == p:
+    for i in range(cfg[K_N_LAND]):
+        s = cfg[K_LAND_SP + i]
+        if d[B_TOP + s] == p:
             d[B_QUEUE + n] = s
             n += 1
             if s < 64:
