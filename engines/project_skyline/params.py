@@ -475,6 +475,8 @@ PARAMS = ParamLayout(
         Param("area_free", size=MAX_AREAS, meaning="buildable spaces of each area at this player count"),
         Param("area_n", size=MAX_AREAS, meaning="spaces of each area"),
         Param("area_sp", size=MAX_AREAS * MAX_AREA_SP, meaning="+ a * MAX_AREA_SP + i: space i of area a"),
+        Param("tg_n", size=8, meaning="spaces a build effect of target kind TG may use (restricted excluded)"),
+        Param("tg_sp", size=8 * MAX_SP, meaning="+ kind * MAX_SP + i: those spaces"),
         Param("n_land", meaning="spaces next to the landmark"),
         Param("land_sp", size=MAX_LAND, meaning="the spaces next to the landmark"),
         Param("mon_nn", size=MAX_MON, meaning="spaces adjacent to each monument"),
@@ -598,6 +600,20 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
         area_sp[a * MAX_AREA_SP + area_n[a]] = s
         area_n[a] += 1
     land = [s for s in range(n) if mp.landmark_adj[s]]
+    tg_n = np.zeros(8, np.int64)
+    tg_sp = np.full(8 * MAX_SP, -1, np.int64)
+    for kind in range(8):
+        for s in range(n):
+            if restricted[s]:
+                continue
+            if kind < N_COLOURS and mp.area_colour[mp.space_area[s]] != kind:
+                continue
+            if kind == TG_WATER and not mp.water[s]:
+                continue
+            if kind == TG_MONUMENT and not sp_mon[s]:
+                continue
+            tg_sp[kind * MAX_SP + tg_n[kind]] = s
+            tg_n[kind] += 1
     if len(land) > MAX_LAND:
         raise DataError(mp.source, "grid", f"more than {MAX_LAND} spaces next to the landmark")
     return PARAMS.fill(
@@ -609,7 +625,7 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
         sp_bupg=pad(mp.bonus_upg, MAX_SP), sp_nn=pad([len(x) for x in mp.neighbours], MAX_SP), sp_nb=nbm,
         sp_mdist=pad(mdist, MAX_SP), sp_ldist=pad(ldist, MAX_SP),
         area_colour=pad(mp.area_colour, MAX_AREAS), area_free=np.array(free, np.int64),
-        area_n=np.array(area_n, np.int64), area_sp=area_sp, n_land=len(land), land_sp=pad(land, MAX_LAND),
+        area_n=np.array(area_n, np.int64), area_sp=area_sp, tg_n=tg_n, tg_sp=tg_sp, n_land=len(land), land_sp=pad(land, MAX_LAND),
         mon_nn=pad([len(x) for x in mp.mon_spaces], MAX_MON), mon_sp=monm, mon_req=pad(mp.mon_req, MAX_MON),
         mon_kind=pad(mp.mon_kind, MAX_MON), mon_amt=pad(mp.mon_amt, MAX_MON),
         ascore=pad(flat(mp.area_scoring), 8), etab=pad(flat(mp.end_table), 8),

@@ -41,7 +41,7 @@ from engines.project_skyline.params import (
     K_EXTRA_ROUND, K_HAND_SIZE, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS,
     K_N_COSTS, K_N_MON, K_N_PLAYERS, K_N_SP, K_N_START, K_N_TYPES, K_N_UPG, K_ROUND_CAP, K_SITE_AREA, K_SITE_TILES,
     K_SITES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MON, K_SP_NB, K_SP_NN, K_SP_RESTRICTED, K_SP_WATER,
-    K_START, K_TOWER_MONEY, K_UPG, K_AREA_N, K_AREA_SP, K_N_LAND, K_LAND_SP, MAX_AREA_SP, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
+    K_START, K_TOWER_MONEY, K_UPG, K_TG_N, K_TG_SP, MAX_SP, K_AREA_N, K_AREA_SP, K_N_LAND, K_LAND_SP, MAX_AREA_SP, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA,
     OP_MONEY, OP_SELL, OP_STACK, OP_TAKE, TG_ANY, TG_BUILDING, TG_MONUMENT, TG_WATER,
 )
 from engines.project_skyline.state import (
@@ -209,9 +209,26 @@ def target_ok_nb(d, cfg, p, s, kind):
 
 
 @inline_kernel
+def target_room_nb(d, cfg, s, kind, floors_left):
+    """target_ok_nb for a space from the kind's candidate list (cfg K_TG_SP: place requirement
+    and restricted zones already checked): height, supply, building, construction sites."""
+    h = d[B_H + s]
+    if h >= MAX_HEIGHT or floors_left <= 0:
+        return False
+    if h == 0:
+        if kind == TG_BUILDING:
+            return False
+        if cfg[K_SITES] == 1 and d[B_A_SITE + cfg[K_SP_AREA + s]] == 0:
+            return False
+    return True
+
+
+@inline_kernel
 def any_target_nb(d, cfg, p, kind):
-    for s in range(cfg[K_N_SP]):
-        if target_ok_nb(d, cfg, p, s, kind):
+    fl = d[pb_nb(p) + P_FLOORS]
+    base = K_TG_SP + kind * MAX_SP
+    for i in range(cfg[K_TG_N + kind]):
+        if target_room_nb(d, cfg, cfg[base + i], kind, fl):
             return True
     return False
 
@@ -448,13 +465,16 @@ def buy_options_nb(d, cfg, p):
             buy = True
             break
     upg = False
-    if upgrade_cost_nb(d, cfg, p) >= 0:
-        for h in range(d[pb_nb(p) + P_HAND_N]):
-            for j in range(4):
-                if upgrade_ok_nb(d, cfg, p, h, j):
-                    upg = True
-                    break
-            if upg:
+    b = pb_nb(p)
+    cost = upgrade_cost_nb(d, cfg, p)
+    if cost >= 0 and d[b + P_MONEY] >= cost:
+        m = 0
+        for j in range(4):
+            if d[MK_UMK + j] >= 0:
+                m |= cfg[K_CARD_SYM + d[MK_UMK + j]]
+        for h in range(d[b + P_HAND_N]):
+            if cfg[K_CARD_SYM + d[b + P_HAND + h]] & m:
+                upg = True
                 break
     return buy, upg
 
@@ -738,6 +758,18 @@ def reset_nb(d, rng, cfg, seed, game_index):
 
 # ---------------------------------------------------------------- legal actions
 
+@inline_kernel
+def sort_tail_nb(out, n):
+    """Insertion sort of out[:n] (candidate lists are per kind; actions are listed ascending)."""
+    for i in range(1, n):
+        x = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+
+
 @kernel
 def legal_nb(d, cfg, out):
     """Fill out[:n] with the legal action ids of the player to move; returns n (0 when over)."""
@@ -752,10 +784,13 @@ def legal_nb(d, cfg, out):
             if can_buy_nb(d, cfg, p, c):
                 out[n] = A_BUY + c
                 n += 1
-        if upgrade_cost_nb(d, cfg, p) >= 0:
+        cost = upgrade_cost_nb(d, cfg, p)
+        if cost >= 0 and d[b + P_MONEY] >= cost:
             for h in range(d[b + P_HAND_N]):
+                hs = cfg[K_CARD_SYM + d[b + P_HAND + h]]
                 for j in range(4):
-                    if upgrade_ok_nb(d, cfg, p, h, j):
+                    u = d[MK_UMK + j]
+                    if u >= 0 and (cfg[K_CARD_SYM + u] & hs) != 0:
                         out[n] = A_UPG + h * 4 + j
                         n += 1
     elif ph == PH_SYMBOL:
@@ -775,10 +810,14 @@ def legal_nb(d, cfg, out):
         n += 1
     elif ph == PH_TARGET:
         kind = d[M_PEND_ARG]
-        for s in range(cfg[K_N_SP]):
-            if target_ok_nb(d, cfg, p, s, kind):
+        fl = d[b + P_FLOORS]
+        base = K_TG_SP + kind * MAX_SP
+        for i in range(cfg[K_TG_N + kind]):
+            s = cfg[base + i]
+            if target_room_nb(d, cfg, s, kind, fl):
                 out[n] = A_SPACE + s
                 n += 1
+        sort_tail_nb(out, n)
     elif ph == PH_TAKE:
         for c in range(N_COLOURS):
             if d[MK_BASIC + c] > 0:
