@@ -28,7 +28,7 @@ from engines.project_skyline.params import (
     OP_STACK, OP_TAKE, TG_ANY,
 )
 from engines.project_skyline.rules import (
-    area_payout_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, legal_nb, pb_nb, upgrade_cost_nb,
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, legal_nb, pb_nb, upgrade_cost_nb,
 )
 from engines.project_skyline.state import (
     A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP,
@@ -206,12 +206,14 @@ def space_value_nb(d, cfg, p, s, k, w, greedy):
     if d[B_A_SCORED + a] == 0:
         area_tops_nb(d, cfg, a)
         worth = area_value_nb(cfg, d[B_A_FLOORS + a] + put)
-        before = area_payout_nb(worth, d, p, P)
+        first, second = area_places_nb(d, P)
+        before = area_payout_nb(worth, d[B_COUNTS + p], first, second)
         if prev != p:
             d[B_COUNTS + p] += 1
             if prev >= 0:
                 d[B_COUNTS + prev] -= 1
-        after = area_payout_nb(worth, d, p, P)
+        first, second = area_places_nb(d, P)
+        after = area_payout_nb(worth, d[B_COUNTS + p], first, second)
         if h == 0 and d[B_A_FREE + a] == 1:
             v += w[W_MONEY] * after  # completes the area: scored this turn
         elif not greedy:

@@ -181,45 +181,17 @@ def upgrade_ok_nb(d, cfg, p, h, j):
 
 
 @inline_kernel
-def target_ok_nb(d, cfg, p, s, kind):
-    """THE build rule: player p may place a floor on space s for an effect of target kind `kind`
-    (not restricted, under 7 floors, floors left, the card's place requirement, and with the
-    2-player sites a new building only in an area holding a construction-site tile)."""
-    if cfg[K_SP_RESTRICTED + s] == 1:
-        return False
-    h = d[B_H + s]
-    if h >= MAX_HEIGHT or d[pb_nb(p) + P_FLOORS] <= 0:
-        return False
-    a = cfg[K_SP_AREA + s]
-    if kind < N_COLOURS:
-        if cfg[K_AREA_COLOUR + a] != kind:
-            return False
-    elif kind == TG_WATER:
-        if cfg[K_SP_WATER + s] == 0:
-            return False
-    elif kind == TG_MONUMENT:
-        if cfg[K_SP_MON + s] == 0:
-            return False
-    elif kind == TG_BUILDING:
-        if h == 0:
-            return False
-    if h == 0 and cfg[K_SITES] == 1 and d[B_A_SITE + a] == 0:
-        return False
-    return True
-
-
-@inline_kernel
-def target_room_nb(d, cfg, s, kind, floors_left):
-    """target_ok_nb for a space from the kind's candidate list (cfg K_TG_SP: place requirement
-    and restricted zones already checked): height, supply, building, construction sites."""
-    h = d[B_H + s]
+def target_room_nb(h, kind, floors_left, site_ok):
+    """THE build rule, dynamic half: a floor may go on a space of height h from the effect's
+    candidate list (cfg K_TG_SP holds, per target kind, the spaces meeting the card's place
+    requirement and not restricted at this player count): under 7 floors, a floor left in the
+    supply, U-10 only on a building, and with the 2-player sites a new building only in an area
+    holding a construction-site tile (site_ok). Scalars only: numba calls with array arguments
+    cost ~20 ns each inside loops."""
     if h >= MAX_HEIGHT or floors_left <= 0:
         return False
-    if h == 0:
-        if kind == TG_BUILDING:
-            return False
-        if cfg[K_SITES] == 1 and d[B_A_SITE + cfg[K_SP_AREA + s]] == 0:
-            return False
+    if h == 0 and (kind == TG_BUILDING or not site_ok):
+        return False
     return True
 
 
@@ -227,23 +199,26 @@ def target_room_nb(d, cfg, s, kind, floors_left):
 def any_target_nb(d, cfg, p, kind):
     fl = d[pb_nb(p) + P_FLOORS]
     base = K_TG_SP + kind * MAX_SP
+    sites = cfg[K_SITES] == 1
     for i in range(cfg[K_TG_N + kind]):
-        if target_room_nb(d, cfg, cfg[base + i], kind, fl):
+        s = cfg[base + i]
+        if target_room_nb(d[B_H + s], kind, fl, (not sites) or d[B_A_SITE + cfg[K_SP_AREA + s]] == 1):
             return True
     return False
 
 
 @inline_kernel
-def playable_nb(d, cfg, p, h):
-    """Hand card h may be played now: it shows the chosen symbol, or an extra play is left."""
-    t = d[pb_nb(p) + P_HAND + h]
-    return d[M_EXTRA] > 0 or ((cfg[K_CARD_SYM + t] >> d[M_SYMBOL]) & 1) == 1
+def playable_nb(sym, symbol, extra):
+    """A card with symbol bits `sym` may be played now: it shows the chosen symbol, or an extra
+    play (U-13) is left."""
+    return extra > 0 or ((sym >> symbol) & 1) == 1
 
 
 @inline_kernel
 def any_playable_nb(d, cfg, p):
-    for h in range(d[pb_nb(p) + P_HAND_N]):
-        if playable_nb(d, cfg, p, h):
+    b = pb_nb(p)
+    for h in range(d[b + P_HAND_N]):
+        if playable_nb(cfg[K_CARD_SYM + d[b + P_HAND + h]], d[M_SYMBOL], d[M_EXTRA]):
             return True
     return False
 
@@ -280,24 +255,30 @@ def area_tops_nb(d, cfg, a):
 
 
 @inline_kernel
-def area_payout_nb(value, d, q, P):
-    """THE area-scoring rule: what seat q receives from an area worth `value` with these top
-    counts: the most top floors get the full value (ties: each), the next lower count half,
-    rounded up (ties: each); nothing without a top floor. Top counts: d[B_COUNTS + seat]."""
-    c = d[B_COUNTS + q]
-    if c == 0:
-        return 0
+def area_places_nb(d, P):
+    """(first, second) place counts from the top counts d[B_COUNTS + seat]: the most top floors,
+    and the highest count strictly below it (0 if none)."""
     first = 0
     for r in range(P):
         if d[B_COUNTS + r] > first:
             first = d[B_COUNTS + r]
-    if c == first:
-        return value
     second = 0
     for r in range(P):
         cr = d[B_COUNTS + r]
         if cr < first and cr > second:
             second = cr
+    return first, second
+
+
+@inline_kernel
+def area_payout_nb(value, c, first, second):
+    """THE area-scoring rule: what a seat with c top floors receives from an area worth `value`:
+    the most top floors get the full value (ties: each), the next lower count half, rounded up
+    (ties: each); nothing without a top floor (so no second place when one seat is alone)."""
+    if c == 0:
+        return 0
+    if c == first:
+        return value
     if c == second:
         return (value + 1) // 2
     return 0
@@ -352,29 +333,27 @@ def in_mask_nb(lo, hi, s):
 
 
 @kernel
-def monument_holds_nb(d, cfg, p, m, lo, hi):
-    """THE monument rule: p scores monument m. NYC (chain): one of its adjacent spaces is in p's
-    landmark chain (lo, hi from chain_reach_nb). Tokyo (count): at least `requires` adjacent
-    spaces carry p's top floor."""
-    k = 0
-    for i in range(cfg[K_MON_NN + m]):
-        s = cfg[K_MON_SP + m * MAX_MON_NB + i]
-        if cfg[K_MON_RULE] == MON_CHAIN:
-            if in_mask_nb(lo, hi, s):
-                return True
-        elif d[B_TOP + s] == p:
-            k += 1
-    return cfg[K_MON_RULE] != MON_CHAIN and k >= cfg[K_MON_REQ + m]
-
-
-@kernel
 def monuments_held_nb(d, cfg, p):
-    """Bit m: p scores monument m now."""
-    if cfg[K_MON_RULE] == MON_CHAIN:
+    """THE monument rule -- bit m: p scores monument m now. NYC (chain): one of its adjacent
+    spaces is in p's landmark chain (chain_reach_nb). Tokyo (count): at least `requires`
+    adjacent spaces carry p's top floor."""
+    chain = cfg[K_MON_RULE] == MON_CHAIN
+    if chain:
         chain_reach_nb(d, cfg, p)
+    lo = d[B_LOHI]
+    hi = d[B_LOHI + 1]
     out = np.int64(0)
     for m in range(cfg[K_N_MON]):
-        if monument_holds_nb(d, cfg, p, m, d[B_LOHI], d[B_LOHI + 1]):
+        k = 0
+        for i in range(cfg[K_MON_NN + m]):
+            s = cfg[K_MON_SP + m * MAX_MON_NB + i]
+            if chain:
+                if in_mask_nb(lo, hi, s):
+                    k = 1 << 20
+                    break
+            elif d[B_TOP + s] == p:
+                k += 1
+        if (chain and k > 0) or (not chain and k >= cfg[K_MON_REQ + m]):
             out |= np.int64(1) << m
     return out
 
@@ -420,8 +399,9 @@ def score_area_nb(d, cfg, a):
     P = d[M_NPLAYERS]
     value = area_value_nb(cfg, d[B_A_FLOORS + a])
     area_tops_nb(d, cfg, a)
+    first, second = area_places_nb(d, P)
     for q in range(P):
-        pay = area_payout_nb(value, d, q, P)
+        pay = area_payout_nb(value, d[B_COUNTS + q], first, second)
         if pay > 0:
             gain_nb(d, cfg, q, pay, P_SRC_AREA)
     d[B_A_SCORED + a] = 1
@@ -451,17 +431,18 @@ def any_site_target_nb(d, cfg, setup):
 
 
 @inline_kernel
-def can_buy_nb(d, cfg, p, c):
-    t = cfg[K_BASIC_TYPE + c]
-    return d[MK_BASIC + c] > 0 and d[pb_nb(p) + P_MONEY] >= cfg[K_CARD_PRICE + t]
+def can_buy_nb(left, money, price):
+    """A Basic pile with cards left, at a price the player can pay."""
+    return left > 0 and money >= price
 
 
 @kernel
 def buy_options_nb(d, cfg, p):
     """(any Basic pile affordable, any upgrade possible)."""
     buy = False
+    money = d[pb_nb(p) + P_MONEY]
     for c in range(N_COLOURS):
-        if can_buy_nb(d, cfg, p, c):
+        if can_buy_nb(d[MK_BASIC + c], money, cfg[K_CARD_PRICE + cfg[K_BASIC_TYPE + c]]):
             buy = True
             break
     upg = False
@@ -758,18 +739,6 @@ def reset_nb(d, rng, cfg, seed, game_index):
 
 # ---------------------------------------------------------------- legal actions
 
-@inline_kernel
-def sort_tail_nb(out, n):
-    """Insertion sort of out[:n] (candidate lists are per kind; actions are listed ascending)."""
-    for i in range(1, n):
-        x = out[i]
-        j = i - 1
-        while j >= 0 and out[j] > x:
-            out[j + 1] = out[j]
-            j -= 1
-        out[j + 1] = x
-
-
 @kernel
 def legal_nb(d, cfg, out):
     """Fill out[:n] with the legal action ids of the player to move; returns n (0 when over)."""
@@ -780,8 +749,9 @@ def legal_nb(d, cfg, out):
     if ph == PH_BUY:
         out[0] = A_SKIP
         n = 1
+        money = d[b + P_MONEY]
         for c in range(N_COLOURS):
-            if can_buy_nb(d, cfg, p, c):
+            if can_buy_nb(d[MK_BASIC + c], money, cfg[K_CARD_PRICE + cfg[K_BASIC_TYPE + c]]):
                 out[n] = A_BUY + c
                 n += 1
         cost = upgrade_cost_nb(d, cfg, p)
@@ -803,7 +773,7 @@ def legal_nb(d, cfg, out):
                 n += 1
     elif ph == PH_PLAY:
         for h in range(d[b + P_HAND_N]):
-            if playable_nb(d, cfg, p, h):
+            if playable_nb(cfg[K_CARD_SYM + d[b + P_HAND + h]], d[M_SYMBOL], d[M_EXTRA]):
                 out[n] = A_PLAY + h
                 n += 1
         out[n] = A_STOP
@@ -812,12 +782,12 @@ def legal_nb(d, cfg, out):
         kind = d[M_PEND_ARG]
         fl = d[b + P_FLOORS]
         base = K_TG_SP + kind * MAX_SP
+        sites = cfg[K_SITES] == 1
         for i in range(cfg[K_TG_N + kind]):
             s = cfg[base + i]
-            if target_room_nb(d, cfg, s, kind, fl):
+            if target_room_nb(d[B_H + s], kind, fl, (not sites) or d[B_A_SITE + cfg[K_SP_AREA + s]] == 1):
                 out[n] = A_SPACE + s
                 n += 1
-        sort_tail_nb(out, n)
     elif ph == PH_TAKE:
         for c in range(N_COLOURS):
             if d[MK_BASIC + c] > 0:

@@ -16,7 +16,7 @@ import pytest
 
 from engines.project_skyline.params import kernel_params
 from engines.project_skyline.rules import (
-    advance_nb, area_payout_nb, monuments_held_nb, score_area_nb, upgrade_cost_nb,
+    advance_nb, area_payout_nb, area_places_nb, monuments_held_nb, score_area_nb, upgrade_cost_nb,
 )
 from engines.project_skyline.state import (
     A_BUY, A_SELL_DISC, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP, A_TAKE, A_UPG, B_A_SITE, B_COUNTS, B_H,
@@ -172,7 +172,8 @@ def test_area_payout_ties_and_half_rounded_up():
 
     def pay(value, counts):
         d[B_COUNTS:B_COUNTS + 4] = counts
-        return [area_payout_nb(value, d, q, 4) for q in range(4)]
+        first, second = area_places_nb(d, 4)
+        return [area_payout_nb(value, c, first, second) for c in counts]
 
     assert pay(3, [2, 1, 1, 0]) == [3, 2, 2, 0]
     assert pay(3, [2, 2, 1, 0]) == [3, 3, 2, 0]   # tie for first: both full, second place stays
