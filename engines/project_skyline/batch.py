@@ -17,7 +17,7 @@ from engines.core.harness import (
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
 from engines.project_skyline.params import K_END_KIND, K_N_AREAS, K_N_SP, MAP_NAMES, END_TOWERS, KernelParams
-from engines.project_skyline.policies import choose_action_nb
+from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
 from engines.project_skyline.rules import card_count_nb, legal_nb, reset_nb, apply_nb, score_of_nb
 from engines.project_skyline.state import (
     B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, M_DECISIONS, M_ENDING, M_EVN, M_PHASE, M_PLAYER, M_ROUND, M_TURN,
@@ -56,7 +56,10 @@ def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slo
         p = d[M_PLAYER]
         turn = d[M_ROUND] + 1
         n = legal_nb(d, cfg, legal)
-        a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
+        if pol[p] == RANDOM:  # the same draw as choose_action_nb's, one call layer less
+            a = random_action_nb(d, prngs[p], legal, n)
+        else:
+            a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
         apply_nb(d, rng, cfg, a)
         for e in range(d[M_EVN]):
             if crow < cap:
