@@ -169,15 +169,12 @@ def upgrade_cost_nb(d, cfg, p):
 
 
 @inline_kernel
-def upgrade_ok_nb(d, cfg, p, h, j):
-    """THE upgrade rule: hand card h may become Upgrade market card j (a card there that shares a
-    symbol with it; money for the next track step). Legality, the effect and the policies ask it."""
-    b = pb_nb(p)
-    u = d[MK_UMK + j]
-    cost = upgrade_cost_nb(d, cfg, p)
-    if u < 0 or cost < 0 or d[b + P_MONEY] < cost or h >= d[b + P_HAND_N]:
-        return False
-    return (cfg[K_CARD_SYM + u] & cfg[K_CARD_SYM + d[b + P_HAND + h]]) != 0
+def upgrade_match_nb(hand_sym, market_sym):
+    """THE upgrade rule's symbol match: the new Upgrade card shows at least one symbol of the
+    removed hand card (market_sym 0 for an empty slot). With the track cost (upgrade_cost_nb,
+    paid from the player's money) it decides legality (legal_nb), the buy step's skip
+    (buy_options_nb) and what the policies may choose."""
+    return (hand_sym & market_sym) != 0
 
 
 @inline_kernel
@@ -454,7 +451,7 @@ def buy_options_nb(d, cfg, p):
             if d[MK_UMK + j] >= 0:
                 m |= cfg[K_CARD_SYM + d[MK_UMK + j]]
         for h in range(d[b + P_HAND_N]):
-            if cfg[K_CARD_SYM + d[b + P_HAND + h]] & m:
+            if upgrade_match_nb(cfg[K_CARD_SYM + d[b + P_HAND + h]], m):  # some slot matches
                 upg = True
                 break
     return buy, upg
@@ -760,7 +757,7 @@ def legal_nb(d, cfg, out):
                 hs = cfg[K_CARD_SYM + d[b + P_HAND + h]]
                 for j in range(4):
                     u = d[MK_UMK + j]
-                    if u >= 0 and (cfg[K_CARD_SYM + u] & hs) != 0:
+                    if u >= 0 and upgrade_match_nb(hs, cfg[K_CARD_SYM + u]):
                         out[n] = A_UPG + h * 4 + j
                         n += 1
     elif ph == PH_SYMBOL:
