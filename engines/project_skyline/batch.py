@@ -16,14 +16,14 @@ from engines.core.harness import (
 )
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
-from engines.project_skyline.params import K_END_KIND, K_N_AREAS, K_N_SP, MAP_NAMES, END_TOWERS, KernelParams
+from engines.project_skyline.params import K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
 from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
 from engines.project_skyline.rules import card_count_nb, legal_nb, reset_nb, apply_nb, score_of_nb
 from engines.project_skyline.state import (
-    B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, M_DECISIONS, M_ENDING, M_EVN, M_PHASE, M_PLAYER, M_ROUND, M_TURN,
-    MAX_HEIGHT, N_ACTIONS, P_BOUGHT, P_BUILT, P_FINAL_CARDS, P_FINAL_END, P_FORFEIT, P_MONEY, P_PA, P_PLAYED,
-    P_SOLD, P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON, P_SRC_SELL, P_TAKEN,
-    P_UPGRADES, P_UPOS, PB, PBASE, PH_OVER, n_data,
+    B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, MAX_HEIGHT, M_DECISIONS, M_ENDING, M_EVN, M_PHASE, M_PLAYER,
+    M_ROUND, M_TURN, N_ACTIONS, PB, PBASE, PH_OVER, P_BOUGHT, P_BUILT, P_FINAL_CARDS, P_FINAL_END, P_FORFEIT,
+    P_MONEY, P_PA, P_PLAYED, P_SOLD, P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON,
+    P_SRC_SELL, P_TAKEN, P_UPGRADES, P_UPOS,
 )
 from engines.project_skyline.tables import CARD_EVENTS, DTYPES, GAMES, PLAYERS, TABLES
 

@@ -21,20 +21,20 @@ from engines.core.kernel import inline_kernel, kernel
 from engines.core.rng import below
 from engines.core.spec import PolicyInfo
 from engines.project_skyline.params import (
-    BONUS_MONEY, BONUS_UPGRADE, K_AREA_COLOUR, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE,
-    K_END_KIND, K_END_MONEY, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_MON,
-    K_N_SP, K_N_TYPES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY,
-    END_TOWERS, MAX_EFF, MAX_MON_NB, MAX_NB, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL,
-    OP_STACK, OP_TAKE, TG_ANY,
+    BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
+    K_END_MONEY, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
+    K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MAX_NB,
+    MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
-    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, legal_nb, pb_nb, upgrade_cost_nb,
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, pb_nb,
+    upgrade_cost_nb,
 )
 from engines.project_skyline.state import (
     A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP,
-    A_SYM, A_TAKE, A_UPG, B_A_FLOORS, B_A_FREE, B_A_SCORED, B_BTAKEN, B_COUNTS, B_H, B_LOHI, B_TOP, M_NPLAYERS, M_PEND_N,
-    M_PEND_OP, M_PHASE, M_PLAYER, MAX_HEIGHT, MK_UMK, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N,
-    P_MONEY, P_PA, P_UPOS, PH_BUY, PH_DISCARD, PH_PLAY, PH_SELL, PH_SITE, PH_SYMBOL, PH_TAKE, PH_TARGET,
+    A_SYM, A_TAKE, A_UPG, B_A_FLOORS, B_A_FREE, B_A_SCORED, B_BTAKEN, B_COUNTS, B_H, B_LOHI, B_TOP, MAX_HEIGHT,
+    MK_UMK, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PHASE, PH_BUY, PH_DISCARD, PH_PLAY, PH_SELL, PH_SITE, PH_SYMBOL,
+    PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2

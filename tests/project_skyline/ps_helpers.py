@@ -1,7 +1,6 @@
 """Builders for hand-made Project Skyline positions (tests only)."""
 from __future__ import annotations
 
-import numpy as np
 
 from engines.project_skyline.game import new_game
 from engines.project_skyline.rules import advance_nb, place_floors_nb

@@ -1,7 +1,5 @@
 """Project Skyline under random and scripted play: invariants at every step, step/batch parity,
 determinism, hidden information, golden playthroughs."""
-from pathlib import Path
-
 import numpy as np
 import pytest
 

@@ -2,7 +2,6 @@
 files (validated here; one run small end to end)."""
 from pathlib import Path
 
-import polars as pl
 
 from analysis.run import Run
 from experiments.experiment import load_experiment, run_experiment

@@ -14,17 +14,16 @@
 import numpy as np
 import pytest
 
-from engines.project_skyline.params import kernel_params
 from engines.project_skyline.rules import (
     advance_nb, area_payout_nb, area_places_nb, monuments_held_nb, score_area_nb, upgrade_cost_nb,
 )
 from engines.project_skyline.state import (
-    A_BUY, A_SELL_DISC, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP, A_TAKE, A_UPG, B_A_SITE, B_COUNTS, B_H,
-    C_BUY, END_FLOOR, END_MONEY, M_CONT, M_E_MONEY, M_ENDING, M_PHASE, M_PLAYER, M_ROUND, MK_BASIC, MK_REMOVED,
-    MK_UMK, P_DISC, P_DISC_N, P_FLOORS, P_FORFEIT, P_UPOS, PH_BUY, PH_OVER, fields,
+    A_BUY, A_SELL_DISC, A_SELL_SKIP, A_SITE, A_SPACE, A_STOP, A_TAKE, A_UPG, B_A_SITE, B_COUNTS, B_H,
+    C_BUY, END_FLOOR, END_MONEY, M_CONT, M_E_MONEY, M_ENDING, M_PLAYER, M_ROUND, MK_BASIC, MK_REMOVED,
+    MK_UMK, P_DISC, P_DISC_N, P_FLOORS, P_FORFEIT, P_UPOS, fields,
 )
 from tests.project_skyline.ps_helpers import (
-    build, clear_board, game, hand_codes, money, pb, play, set_draw, set_hand, set_money, space, targets, to_play,
+    build, game, hand_codes, money, pb, play, set_draw, set_hand, set_money, space, targets, to_play,
     top, type_of,
 )
 
