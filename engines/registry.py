@@ -30,6 +30,7 @@ def unregister(game_id: str) -> None:
 register("skyline_3000", "engines.skyline_3000")
 register("cityline", "engines.cityline")
 register("skyline_of_the_world", "engines.skyline_of_the_world")
+register("project_skyline", "engines.project_skyline")
 
 
 def game_ids() -> list[str]:

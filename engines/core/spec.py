@@ -23,6 +23,8 @@ declared here, never sniffed from column names:
     spec.benchmark       the line-ups experiments/benchmark.py measures
     spec.source_digest   digest of the engine's source (engines.core.cache_guard): run
                          folders and cached batches are keyed on it
+    spec.variant_facts   optional: a resolved variant's values -> facts the report shows
+                         (Project Skyline: the card prices of the variant's card file)
 
 The game's own report sections and experiment metrics live in the module
 `analysis.<game_id>` (found by the game id; without one the game gets the
@@ -168,6 +170,9 @@ class GameSpec:
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     benchmark: tuple[BenchmarkCase, ...] = ()
     source_digest: str = ""               # engines.core.cache_guard.check(package folder)
+    # facts a report may show that follow from a resolved variant's values (e.g. card prices
+    # read from the variant's card file): values dict -> {name: value}; None: no such facts
+    variant_facts: Callable[[dict], dict] | None = None
 
     def policy(self, name: str) -> PolicyInfo:
         try:

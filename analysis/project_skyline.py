@@ -1,0 +1,211 @@
+"""Project Skyline's own report sections (GameSpec.report), from the tables in
+engines/project_skyline/tables.py:
+
+- win rate by seat (turn order) and map, Wilson intervals;
+- card value curves: for each card, the win rate and final money of the players who acquired it
+  (bought, upgraded into or took it), by the turn of the first acquisition, with intervals.
+  Correlational: a card bought by a player who is already ahead looks good. The causal answer
+  is a paired "forced acquisition" experiment (policy weight `force_card`, common random numbers);
+- the Basic market: pick rates per pile and price;
+- money by source (monuments, areas, card effects, bonus spaces, selling, card values, the
+  map's end condition), per policy, with intervals;
+- ending frequencies (money, last floor, stalled) and game length.
+
+Every figure is aggregated in polars before numpy / matplotlib see it.
+"""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from analysis import plots, stats
+from analysis.run import Run
+from analysis.sections import Plot, Section, game_spec
+
+MAP_NAMES = ("nyc", "tokyo")          # games.map codes (the engine's sorted map list)
+ENDINGS = {1: "money reached", 2: "last floor placed", 3: "stalled (round cap)"}
+ACQUIRE = (0, 1, 4)                  # card_events: bought, upgraded_into, taken
+SOURCES = ("money_cards", "money_monuments", "money_areas", "money_bonuses", "money_sell", "money_card_values",
+           "money_end")
+TURN_BUCKETS = ((1, 3, "turns 1-3"), (4, 6, "turns 4-6"), (7, 9, "turns 7-9"), (10, 10_000, "turns 10+"))
+
+
+def sections(run: Run) -> list[Section]:
+    out = [seat_and_map(run)]
+    if "card_events" in run.tables():
+        out += [card_value_curves(run), market_picks(run)]
+    out += [money_sources(run), endings(run)]
+    return out
+
+
+# ------------------------------------------------------------------ helpers
+
+def players(run: Run) -> pl.LazyFrame:
+    """players with a string `policy`, the game's map name and n_winners."""
+    frame = run.scan("players").with_columns(pl.col("game").cast(pl.Int64))
+    if "policy" in frame.collect_schema().names():
+        frame = frame.with_columns(pl.col("policy").cast(pl.String))
+    else:
+        lineup = run.lineup
+        frame = frame.with_columns(pl.col("lineup_slot").cast(pl.Int64).map_elements(
+            lambda s: lineup[s] if s < len(lineup) else str(s), return_dtype=pl.String).alias("policy"))
+    games = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners", "map")
+    return frame.join(games, on="game", how="left").with_columns(
+        pl.col("map").cast(pl.Int64).map_elements(lambda m: MAP_NAMES[m] if 0 <= m < len(MAP_NAMES) else str(m),
+                                                  return_dtype=pl.String).alias("map_name"))
+
+
+def _mean_intervals(table: pl.DataFrame, n="n", mean="mean", std="std") -> pl.DataFrame:
+    low, high = stats.t_interval_from_moments(table[n].to_numpy(), table[mean].to_numpy(),
+                                              table[std].fill_null(np.nan).to_numpy())
+    return table.with_columns(pl.Series("low", np.atleast_1d(low)), pl.Series("high", np.atleast_1d(high)))
+
+
+def _card_base(code: pl.Expr) -> pl.Expr:
+    """U-17g -> U-17 (the four Upgrade sets are one card for the designer)."""
+    return code.str.slice(0, 4)
+
+
+# ------------------------------------------------------------------ sections
+
+def seat_and_map(run: Run) -> Section:
+    rates = stats.win_rates(players(run), ["map_name", "seat"])
+    fig = plots.rate_chart([f"{m} {s}" for m, s in zip(rates["map_name"], rates["seat"])],
+                           rates["win_rate"].to_numpy(), rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
+                           title="Win rate by map and seat (seat 0 starts)", ylabel="win rate",
+                           reference=1.0 / run.n_players, reference_label="1 / players")
+    text = ("Seat 0 holds the start marker, so the seat is the turn-order position. Win rates with "
+            "Wilson 95% intervals; a shared win counts for every sharer (ties are broken by most "
+            f"cards first, so they are rare). The dashed line is 1/{run.n_players}. With a rotating "
+            "line-up every policy sits in every seat equally often.")
+    return Section("Does the start player win more (by map)?", text, [("win rate by map and seat", rates)],
+                   [Plot("ps_seat_wins", fig, "Win rate by map and seat, Wilson 95% intervals")])
+
+
+def acquisitions(run: Run) -> pl.DataFrame:
+    """First acquisition of each card (Upgrade sets merged) per game and seat, with the seat's
+    result: game, seat, card, turn, win, score, bucket."""
+    ev = (run.scan("card_events").filter(pl.col("event").is_in(list(ACQUIRE)))
+          .with_columns(pl.col("game").cast(pl.Int64), _card_base(pl.col("code")).alias("card"))
+          .group_by(["game", "seat", "card"]).agg(pl.col("turn").min().alias("turn")))
+    res = players(run).select("game", "seat", "win", "score", "n_winners")
+    frame = ev.join(res, on=["game", "seat"], how="inner").collect()
+    bucket = pl.lit(None, dtype=pl.String)
+    for lo, hi, name in reversed(TURN_BUCKETS):
+        bucket = pl.when((pl.col("turn") >= lo) & (pl.col("turn") <= hi)).then(pl.lit(name)).otherwise(bucket)
+    names = [name for _, _, name in TURN_BUCKETS]
+    frame = frame.with_columns(bucket.alias("bucket"))
+    return frame.with_columns(pl.col("bucket").replace_strict(names, list(range(len(names))),
+                                                              return_dtype=pl.Int64).alias("bucket_k"))
+
+
+def card_value_curves(run: Run) -> Section:
+    acq = acquisitions(run)
+    if acq.height == 0:
+        return Section("Card value curves", "No card was acquired in this run.")
+    rates = stats.win_rates(acq, ["card", "bucket_k", "bucket"])
+    money = _mean_intervals(acq.group_by(["card", "bucket_k", "bucket"]).agg(
+        pl.len().alias("n"), pl.col("score").cast(pl.Float64).mean().alias("mean"),
+        pl.col("score").cast(pl.Float64).std().alias("std")).sort(["card", "bucket_k"]))
+    overall = stats.win_rates(acq, "card").sort("win_rate", descending=True)
+    base = players(run).select(pl.col("score").cast(pl.Float64).mean()).collect().item()
+    series = {}
+    for card in overall["card"].to_list()[:6]:
+        sub = rates.filter(pl.col("card") == card)
+        series[card] = (sub["bucket_k"].to_numpy(), sub["win_rate"].to_numpy(), sub["win_low"].to_numpy(),
+                        sub["win_high"].to_numpy())
+    fig = plots.rate_lines(series, title="Win rate of acquirers by turn of first acquisition (top 6 cards)",
+                           xlabel="turn of first acquisition", ylabel="win rate",
+                           reference=1.0 / run.n_players,
+                           xticklabels=[name for _, _, name in TURN_BUCKETS]) if series else None
+    text = ("For each card (the four Upgrade sets merged), the players who acquired it -- bought, "
+            "upgraded into or took it -- by the turn of their first acquisition: win rate (Wilson 95%) "
+            f"and final money (t interval; all players' mean is {base:.1f}). This is correlational: a "
+            "card that leaders can afford looks strong. For a causal estimate run the paired forced-"
+            "acquisition experiment (heuristic weight `force_card` = card type + 1, same seeds with and "
+            "without), which compares the same games.")
+    plots_out = [Plot("ps_card_curves", fig, "Card value curves, Wilson 95% intervals")] if fig else []
+    return Section("Card value curves: which cards do winners acquire, and when?", text,
+                   [("win rate of acquirers, whole game", overall), ("win rate by acquisition turn", rates),
+                    ("final money by acquisition turn", money)], plots_out)
+
+
+def market_picks(run: Run) -> Section:
+    ev = run.scan("card_events").with_columns(pl.col("game").cast(pl.Int64))
+    n_games = run.scan("games").select(pl.len()).collect().item()
+    seats = n_games * run.n_players
+    bought = (ev.filter(pl.col("event") == 0).group_by("code").agg(pl.len().alias("bought"))
+              .collect().sort("code"))
+    prices = _prices(run)
+    rows = []
+    for code, k in zip(bought["code"], bought["bought"]):
+        low, high = stats.wilson_interval(min(k, seats), seats)
+        rows.append({"card": code, "price": prices.get(code), "bought": int(k), "per_player_game": k / seats,
+                     "low": low, "high": high})
+    table = pl.DataFrame(rows, schema={"card": pl.String, "price": pl.Int64, "bought": pl.Int64,
+                                       "per_player_game": pl.Float64, "low": pl.Float64, "high": pl.Float64})
+    upg = (ev.filter(pl.col("event") == 1).with_columns(_card_base(pl.col("code")).alias("card"))
+           .group_by("card").agg(pl.len().alias("upgraded_into")).collect().sort("card"))
+    text = ("Basic market: cards bought per player and game for each pile, with its price (the interval "
+            "treats each player-game as one trial, exact while a player buys a pile at most once). "
+            "Upgrade market: how often each card was chosen when upgrading.")
+    return Section("The market: what is picked, at what price?", text,
+                   [("Basic buys per pile", table), ("Upgrade picks", upg)])
+
+
+def _prices(run: Run) -> dict[str, int]:
+    """The run's own card prices, from the contract (the engine reads its card file)."""
+    spec = game_spec(run.game_id)
+    if spec is None or spec.variant_facts is None:
+        return {}
+    try:
+        return dict(spec.variant_facts(run.manifest.get("variant", {}).get("values", {}))["basic_prices"])
+    except (OSError, ValueError, KeyError):  # a card file that no longer exists: prices unknown
+        return {}
+
+
+def money_sources(run: Run) -> Section:
+    p = players(run)
+    aggs = [pl.len().alias("n")]
+    for s in SOURCES + ("score",):
+        aggs += [pl.col(s).cast(pl.Float64).mean().alias(f"mean_{s}"), pl.col(s).cast(pl.Float64).std().alias(f"std_{s}")]
+    agg = p.group_by(["map_name", "policy"]).agg(aggs).sort(["map_name", "policy"]).collect()
+    rows = []
+    for row in agg.iter_rows(named=True):
+        for s in SOURCES + ("score",):
+            rows.append({"map": row["map_name"], "policy": row["policy"], "source": s.replace("money_", ""),
+                         "n": row["n"], "mean": row[f"mean_{s}"], "std": row[f"std_{s}"]})
+    table = _mean_intervals(pl.DataFrame(rows))
+    shares = {}
+    for (m, pol), sub in table.filter(pl.col("source") != "score").group_by(["map", "policy"], maintain_order=True):
+        shares[f"{m} {pol}"] = np.maximum(sub["mean"].to_numpy(), 0)
+    cats = [s.replace("money_", "") for s in SOURCES]
+    fig = plots.stacked_shares(list(shares), {c: np.array([v[i] / max(v.sum(), 1e-9) for v in shares.values()])
+                                              for i, c in enumerate(cats)},
+                               title="Where the money comes from (share of money)", xlabel="map and policy")
+    text = ("Mean money per player and game by source, per map and policy, with t intervals: card "
+            "effects, monument bonuses (every turn while held), area scorings, one-time bonus spaces, "
+            "selling (U-14), and at the end the card values and the map's end condition (NYC: 5 per "
+            "7-floor building topped; Tokyo: by the number of areas reached).")
+    return Section("Monument and area income", text, [("money by source", table)],
+                   [Plot("ps_money_sources", fig, "Share of money by source")])
+
+
+def endings(run: Run) -> Section:
+    g = run.scan("games").collect()
+    n = g.height
+    rows = []
+    for code, name in ENDINGS.items():
+        k = int((g["ending"] == code).sum())
+        low, high = stats.wilson_interval(k, n)
+        rows.append({"ending": name, "games": k, "rate": k / n if n else np.nan, "low": low, "high": high})
+    table = pl.DataFrame(rows)
+    length = g.select(pl.col("rounds").cast(pl.Float64).mean().alias("mean_rounds"),
+                      pl.col("rounds").cast(pl.Float64).std().alias("std_rounds"),
+                      pl.col("rounds").min().alias("min"), pl.col("rounds").max().alias("max"),
+                      pl.col("decisions").cast(pl.Float64).mean().alias("mean_decisions"))
+    text = ("How games end: someone reaches the end money (the round is finished, then one more), the "
+            "last floor of a supply is placed (the round is finished), or the round cap stalls the "
+            "game. Wilson 95% intervals.")
+    return Section("How do games end, and how long are they?", text,
+                   [("ending frequencies", table), ("game length (rounds)", length)])

@@ -1,0 +1,435 @@
+"""Project Skyline policies: integer ids dispatched inside one jitted `choose_action_nb`.
+
+Policies read the state vector but only what their player may see: the board, markets, money
+and piles' sizes (public), their own hand and own pile contents; never another hand, the order
+of a draw pile, the Upgrade draw pile or the chance stream (game.observation is the enforced
+view; these kernels keep to it by construction).
+
+    random     layered: a kind of action uniformly among the kinds available (buy step: skip /
+               buy / upgrade; play step: play / stop; sell: sell / none; discard: discard /
+               draw), then one of its actions uniformly; single-kind decisions uniform
+    greedy     the most money this turn: never spends (no buy, no upgrade), picks the symbol
+               with the most money on its cards, builds where the money comes now (bonus
+               spaces, completing an area, a monument's bonus), sells whenever it can
+    heuristic  a one-ply evaluation with named weights (HEURISTIC_WEIGHTS)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engines.core.kernel import inline_kernel, kernel
+from engines.core.rng import below
+from engines.core.spec import PolicyInfo
+from engines.project_skyline.params import (
+    BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
+    K_END_MONEY, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
+    K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MAX_NB,
+    MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
+)
+from engines.project_skyline.rules import (
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, pb_nb,
+    upgrade_cost_nb,
+)
+from engines.project_skyline.state import (
+    A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP,
+    A_SYM, A_TAKE, A_UPG, B_A_FLOORS, B_A_FREE, B_A_SCORED, B_BTAKEN, B_COUNTS, B_H, B_LOHI, B_TOP, MAX_HEIGHT,
+    MK_UMK, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PHASE, PH_BUY, PH_DISCARD, PH_PLAY, PH_SELL, PH_SITE, PH_SYMBOL,
+    PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
+)
+
+RANDOM, GREEDY, HEURISTIC = 0, 1, 2
+
+HEURISTIC_WEIGHTS = {
+    "area": 1.0,         # area majorities: value of a lead change (x the area's worth)
+    "monument": 1.0,     # monument connections (NYC chain / Tokyo adjacency), per-turn bonus x 3
+    "deck": 1.0,         # deck quality: a card's money and build power per draw, over the turns left
+    "upgrade": 1.0,      # upgrade timing: weight of the track cost against the card gained
+    "endgame": 1.0,      # end-game card values, weighted by how near the end is
+    "money": 1.0,        # money now: bonus spaces, completing an area
+    "tower": 1.0,        # the map's end condition: NYC 7-floor tops, Tokyo areas reached
+    "force_card": 0.0,   # card type + 1: take that card at the first chance (0 = off; experiments)
+}
+W_AREA, W_MON, W_DECK, W_UPG, W_END, W_MONEY, W_TOWER, W_FORCE = range(8)
+
+POLICIES = {
+    "random": PolicyInfo("random", RANDOM, "layered: an action kind uniformly, then its details uniformly"),
+    "greedy": PolicyInfo("greedy", GREEDY, "most money this turn; never buys or upgrades"),
+    "heuristic": PolicyInfo("heuristic", HEURISTIC, "one-ply evaluation with named weights",
+                            dict(HEURISTIC_WEIGHTS)),
+}
+
+
+def default_weights(name: str, width: int = 8) -> np.ndarray:
+    row = np.zeros(width)
+    vals = list(POLICIES[name].weights.values())
+    row[:len(vals)] = vals
+    return row
+
+
+# ---------------------------------------------------------------- random (layered)
+
+@inline_kernel
+def kind_of_nb(ph, a):
+    """The action's kind within its decision (random policy's first layer)."""
+    if ph == PH_BUY:
+        if a == A_SKIP:
+            return 0
+        return 1 if a < A_UPG else 2
+    if ph == PH_PLAY:
+        return 1 if a == A_STOP else 0
+    if ph == PH_SELL:
+        return 1 if a == A_SELL_SKIP else 0
+    if ph == PH_DISCARD:
+        return 1 if a == A_DONE else 0
+    return 0
+
+
+@kernel
+def random_action_nb(d, prng, legal, n):
+    ph = d[M_PHASE]
+    c0 = 0
+    c1 = 0
+    c2 = 0
+    for i in range(n):
+        k = kind_of_nb(ph, legal[i])
+        if k == 0:
+            c0 += 1
+        elif k == 1:
+            c1 += 1
+        else:
+            c2 += 1
+    nk = (c0 > 0) + (c1 > 0) + (c2 > 0)
+    r = below(prng, nk)
+    kind = 0
+    cnt = c0
+    if c0 == 0 or r > 0:
+        if c0 > 0:
+            r -= 1
+        if c1 > 0 and r == 0:
+            kind, cnt = 1, c1
+        else:
+            kind, cnt = 2, c2
+    j = below(prng, cnt)
+    for i in range(n):
+        if kind_of_nb(ph, legal[i]) == kind:
+            if j == 0:
+                return legal[i]
+            j -= 1
+    return legal[0]
+
+
+# ---------------------------------------------------------------- shared estimates
+
+@kernel
+def progress_nb(d, cfg):
+    """How near the end: the richest player's money over the end money (0..1)."""
+    m = 0
+    for q in range(d[M_NPLAYERS]):
+        if d[pb_nb(q) + P_MONEY] > m:
+            m = d[pb_nb(q) + P_MONEY]
+    x = m / cfg[K_END_MONEY]
+    return x if x < 1.0 else 1.0
+
+
+@kernel
+def card_power_nb(cfg, t):
+    """Money-equivalent of playing card t once (build floors ~1.2 each, flexible places more)."""
+    v = 0.0
+    for e in range(MAX_EFF):
+        o = K_CARD_EFF + (t * MAX_EFF + e) * 3
+        op = cfg[o]
+        n = cfg[o + 1]
+        if op == OP_BUILD:
+            v += n * (1.2 if cfg[o + 2] < N_COLOURS else 1.5)
+        elif op == OP_STACK:
+            v += n * 1.0
+        elif op == OP_MONEY:
+            v += n
+        elif op == OP_DRAW:
+            v += 1.2 * n
+        elif op == OP_TAKE:
+            v += 2.5
+        elif op == OP_SELL:
+            v += n * 0.8
+        elif op == OP_EXTRA:
+            v += 1.5
+    return v
+
+
+@kernel
+def deck_size_nb(d, p):
+    b = pb_nb(p)
+    return d[b + P_HAND_N] + d[b + P_DRAW_N] + d[b + P_DISC_N]
+
+
+@kernel
+def card_worth_nb(d, cfg, p, t, w, prog):
+    """What owning card t is worth to p from now on: its power per draw over the turns left,
+    plus its end-game money value as the end nears."""
+    turns_left = 14.0 * (1.0 - prog) + 1.0
+    per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
+    return (w[W_DECK] * card_power_nb(cfg, t) * turns_left * per_turn
+            + w[W_END] * cfg[K_CARD_VALUE + t] * (0.3 + 0.7 * prog))
+
+
+@kernel
+def owns_nb(d, p, t):
+    b = pb_nb(p)
+    for i in range(d[b + P_HAND_N]):
+        if d[b + P_HAND + i] == t:
+            return True
+    for i in range(d[b + P_DRAW_N]):
+        if d[b + P_DRAW + i] == t:
+            return True
+    for i in range(d[b + P_DISC_N]):
+        if d[b + P_DISC + i] == t:
+            return True
+    return False
+
+
+@kernel
+def space_value_nb(d, cfg, p, s, k, w, greedy):
+    """Value for p of placing k floors on space s (k > 1: a stack). greedy: money this turn only.
+    NYC: p's landmark chain must be in d[B_LOHI] (chain_reach_nb)."""
+    lo = d[B_LOHI]
+    hi = d[B_LOHI + 1]
+    h = d[B_H + s]
+    put = k if k < MAX_HEIGHT - h else MAX_HEIGHT - h
+    a = cfg[K_SP_AREA + s]
+    prev = d[B_TOP + s]
+    v = 0.0
+    if h == 0 and d[B_BTAKEN + s] == 0:
+        v += w[W_MONEY] * cfg[K_SP_BMONEY + s]
+        if cfg[K_SP_BUPG + s] > 0 and d[pb_nb(p) + P_UPOS] > 0:
+            v += w[W_MONEY] * (0.0 if greedy else 2.0)
+    P = d[M_NPLAYERS]
+    if d[B_A_SCORED + a] == 0:
+        area_tops_nb(d, cfg, a)
+        worth = area_value_nb(cfg, d[B_A_FLOORS + a] + put)
+        first, second = area_places_nb(d, P)
+        before = area_payout_nb(worth, d[B_COUNTS + p], first, second)
+        if prev != p:
+            d[B_COUNTS + p] += 1
+            if prev >= 0:
+                d[B_COUNTS + prev] -= 1
+        first, second = area_places_nb(d, P)
+        after = area_payout_nb(worth, d[B_COUNTS + p], first, second)
+        if h == 0 and d[B_A_FREE + a] == 1:
+            v += w[W_MONEY] * after  # completes the area: scored this turn
+        elif not greedy:
+            v += w[W_AREA] * 0.5 * (after - before)
+    if prev != p:
+        if cfg[K_MON_RULE] == MON_CHAIN:
+            linked = cfg[K_SP_LAND + s] == 1
+            if not linked:
+                for i in range(cfg[K_SP_NN + s]):
+                    if in_mask_nb(lo, hi, cfg[K_SP_NB + s * MAX_NB + i]):
+                        linked = True
+                        break
+            if linked:
+                for m in range(cfg[K_N_MON]):
+                    adj = False
+                    held = False
+                    for i in range(cfg[K_MON_NN + m]):
+                        t = cfg[K_MON_SP + m * MAX_MON_NB + i]
+                        if t == s:
+                            adj = True
+                        if in_mask_nb(lo, hi, t):
+                            held = True
+                    if adj and not held:
+                        bonus = cfg[K_MON_AMT + m] if cfg[K_MON_KIND + m] == BONUS_MONEY else (0 if greedy else 2)
+                        v += w[W_MON] * bonus * (1.0 if greedy else 3.0)
+                if not greedy:
+                    v += w[W_MON] * 2.0 / (1.0 + cfg[K_SP_MDIST + s])
+        else:
+            for m in range(cfg[K_N_MON]):
+                adj = False
+                cnt = 0
+                for i in range(cfg[K_MON_NN + m]):
+                    t = cfg[K_MON_SP + m * MAX_MON_NB + i]
+                    if t == s:
+                        adj = True
+                    if d[B_TOP + t] == p:
+                        cnt += 1
+                if adj:
+                    req = cfg[K_MON_REQ + m]
+                    bonus = cfg[K_MON_AMT + m] if cfg[K_MON_KIND + m] == BONUS_MONEY else (0 if greedy else 2)
+                    if cnt + 1 == req:
+                        v += w[W_MON] * bonus * (1.0 if greedy else 3.0)
+                    elif cnt + 1 < req and not greedy:
+                        v += w[W_MON] * bonus * (cnt + 1.0) / req
+    if not greedy:
+        if cfg[K_END_KIND] == END_TOWERS:
+            if h + put == MAX_HEIGHT:
+                v += w[W_TOWER] * cfg[K_TOWER_MONEY]
+            elif h + put == MAX_HEIGHT - 1:
+                v -= w[W_TOWER] * 1.0
+        elif d[pb_nb(p) + P_PA + a] == 0:
+            v += w[W_TOWER] * 1.5
+        v -= 0.5 * (k - put)  # forfeited floors
+    return v
+
+
+@kernel
+def best_target_nb(d, cfg, p, w, legal, n, greedy):
+    if cfg[K_MON_RULE] == MON_CHAIN:
+        chain_reach_nb(d, cfg, p)
+    k = d[M_PEND_N] if d[M_PEND_OP] == OP_STACK else 1
+    best = legal[0]
+    bv = -1e18
+    for i in range(n):
+        s = legal[i] - A_SPACE
+        v = space_value_nb(d, cfg, p, s, k, w, greedy)
+        if v > bv:
+            bv = v
+            best = legal[i]
+    return best
+
+
+@kernel
+def card_money_now_nb(cfg, t):
+    v = 0
+    for e in range(MAX_EFF):
+        o = K_CARD_EFF + (t * MAX_EFF + e) * 3
+        if cfg[o] == OP_MONEY:
+            v += cfg[o + 1]
+        elif cfg[o] == OP_SELL:
+            v += cfg[o + 1]
+    return v
+
+
+@kernel
+def play_priority_nb(cfg, t):
+    """Order of play: cards that bring cards first, then builds, then money."""
+    op = cfg[K_CARD_EFF + t * MAX_EFF * 3]
+    if op == OP_DRAW or op == OP_TAKE or op == OP_EXTRA:
+        return 3
+    if op == OP_BUILD or op == OP_STACK:
+        return 2
+    if op == OP_SELL:
+        return 0
+    return 1
+
+
+# ---------------------------------------------------------------- greedy and heuristic
+
+@kernel
+def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
+    ph = d[M_PHASE]
+    b = pb_nb(p)
+    prog = progress_nb(d, cfg)
+    if ph == PH_TARGET:
+        return best_target_nb(d, cfg, p, w, legal, n, greedy)
+    if ph == PH_BUY:
+        if greedy:
+            return A_SKIP
+        force = int(w[W_FORCE]) - 1
+        if force >= 0 and not owns_nb(d, p, force):
+            for i in range(n):
+                a = legal[i]
+                if A_BUY <= a < A_UPG and cfg[K_BASIC_TYPE + a - A_BUY] == force:
+                    return a
+                if a >= A_UPG and d[MK_UMK + (a - A_UPG) % 4] == force:
+                    return a
+        best = A_SKIP
+        bv = 0.0
+        for i in range(n):
+            a = legal[i]
+            if a == A_SKIP:
+                continue
+            if a < A_UPG:
+                t = cfg[K_BASIC_TYPE + a - A_BUY]
+                v = card_worth_nb(d, cfg, p, t, w, prog) - cfg[K_CARD_PRICE + t]
+            else:
+                h = (a - A_UPG) // 4
+                new = d[MK_UMK + (a - A_UPG) % 4]
+                old = d[b + P_HAND + h]
+                v = (card_worth_nb(d, cfg, p, new, w, prog) - card_worth_nb(d, cfg, p, old, w, prog)
+                     - w[W_UPG] * upgrade_cost_nb(d, cfg, p))
+            if v > bv:
+                bv = v
+                best = a
+        return best
+    if ph == PH_SYMBOL:
+        best = legal[0]
+        bv = -1.0
+        for i in range(n):
+            c = legal[i] - A_SYM
+            v = 0.0
+            for h in range(d[b + P_HAND_N]):
+                t = d[b + P_HAND + h]
+                if (cfg[K_CARD_SYM + t] >> c) & 1:
+                    v += card_money_now_nb(cfg, t) * 10.0 + 1.0 if greedy else card_power_nb(cfg, t)
+            if v > bv:
+                bv = v
+                best = legal[i]
+        return best
+    if ph == PH_PLAY:
+        best = A_STOP
+        bp = -1
+        for i in range(n):
+            a = legal[i]
+            if a == A_STOP:
+                continue
+            pr = play_priority_nb(cfg, d[b + P_HAND + a - A_PLAY])
+            if pr > bp:
+                bp = pr
+                best = a
+        return best
+    if ph == PH_TAKE:
+        force = int(w[W_FORCE]) - 1
+        best = legal[0]
+        bv = -1e18
+        for i in range(n):
+            t = cfg[K_BASIC_TYPE + legal[i] - A_TAKE]
+            v = card_worth_nb(d, cfg, p, t, w, prog)
+            if t == force:
+                v += 1e9
+            if v > bv:
+                bv = v
+                best = legal[i]
+        return best
+    if ph == PH_SELL:
+        best = A_SELL_SKIP
+        bv = 1e18 if greedy else 1.01  # heuristic: sell only cards worth about 1 (money cards)
+        for i in range(n):
+            a = legal[i]
+            if a == A_SELL_SKIP:
+                continue
+            t = d[b + P_HAND + a - A_SELL_HAND] if a < A_SELL_DISC else a - A_SELL_DISC
+            v = card_power_nb(cfg, t) + w[W_END] * cfg[K_CARD_VALUE + t]
+            if v < bv:
+                bv = v
+                best = a
+        return best
+    if ph == PH_SITE:
+        best = legal[0]
+        bv = -1
+        for i in range(n):
+            a = legal[i] - A_SITE
+            v = d[B_A_FREE + a]
+            if v > bv:
+                bv = v
+                best = legal[i]
+        return best
+    if ph == PH_DISCARD:
+        if legal[n - 1] == A_DONE:
+            return A_DONE
+        best = legal[0]
+        bv = 1e18
+        for i in range(n):
+            t = d[b + P_HAND + legal[i] - A_DISC]
+            v = card_power_nb(cfg, t)
+            if v < bv:
+                bv = v
+                best = legal[i]
+        return best
+    return legal[0]
+
+
+@kernel
+def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
+    """The action of policy `pid` for player p among legal[:n]."""
+    if pid == RANDOM:
+        return random_action_nb(d, prng, legal, n)
+    return scripted_action_nb(d, cfg, p, w, legal, n, pid == GREEDY)

@@ -1,0 +1,47 @@
+"""The Project Skyline report sections on a real small run, and the shipped ps_* experiment
+files (validated here; one run small end to end)."""
+from pathlib import Path
+
+
+from analysis.run import Run
+from experiments.experiment import load_experiment, run_experiment
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cli_run_on_tokyo_writes_report_with_skyline_sections(tmp_path):
+    from typer.testing import CliRunner
+
+    from experiments.cli import app
+    out = tmp_path / "tokyo"
+    res = CliRunner().invoke(app, ["run", "project_skyline", "--games", "60", "--set", "map=tokyo", "--policy",
+                                   "heuristic", "--policy", "random", "--players", "2", "--out", str(out), "--workers", "1",
+                                   "--quiet"])
+    assert res.exit_code == 0, res.output
+    run = Run.open(out)
+    games = run.load("games")
+    assert set(games["map"].to_list()) == {1}                       # tokyo
+    assert games["ending"].is_in([1, 2, 3]).all()
+    ev = run.load("card_events")
+    assert ev.height > 0 and ev["code"].str.len_chars().min() >= 4
+    text = (out / "report" / "report.md").read_text()
+    for title in ("Does the start player win more (by map)?", "Card value curves", "The market",
+                  "Monument and area income", "How do games end"):
+        assert title in text
+    from analysis.project_skyline import acquisitions
+    acq = acquisitions(run)
+    assert acq["bucket"].null_count() == 0 and acq.group_by(["game", "seat", "card"]).len()["len"].max() == 1
+
+
+def test_ps_experiments_are_shipped_and_validate():
+    paths = sorted((ROOT / "experiments").glob("ps_*.toml"))
+    names = {p.stem for p in paths}
+    assert {"ps_u17_catchup", "ps_nyc_vs_tokyo", "ps_upgrade_costs", "ps_forced_acquisition"} <= names
+    for p in paths:
+        exp = load_experiment(p)
+        assert exp.question.endswith("?") and len(exp.plans) >= 2
+
+
+def test_u17_experiment_runs_small(tmp_path):
+    result = run_experiment(ROOT / "experiments" / "ps_u17_catchup.toml", results=tmp_path, games=60)
+    assert "score_spread" in str(result.answer)
