@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.run import Run
+from analysis.run import Run, resume_command
 from analysis.sections import Plot, Section, game_module, game_module_name, game_spec
 
 QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
@@ -113,8 +113,9 @@ def run_summary(run: Run) -> Section:
     if isinstance(n_games, int) and run.games_done < n_games:
         text = (f"**Partial run:** {run.games_done:,} of {n_games:,} games were "
                 "finished; every figure below covers the finished games only.")
-        if manifest.get("command"):
-            text += f" Run `{manifest['command']}` to finish it."
+        command = resume_command(run.path, manifest)
+        if command:
+            text += f" Run `{command}` to finish it."
     tables = [("Run", pl.DataFrame(rows, schema=["item", "value"], orient="row"))]
     policies = manifest.get("policies") or {}
     if policies:  # the runner records each line-up label's policy and weights
@@ -162,7 +163,7 @@ def appendix(run: Run) -> Section:
         tables.append(("Sessions (each run of the command on this folder)",
                        pl.DataFrame(rows, schema=["started", "status", "games", "compile", "simulation", "error"],
                                     orient="row")))
-    command = manifest.get("command")
+    command = resume_command(run.path, manifest)
     text = f"The command that resumes or repeats this run: `{command}`" if command else ""
     return Section("Appendix: variant values and sessions", text, tables)
 

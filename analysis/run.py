@@ -25,9 +25,20 @@ from analysis import runfolder
 from analysis.runfolder import RunDamaged, RunFolderError  # noqa: F401 - re-exported for callers
 
 
-def repair_hint(manifest: dict) -> str:
+def resume_command(path: Path, manifest: dict) -> str | None:
+    """The `skyline-lab run` command that resumes or repairs the run in `path`
+    (the runner records it without --out, so a moved or copied folder names itself)."""
     command = manifest.get("command")
-    return (f"run `{command}` again to re-simulate them" if command
+    if not isinstance(command, str) or not command:
+        return None
+    import shlex
+
+    return f"{command} --out {shlex.quote(str(path))}"
+
+
+def repair_hint(path: Path, manifest: dict) -> str:
+    command = resume_command(path, manifest)
+    return (f"run `{command}` to re-simulate them" if command
             else "run the same `skyline-lab run` command again to re-simulate them")
 
 
@@ -48,11 +59,12 @@ class Run:
         if verify:
             check = runfolder.verify(path, manifest, checksums=checksums)
             if check.damaged:
-                raise RunDamaged(f"{path} is damaged: {check.first_problem()}; {repair_hint(manifest)}")
+                raise RunDamaged(f"{path} is damaged: {check.first_problem()}; {repair_hint(path, manifest)}")
             if manifest.get("status") == "complete" and check.missing_chunks:
-                raise RunDamaged(f"{path} is damaged: its manifest says complete but {check.missing_chunks:,} "
-                                 f"chunk{'s' * (check.missing_chunks > 1)} of games are missing; "
-                                 f"{repair_hint(manifest)}")
+                missing = check.missing_chunks
+                raise RunDamaged(f"{path} is damaged: its manifest says complete but {missing:,} "
+                                 f"chunk{'s' * (missing > 1)} of games {'are' if missing > 1 else 'is'} missing; "
+                                 f"{repair_hint(path, manifest)}")
         run = cls(path, check)
         run.__dict__["manifest"] = manifest  # cached_property slot: read once
         return run

@@ -40,6 +40,7 @@ DEFAULT_RESULTS = Path("results")
 MAX_CHUNK = 10_000
 MIN_CHUNK = 250
 BACKENDS = ("joblib", "dask")
+COMPILE_NOTICE_AFTER = 1.0  # seconds of warm-up before the user is told the engine is being compiled
 
 
 class RunError(ValueError):
@@ -256,9 +257,10 @@ def _check_backend(backend: str) -> None:
                            "(or run without --backend dask)") from None
 
 
-def repeat_command(config: RunConfig, n_games: int, out: Path, variant: str | None,
+def repeat_command(config: RunConfig, n_games: int, variant: str | None,
                    overrides: dict[str, Any] | None) -> str:
-    """The `skyline-lab run` command that resumes (or repairs) this run folder."""
+    """The `skyline-lab run` command that resumes (or repairs) this run, without
+    its --out (the reader adds the folder it is reading: analysis.run.resume_command)."""
     import shlex
 
     words = ["skyline-lab", "run", config.game, "-n", str(n_games), "--seed", str(config.seed),
@@ -271,7 +273,7 @@ def repeat_command(config: RunConfig, n_games: int, out: Path, variant: str | No
         words += ["--set", f"{key}={json.dumps(value) if not isinstance(value, str) else value}"]
     if not config.lineup.rotate:
         words.append("--fixed-seats")
-    words += ["--chunk-size", str(config.chunk_size), "--out", str(out)]
+    words += ["--chunk-size", str(config.chunk_size)]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -288,7 +290,7 @@ def _warm_up(spec: GameSpec, config: RunConfig, progress: bool) -> float:
     timed apart from the simulation and the user is told why nothing moves."""
     import threading
 
-    notice = threading.Timer(1.0, _say, (progress, f"{spec.title}: building the compiled engine (first run "
+    notice = threading.Timer(COMPILE_NOTICE_AFTER, _say, (progress, f"{spec.title}: building the compiled engine (first run "
                                                    "only; later runs load it from the cache) ..."))
     notice.daemon = True
     t0 = time.perf_counter()
@@ -404,7 +406,7 @@ def run_batch(
         "engine_version": spec.engine_version,
         "source_digest": spec.source_digest,
         "config_key": key,
-        "command": repeat_command(config, n_games, out_path, variant, overrides),
+        "command": repeat_command(config, n_games, variant, overrides),
         "versions": _versions(),
         "backend": backend,
         "workers": workers,
