@@ -370,8 +370,8 @@ def run_batch(
     if old:
         check = runfolder.verify(out_path, {"n_games": n_games, "chunk_size": size})
     redo = set(check.damaged) | set(check.short)
-    if check.damaged:
-        _say(progress, f"re-simulating {len(check.damaged)} damaged chunk{'s' * (len(check.damaged) > 1)}: "
+    if check.damaged:  # said even with progress off: a repair must never be silent
+        _say(True, f"re-simulating {len(check.damaged)} damaged chunk{'s' * (len(check.damaged) > 1)}: "
                        f"{check.first_problem()}")
     if check.short:
         _say(progress, f"extending the last chunk of the earlier run ({len(check.short)} chunk) to its full size")
