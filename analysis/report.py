@@ -15,25 +15,29 @@ seat balance. See analysis/stats.py.
 """
 from __future__ import annotations
 
+import base64
 import html
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.run import Run
+from analysis.run import Run, resume_command
 from analysis.sections import Plot, Section, game_module, game_module_name, game_spec
 
 QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
 
 
 def build_report(run_path: str | Path) -> Path:
-    """Write the report of the run at `run_path`; return the path of report.md."""
+    """Write the report of the run at `run_path`; return the path of report.md.
+    A damaged run is refused (RunDamaged, one line with the command that
+    repairs it); an unfinished one is reported as partial, never as whole."""
     run = Run.open(run_path)
-    sections = generic_sections(run) + game_sections(run)
+    sections = generic_sections(run) + game_sections(run) + [appendix(run)]
     return write_report(run, sections)
 
 
@@ -80,8 +84,8 @@ def generic_sections(run: Run) -> list[Section]:
 def run_summary(run: Run) -> Section:
     manifest = run.manifest
     variant = manifest.get("variant", {})
-    timings = manifest.get("timings", {})
     games_found = run.scan("games").select(pl.len()).collect().item()
+    times = session_times(manifest)
     rows = [
         ("game", f"{manifest.get('title', run.game_id)} ({run.game_id})"),
         ("run", manifest.get("run", run.path.name)),
@@ -89,23 +93,29 @@ def run_summary(run: Run) -> Section:
         ("players", str(run.n_players)),
         ("line-up (by slot)", ", ".join(f"{slot}: {label}" for slot, label in enumerate(run.lineup))),
         ("seats rotate", "yes" if manifest.get("rotate") else "no"),
-        ("status", str(manifest.get("status", "?"))),
+        ("status", run.status + (f" ({manifest['error']})" if manifest.get("error") else "")),
         ("games requested", _format_count(manifest.get("n_games"))),
-        ("games done (manifest)", _format_count(manifest.get("games_done"))),
+        ("games done (verified chunks)", _format_count(run.games_done)),
         ("games in the tables", f"{games_found:,}"),
         ("seed", str(manifest.get("seed", "?"))),
         ("engine version", str(manifest.get("engine_version", "?"))),
         ("engine source digest", str(manifest.get("source_digest", "?"))),
-        ("run time", _format_seconds(timings.get("seconds"))),
-        ("throughput", f"{timings['games_per_s']:,.0f} games/s" if timings.get("games_per_s") else "?"),
+        ("run time", _format_seconds(times["seconds"])),
+        ("compile time (first run of the engine)", _format_seconds(times["compile_seconds"])),
+        ("simulation time", _format_seconds(times["simulate_seconds"])),
+        ("throughput (simulation only)", f"{times['games_per_s']:,.0f} games/s" if times["games_per_s"] else "?"),
+        ("sessions", str(times["sessions"])),
         ("created", str(manifest.get("created", "?"))),
         ("package versions", ", ".join(f"{k} {v}" for k, v in sorted(manifest.get("versions", {}).items()))),
     ]
     text = ""
-    if manifest.get("games_done") is not None and manifest.get("n_games") is not None \
-            and manifest["games_done"] < manifest["n_games"]:
-        text = (f"**Partial run:** {manifest['games_done']:,} of {manifest['n_games']:,} games were "
+    n_games = manifest.get("n_games")
+    if isinstance(n_games, int) and run.games_done < n_games:
+        text = (f"**Partial run:** {run.games_done:,} of {n_games:,} games were "
                 "finished; every figure below covers the finished games only.")
+        command = resume_command(run.path, manifest)
+        if command:
+            text += f" Run `{command}` to finish it."
     tables = [("Run", pl.DataFrame(rows, schema=["item", "value"], orient="row"))]
     policies = manifest.get("policies") or {}
     if policies:  # the runner records each line-up label's policy and weights
@@ -115,12 +125,47 @@ def run_summary(run: Run) -> Section:
                        for label, info in policies.items()]
         tables.append(("Policies in the line-up", pl.DataFrame(policy_rows, schema=["label", "policy", "weights"],
                                                              orient="row")))
-    values = variant.get("values") or {}
+    return Section("Run summary", text, tables)
+
+
+def session_times(manifest: dict) -> dict:
+    """Run time over every session of the folder (a resumed or re-run command
+    adds a session; none erases an earlier one), with compile time apart:
+    throughput is games per second of simulation, not of compiling."""
+    sessions = [s for s in manifest.get("sessions") or [] if isinstance(s, dict)]
+    if not sessions:  # a manifest from before sessions were kept: its one timing
+        timings = manifest.get("timings") or {}
+        return {"seconds": timings.get("seconds"), "compile_seconds": timings.get("compile_seconds"),
+                "simulate_seconds": timings.get("simulate_seconds"), "games_per_s": timings.get("games_per_s"),
+                "sessions": 1}
+    total = lambda key: sum(float(s.get(key) or 0.0) for s in sessions)  # noqa: E731
+    games, simulate = total("games"), total("simulate_seconds")
+    return {"seconds": total("seconds"), "compile_seconds": total("compile_seconds"),
+            "simulate_seconds": simulate, "games_per_s": games / simulate if simulate > 0 and games else None,
+            "sessions": len(sessions)}
+
+
+def appendix(run: Run) -> Section:
+    """The long tables a designer rarely needs first: every variant value as
+    played, and every session of the run."""
+    manifest = run.manifest
+    tables = []
+    values = (manifest.get("variant") or {}).get("values") or {}
     if values:
         variant_rows = [(key, _format_variant_value(value)) for key, value in _flatten(values)]
         tables.append(("Variant values as played (resolved)",
                        pl.DataFrame(variant_rows, schema=["key", "value"], orient="row")))
-    return Section("Run summary", text, tables)
+    sessions = [s for s in manifest.get("sessions") or [] if isinstance(s, dict)]
+    if sessions:
+        rows = [(str(s.get("started", "?")), str(s.get("status", "?")), int(s.get("games") or 0),
+                 _format_seconds(s.get("compile_seconds")), _format_seconds(s.get("simulate_seconds")),
+                 str(s.get("error", ""))) for s in sessions]
+        tables.append(("Sessions (each run of the command on this folder)",
+                       pl.DataFrame(rows, schema=["started", "status", "games", "compile", "simulation", "error"],
+                                    orient="row")))
+    command = resume_command(run.path, manifest)
+    text = f"The command that resumes or repeats this run: `{command}`" if command else ""
+    return Section("Appendix: variant values and sessions", text, tables)
 
 
 def method_notes(run: Run) -> Section:
@@ -364,7 +409,8 @@ def game_sections(run: Run) -> list[Section]:
 # --- writing ---------------------------------------------------------------------------
 
 def write_report(run: Run, sections: list[Section]) -> Path:
-    """Write report.md, report.html and figures/*.png under run.report_dir."""
+    """Write report.md, report.html and figures/*.png under run.report_dir.
+    report.html is one self-contained file (figures embedded) that can be mailed."""
     report_dir = run.report_dir
     figures_dir = report_dir / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
@@ -380,15 +426,74 @@ def write_report(run: Run, sections: list[Section]) -> Path:
             plot.figure.savefig(figures_dir / f"{plot.name}.png", dpi=110)
 
     title = f"{run.manifest.get('title', run.game_id)}: run {run.manifest.get('run', run.path.name)}"
+    sections = [summary_of_findings(run, sections), *sections]
     markdown_path = report_dir / "report.md"
     markdown_path.write_text(render_markdown(title, sections))
-    (report_dir / "report.html").write_text(render_html(title, sections))
+    (report_dir / "report.html").write_text(render_html(title, sections, figures_dir=figures_dir))
     return markdown_path
+
+
+SUMMARY_TITLE = "Summary of findings"
+# a finding carries a measured number and its interval or test (a method sentence has no number)
+_FINDING = re.compile(r"(95%|p = |p < |\(\d[\d.]*[–-]\d)")
+_MEASURED = re.compile(r"\d\.\d{2,}")
+
+
+def summary_of_findings(run: Run, sections: list[Section]) -> Section:
+    """Plain sentences first: what was run, then each section's findings with
+    their interval and test. A section may list its own (`Section.findings`);
+    otherwise its sentences that carry an interval or a test are taken as they
+    are, so the summary repeats the sections' numbers and never computes its own."""
+    manifest = run.manifest
+    variant = (manifest.get("variant") or {}).get("name", "?")
+    n_games = manifest.get("n_games")
+    lines = [f"- {run.games_done:,} games of {manifest.get('title', run.game_id)}, variant {variant}, "
+             f"{run.n_players} players, line-up {', '.join(run.lineup)}"
+             + (f" (**partial**: {n_games:,} were asked for)" if isinstance(n_games, int)
+                and run.games_done < n_games else "") + "."]
+    for section in sections:
+        for finding in section_findings(section):
+            lines.append(f"- **{section.title}:** {finding}")
+    return Section(SUMMARY_TITLE, "\n".join(lines))
+
+
+def section_findings(section: Section, limit: int = 3) -> list[str]:
+    if section.findings:
+        return list(section.findings)
+    found = []
+    for line in section.text.splitlines():
+        line = line.strip().removeprefix("- ").strip()
+        if not line or line.startswith("**Partial"):
+            continue
+        for sentence in re.split(r"(?<=\.)\s+(?=[A-Z])", line):
+            if _FINDING.search(sentence) and _MEASURED.search(sentence):
+                found.append(sentence)
+        if len(found) >= limit:
+            break
+    return found[:limit]
+
+
+def slug(title: str) -> str:
+    """The anchor of a section heading (GitHub's rule for plain titles)."""
+    text = re.sub(r"[^\w\- ]", "", title.lower()).strip()
+    return re.sub(r" ", "-", text) or "section"
+
+
+def _anchors(sections: list[Section]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for section in sections:
+        base = slug(section.title)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        out.append(base if count == 0 else f"{base}-{count}")
+    return out
 
 
 def render_markdown(title: str, sections: list[Section]) -> str:
     parts = [f"# {title}", ""]
-    for section in sections:
+    anchors = _anchors(sections)
+    for i, (section, anchor) in enumerate(zip(sections, anchors)):
         parts += [f"## {section.title}", ""]
         if section.text:
             parts += [section.text, ""]
@@ -396,6 +501,10 @@ def render_markdown(title: str, sections: list[Section]) -> str:
             parts += [f"*{caption}*", "", markdown_table(table), ""]
         for plot in section.plots:
             parts += [f"![{plot.caption}](figures/{plot.name}.png)", "", f"*{plot.caption}*", ""]
+        if i == 0 and section.title == SUMMARY_TITLE and len(sections) > 1:  # contents after the summary
+            parts += ["## Contents", ""]
+            parts += [f"- [{s.title}](#{a})" for s, a in zip(sections[1:], anchors[1:])]
+            parts += [""]
     return "\n".join(parts)
 
 
@@ -424,21 +533,37 @@ code { background: #f5f5f5; padding: 0 0.2rem; }
 """
 
 
-def render_html(title: str, sections: list[Section]) -> str:
+def render_html(title: str, sections: list[Section], figures_dir: Path | None = None) -> str:
+    """One HTML file. Every piece of user text (titles, labels, variant names,
+    an experiment's question) is escaped; section text is Markdown rendered
+    with raw HTML disabled. With `figures_dir`, each figure is embedded as a
+    base64 data URI, so the file stands alone (it can be mailed)."""
+    anchors = _anchors(sections)
     body = [f"<h1>{html.escape(title)}</h1>"]
-    for section in sections:
-        body.append(f"<section>\n<h2>{html.escape(section.title)}</h2>")
+    for i, (section, anchor) in enumerate(zip(sections, anchors)):
+        body.append(f'<section id="{html.escape(anchor)}">\n<h2>{html.escape(section.title)}</h2>')
         if section.text:
             body.append(markdown_to_html(section.text))
         for caption, table in section.tables:
             body.append(html_table(caption, table))
         for plot in section.plots:
-            body.append(f'<figure><img src="figures/{html.escape(plot.name)}.png" alt="{html.escape(plot.caption)}">'
+            body.append(f'<figure><img src="{_figure_src(plot.name, figures_dir)}" alt="{html.escape(plot.caption)}">'
                         f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>")
         body.append("</section>")
+        if i == 0 and section.title == SUMMARY_TITLE and len(sections) > 1:
+            items = "".join(f'<li><a href="#{html.escape(a)}">{html.escape(s.title)}</a></li>'
+                            for s, a in zip(sections[1:], anchors[1:]))
+            body.append(f'<nav id="contents">\n<h2>Contents</h2>\n<ol>{items}</ol>\n</nav>')
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             f"<title>{html.escape(title)}</title>\n<style>{HTML_STYLE}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
+
+
+def _figure_src(name: str, figures_dir: Path | None) -> str:
+    path = figures_dir / f"{name}.png" if figures_dir is not None else None
+    if path is not None and path.is_file():
+        return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+    return html.escape(f"figures/{name}.png", quote=True)
 
 
 def html_table(caption: str, table: pl.DataFrame) -> str:
@@ -459,7 +584,8 @@ def markdown_to_html(text: str) -> str:
         from markdown_it import MarkdownIt
     except ImportError:  # plain paragraphs are still readable
         return "\n".join(f"<p>{html.escape(p)}</p>" for p in text.split("\n\n"))
-    return MarkdownIt("commonmark").render(text)
+    # html=False: a `<script>` in a label or an experiment's question is shown, never run
+    return MarkdownIt("commonmark", {"html": False}).render(text)
 
 
 def format_value(value) -> str:

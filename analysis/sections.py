@@ -33,6 +33,9 @@ class Section:
     text: str = ""                                   # Markdown, may be several paragraphs
     tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)  # (caption, table)
     plots: list[Plot] = field(default_factory=list)
+    # plain sentences for the report's opening summary, each with its interval and test;
+    # empty: the summary takes the sentences of `text` that carry an interval or a test
+    findings: list[str] = field(default_factory=list)
 
 
 def game_module_name(game_id: str) -> str:

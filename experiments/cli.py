@@ -118,9 +118,11 @@ def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
 def _user_errors():
     from engines.core.lineup import LineupError
     from engines.core.variant import VariantError
+    from analysis.runfolder import RunFolderError
     from experiments.runner import RunError
 
-    return (RunError, VariantError, LineupError, KeyError, FileNotFoundError)
+    # RunFolderError: a damaged or unreadable run folder, refused by the reader in one line
+    return (RunError, RunFolderError, VariantError, LineupError, KeyError, FileNotFoundError)
 
 
 @app.command()

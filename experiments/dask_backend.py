@@ -3,16 +3,17 @@
 `scheduler` is a running cluster's address (tcp://host:8786); without one a
 LocalCluster of `workers` single-threaded processes is started for the run.
 At most two chunks per worker are in flight, so memory stays flat however
-many games are asked for. Workers must be able to import this package; set
+many games are asked for (`tasks` is consumed lazily: the runner plans
+chunks as a generator). Workers must be able to import this package; set
 NUMBA_CACHE_DIR to a writable folder on workers whose install is read-only,
 so compiled kernels are cached there.
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 
-def run_on_dask(fn: Callable, tasks: list, workers: int, scheduler: str | None) -> Iterator:
+def run_on_dask(fn: Callable, tasks: Iterable, workers: int, scheduler: str | None) -> Iterator:
     from dask.distributed import Client, LocalCluster, as_completed
 
     cluster = None

@@ -446,7 +446,7 @@ def write(result: "ExperimentResult") -> Path:
             plot.figure.savefig(figures / f"{plot.name}.png", dpi=110)
     title = f"Experiment {result.experiment.name}: {result.experiment.title}"
     (out / "report.md").write_text(render_markdown(title, secs))
-    (out / "report.html").write_text(render_html(title, secs))
+    (out / "report.html").write_text(render_html(title, secs, figures_dir=figures))  # self-contained
     analysis = result.analysis
     analysis.estimates.write_csv(out / "estimates.csv")
     for name, table in (("comparisons", analysis.comparisons), ("balance", result.balance),

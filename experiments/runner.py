@@ -40,6 +40,7 @@ DEFAULT_RESULTS = Path("results")
 MAX_CHUNK = 10_000
 MIN_CHUNK = 250
 BACKENDS = ("joblib", "dask")
+COMPILE_NOTICE_AFTER = 1.0  # seconds of warm-up before the user is told the engine is being compiled
 
 
 class RunError(ValueError):
@@ -87,6 +88,7 @@ class ChunkTask:
     chunk: int
     start: int
     count: int
+    parent_pid: int = 0   # the run's process: a worker exits when it is gone (0: not watched)
 
 
 def default_chunk_size(n_games: int) -> int:
@@ -97,6 +99,7 @@ def default_chunk_size(n_games: int) -> int:
 
 def simulate_chunk(task: ChunkTask) -> tuple[int, int, dict[str, dict[str, np.ndarray]], float]:
     """Runs in a worker: play one chunk and return its columns."""
+    _watch_parent(task.parent_pid)
     spec = get_game(task.game)
     t0 = time.perf_counter()
     kparams = spec.kernel_params(task.variant, task.players)
@@ -176,17 +179,13 @@ def default_run_name(config: RunConfig) -> str:
 
 
 def _iter_chunks(config: RunConfig, n_games: int) -> Iterator[tuple[int, int, int]]:
-    chunk, start = 0, 0
-    while start < n_games:
-        count = min(config.chunk_size, n_games - start)
-        yield chunk, start, count
-        chunk += 1
-        start += count
+    return runfolder.plan_chunks(n_games, config.chunk_size)
 
 
 def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int, n_games: int,
                  tables: dict[str, dict[str, np.ndarray]]) -> None:
     dictionary = pa.array(labels, type=pa.string())
+    records = {}
     for name, columns in tables.items():
         if name not in spec.tables:
             raise RunError(f"{spec.game_id} returned an undeclared table '{name}'")
@@ -196,12 +195,41 @@ def _write_chunk(out: Path, spec: GameSpec, labels: list[str], chunk: int, n_gam
             arrays["policy"] = pa.DictionaryArray.from_arrays(slots, dictionary)
         (out / name).mkdir(exist_ok=True)
         tmp = runfolder.temp_part_path(out, name, chunk)
-        pq.write_table(pa.table(arrays), tmp, compression="zstd")
+        table = pa.table(arrays)
+        pq.write_table(table, tmp, compression="zstd")
+        records[name] = runfolder.part_record(tmp, table.num_rows)  # checksum of the bytes as written
         os.replace(tmp, runfolder.part_path(out, name, chunk))
-    runfolder.write_done(out, chunk, n_games)
+    runfolder.write_done(out, chunk, n_games, records)
 
 
-def _run_tasks(tasks: list[ChunkTask], workers: int, backend: str, scheduler: str | None) -> Iterable:
+def _watch_parent(parent_pid: int) -> None:
+    """In a worker process: exit as soon as the run's process is gone (killed
+    with -9, say), instead of idling on for minutes holding its memory."""
+    global _WATCHING
+    if _WATCHING or parent_pid in (0, os.getpid()):
+        return
+    _WATCHING = True
+    import threading
+
+    def watch() -> None:
+        while True:
+            try:
+                os.kill(parent_pid, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+            if os.getppid() == 1:  # re-parented to init: our parent died
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, name="skyline-lab-parent-watch", daemon=True).start()
+
+
+_WATCHING = False
+
+
+def _run_tasks(tasks: Iterable[ChunkTask], workers: int, backend: str, scheduler: str | None) -> Iterable:
     if backend == "joblib":
         if workers == 1:
             return map(simulate_chunk, tasks)
@@ -215,6 +243,65 @@ def _run_tasks(tasks: list[ChunkTask], workers: int, backend: str, scheduler: st
 
         return run_on_dask(simulate_chunk, tasks, workers, scheduler)
     raise RunError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+
+
+def _check_backend(backend: str) -> None:
+    """Refuse, before anything is written, a backend that is not installed."""
+    if backend not in BACKENDS:
+        raise RunError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise RunError("the dask backend needs Dask: pip install 'dask[distributed]' "
+                           "(or run without --backend dask)") from None
+
+
+def repeat_command(config: RunConfig, n_games: int, variant: str | None,
+                   overrides: dict[str, Any] | None) -> str:
+    """The `skyline-lab run` command that resumes (or repairs) this run, without
+    its --out (the reader adds the folder it is reading: analysis.run.resume_command)."""
+    import shlex
+
+    words = ["skyline-lab", "run", config.game, "-n", str(n_games), "--seed", str(config.seed),
+             "-p", str(config.players)]
+    for label in config.lineup.labels:
+        words += ["--policy", label]
+    if variant:
+        words += ["--variant", str(variant)]
+    for key, value in (overrides or {}).items():
+        words += ["--set", f"{key}={json.dumps(value) if not isinstance(value, str) else value}"]
+    if not config.lineup.rotate:
+        words.append("--fixed-seats")
+    words += ["--chunk-size", str(config.chunk_size)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _say(progress: bool, message: str) -> None:
+    if progress:
+        import sys
+
+        print(message, file=sys.stderr, flush=True)
+
+
+def _warm_up(spec: GameSpec, config: RunConfig, progress: bool) -> float:
+    """Play one game here before the progress bar starts, so the compile time
+    (numba builds the engine the first time, then caches it on disk) is
+    timed apart from the simulation and the user is told why nothing moves."""
+    import threading
+
+    notice = threading.Timer(COMPILE_NOTICE_AFTER, _say, (progress, f"{spec.title}: building the compiled engine (first run "
+                                                   "only; later runs load it from the cache) ..."))
+    notice.daemon = True
+    t0 = time.perf_counter()
+    notice.start()
+    try:
+        kparams = spec.kernel_params(config.variant, config.players)
+        spec.simulate(kparams, config.lineup.policy_ids(), config.lineup.weight_rows(spec.max_weights),
+                      config.lineup.rotate, config.seed, 0, 1)
+    finally:
+        notice.cancel()
+    return time.perf_counter() - t0
 
 
 def run_batch(
@@ -237,12 +324,13 @@ def run_batch(
 ) -> Run:
     """Play `n_games` games and write their tables under `out` (default
     results/<game>-<variant>-<P>p-seed<seed>-<hash>). An existing folder of
-    the same configuration is resumed (or extended to more games); one of a
-    different configuration is refused unless `fresh`."""
+    the same configuration is resumed (or extended to more games): its
+    chunks are verified and only missing, short or damaged ones are played.
+    One of a different configuration is refused unless `fresh`. A folder
+    never loses finished games: asking for fewer games than it holds keeps them."""
     if workers <= 0:
         raise RunError(f"workers must be positive, not {workers}")
-    if backend not in BACKENDS:
-        raise RunError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    _check_backend(backend)
     spec, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
                            rotate=rotate, n_games=n_games, seed=seed, chunk_size=chunk_size)
     out_path = Path(out) if out else DEFAULT_RESULTS / default_run_name(config)
@@ -250,8 +338,12 @@ def run_batch(
 
     manifest_path = runfolder.manifest_path(out_path)
     key = config.key(spec.engine_version)
+    old: dict = {}
     if manifest_path.is_file() and not fresh:
-        old = runfolder.read_manifest(out_path)
+        try:
+            old = runfolder.read_manifest(out_path)
+        except runfolder.RunFolderError as exc:
+            raise RunError(f"{exc}; pass --fresh to replace the folder") from None
         if chunk_size is None and "chunk_size" in old:
             config = replace(config, chunk_size=int(old["chunk_size"]))  # a resumed run keeps its chunking
             key = config.key(spec.engine_version)
@@ -266,15 +358,38 @@ def run_batch(
         shutil.rmtree(out_path)
     out_path.mkdir(parents=True, exist_ok=True)
 
-    done = runfolder.done_chunks(out_path)
-    tasks = [
+    # what the folder holds: verified chunks count, damaged or short ones are played again
+    size = config.chunk_size
+    check = runfolder.verify(out_path, {"n_games": None, "chunk_size": size}) if old else runfolder.Check()
+    if check.good:
+        last = max(check.good)
+        held_to = last * size + check.good[last]
+        if held_to > n_games:
+            _say(progress, f"{out_path} already holds games up to {held_to:,}; keeping them (asked for {n_games:,})")
+            n_games = held_to
+    if old:
+        check = runfolder.verify(out_path, {"n_games": n_games, "chunk_size": size})
+    redo = set(check.damaged) | set(check.short)
+    if check.damaged:  # said even with progress off: a repair must never be silent
+        _say(True, f"re-simulating {len(check.damaged)} damaged chunk{'s' * (len(check.damaged) > 1)}: "
+                       f"{check.first_problem()}")
+    if check.short:
+        _say(progress, f"extending the last chunk of the earlier run ({len(check.short)} chunk) to its full size")
+    for chunk in redo:  # their markers go first, so a crash now cannot leave them counted
+        runfolder.marker_path(out_path, chunk).unlink(missing_ok=True)
+    good = set(check.good)
+    n_chunks = runfolder.n_chunks(n_games, size)
+    pending = n_chunks - len(good)
+    games_before = check.games
+    parent = os.getpid() if backend == "joblib" and workers > 1 else 0
+    tasks = (
         ChunkTask(game, config.variant, config.players, config.lineup.policy_ids(),
-                  config.lineup.weight_rows(spec.max_weights), config.lineup.rotate, seed, chunk, start, count)
-        for chunk, start, count in _iter_chunks(config, n_games)
-        if chunk not in done
-    ]
-    games_before = runfolder.games_done(out_path)
+                  config.lineup.weight_rows(spec.max_weights), config.lineup.rotate, seed, chunk, start, count,
+                  parent)
+        for chunk, start, count in runfolder.plan_chunks(n_games, size, good)
+    )
 
+    session = {"started": _now(), "status": "running", "games": 0, "backend": backend, "workers": workers}
     manifest = {
         "run": out_path.name,
         "game": game,
@@ -285,29 +400,38 @@ def run_batch(
         "rotate": config.lineup.rotate,
         "n_games": n_games,
         "seed": seed,
-        "chunk_size": config.chunk_size,
+        "chunk_size": size,
         "variant": {"name": config.variant.name, "source": config.variant.source, "digest": config.variant.digest,
                     "overrides": config.variant.overrides, "values": config.variant.values},
         "engine_version": spec.engine_version,
         "source_digest": spec.source_digest,
         "config_key": key,
+        "command": repeat_command(config, n_games, variant, overrides),
         "versions": _versions(),
         "backend": backend,
         "workers": workers,
-        "created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": old.get("created") or _now(),  # the folder's first session, kept across resumes
         "status": "running",
+        "pid": os.getpid(),
+        "host": platform.node(),
         "games_done": games_before,
         "timings": {},
+        "sessions": list(old.get("sessions") or []) + [session],
     }
     runfolder.write_manifest(out_path, manifest)
 
-    bar = _progress_bar(n_games, games_before, progress, f"{spec.title} {config.players}p")
     t0 = time.perf_counter()
+    compile_seconds = 0.0
     games_now, worker_seconds = 0, 0.0
-    status = "complete"
+    status, error = "complete", None
+    bar = None
     try:
+        if pending:
+            compile_seconds = _warm_up(spec, config, progress)
+        bar = _progress_bar(n_games, games_before, progress, f"{spec.title} {config.players}p")
+        t_sim = time.perf_counter()
         # no more workers than chunks: a small run stays in this process and starts at once
-        n_workers = max(1, min(workers, len(tasks)))
+        n_workers = max(1, min(workers, pending))
         for chunk, count, tables, seconds in _run_tasks(tasks, n_workers, backend, scheduler):
             _write_chunk(out_path, spec, config.lineup.labels, chunk, count, tables)
             games_now += count
@@ -317,20 +441,40 @@ def run_batch(
     except KeyboardInterrupt:
         status = "interrupted"
         raise
+    except BaseException as exc:  # any other error: the run failed, and says why
+        status, error = "failed", f"{type(exc).__name__}: {runfolder._short(exc)}"
+        raise
     finally:
         if bar is not None:
             bar.close()
         wall = time.perf_counter() - t0
-        manifest["status"] = status
-        manifest["games_done"] = runfolder.games_done(out_path)  # from the markers: exact even if interrupted mid-way
-        manifest["timings"] = {
+        simulate = max(0.0, wall - compile_seconds)
+        done_now = runfolder.games_done(out_path)  # from the verified markers: exact even if interrupted
+        if status == "complete" and done_now < n_games:
+            status, error = "failed", f"only {done_now:,} of {n_games:,} games were written"
+        timings = {
             "seconds": round(wall, 3),
+            "compile_seconds": round(compile_seconds, 3),
+            "simulate_seconds": round(simulate, 3),
             "games_this_session": games_now,
-            "games_per_s": round(games_now / wall, 1) if wall > 0 and games_now else None,
+            # throughput of the simulation alone: compiling the engine is not playing games
+            "games_per_s": round(games_now / simulate, 1) if simulate > 0 and games_now else None,
             "worker_seconds": round(worker_seconds, 3),
         }
+        session.update(status=status, finished=_now(), games=games_now, **timings)
+        if error:
+            session["error"] = error
+        manifest.update(status=status, games_done=done_now, timings=timings)
+        if error:
+            manifest["error"] = error
+        else:
+            manifest.pop("error", None)
         runfolder.write_manifest(out_path, manifest)
-    return Run.open(out_path)
+    return Run.open(out_path, checksums=False)
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def _progress_bar(total: int, initial: int, enabled: bool, label: str):

@@ -1,4 +1,5 @@
 """The generic report, built from synthetic run folders: files, numbers, solo runs."""
+import base64
 import json
 import re
 
@@ -25,17 +26,25 @@ def test_report_writes_markdown_html_and_every_figure(skyline_report):
     html = (report_dir / "report.html").read_text()
     figures = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", markdown)
     assert len(figures) >= 10
-    assert sorted(figures) == sorted(re.findall(r'<img src="(figures/[^"]+\.png)"', html))
-    for figure in figures:
+    # report.html embeds every figure (one file that can be mailed): the same PNG bytes, in order
+    embedded = re.findall(r'<img src="data:image/png;base64,([^"]+)"', html)
+    assert len(embedded) == len(figures) and 'src="figures/' not in html
+    for figure, data in zip(figures, embedded):
         assert (report_dir / figure).read_bytes()[:8] == PNG_MAGIC
+        assert base64.b64decode(data) == (report_dir / figure).read_bytes()
     assert sorted(p.name for p in (report_dir / "figures").glob("*.png")) == sorted(f[8:] for f in figures)
     # Self-contained HTML: tables as HTML, no outside stylesheet or script.
     rule_lines = [line for line in markdown.splitlines() if line.startswith("| ---")]
     assert html.count("<table>") == len(rule_lines) > 10
-    assert "<link" not in html and "<script" not in html and "http" not in html
+    outside = re.sub(r'data:image/png;base64,[^"]+', "", html)  # base64 may spell anything, even "http"
+    assert "<link" not in outside and "<script" not in outside and "http" not in outside
     for section in ("Run summary", "Win rate by seat", "Win rate by policy", "Score distribution by policy",
                     "Victory margin", "Ties and shared wins", "Game length and stalls"):
         assert f"## {section}" in markdown and f"<h2>{section}</h2>" in html
+    # a designer reads the findings first, then the contents; the variant dump is in the appendix
+    assert markdown.index("## Summary of findings") < markdown.index("## Contents") < markdown.index("## Run summary")
+    assert markdown.index("## Appendix") > markdown.index("## Game length and stalls")
+    assert markdown.index("Variant values as played") > markdown.index("## Appendix")
 
 
 def test_report_states_its_interval_and_test(skyline_report):
@@ -54,7 +63,7 @@ def test_run_summary_comes_from_the_manifest(skyline_run, skyline_report):
     assert summary["seed"] == "0" and summary["players"] == "3"
     assert summary["games in the tables"] == "600"
     assert summary["engine version"] == manifest["engine_version"]
-    assert summary["throughput"] == "400 games/s"
+    assert summary["throughput (simulation only)"] == "400 games/s"
     assert summary["status"] == "complete"
     policies = {row["label"]: row for row in markdown_tables(skyline_report.read_text())["Policies in the line-up"]}
     assert policies["heuristic"]["weights"] == "bid_fraction=0.5"
