@@ -163,7 +163,7 @@ def write_seat_columns_nb(d, cfg, s, row, players, tp, xc, xpen, bonus, zeroed, 
 @kernel
 def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
     """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
-    decisions int8[N_DE, rows], dice codes int32[rows], decision game numbers int64[rows]); matrix
+    decisions int8[N_DE, rows], dice codes int32[rows], run game numbers int64[rows]); matrix
     row j is table column j (tables.py order); the decisions matrix's code and game rows are unused."""
     P = seat_policy_ids.shape[0]
     per_game = P * (cfg[K_CONSTRUCTION_TURNS] + cfg[K_OCCUPANCY_TURNS]) if cfg[K_RECORD_DECISIONS] == 1 else 0
@@ -212,7 +212,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
         write_game_result_nb(games, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
         games[GA_TOP, k] = top
         for r in range(d0, drow):
-            dgame[r] = k
+            dgame[r] = gi  # the run's game number: no conversion on the Python side
             s = dec[DE_SEAT, r]
             dec[DE_SLOT, r] = slots[s]
             dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]

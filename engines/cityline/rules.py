@@ -52,7 +52,7 @@ from engines.core.lowlevel import lowest_bit_index
 from engines.core.rng import below
 
 
-@inline_kernel
+@kernel
 def pbase_nb(p):
     """Offset of player p's block in the state vector."""
     return PBASE + p * PB
@@ -61,21 +61,29 @@ def pbase_nb(p):
 # ---------------------------------------------------------------- the rules every caller shares
 
 @inline_kernel
-def populates_nb(d, cfg, roof, v):
-    """THE population rule: a rolled die showing v may populate a building of this roof type (its
-    face is one the type accepts, and enough rolled dice show it). Legality, the occupancy
-    effect, the decisions table and the policies all ask this kernel."""
-    k = d[DC + v]
-    return k > 0 and k >= cfg[K_ROOF_COPIES + roof] and ((cfg[K_ROOF_FACES + roof] >> v) & 1) == 1
+def populating_faces_nb(d, cfg, roof):
+    """THE population rule: bit v - 1 is set if a rolled die showing v may populate a building of
+    this roof type (its face is one the type accepts, and enough rolled dice show it). Legality,
+    the occupancy effect, the decisions table and the policies all ask this kernel (the roof
+    type's two numbers are read once, outside the loop: measured, that matters here)."""
+    mask = cfg[K_ROOF_FACES + roof]
+    need = cfg[K_ROOF_COPIES + roof]
+    ok = np.int64(0)
+    for v in range(1, cfg[K_FACES] + 1):
+        k = d[DC + v]
+        if k > 0 and k >= need and (mask >> v) & 1:
+            ok |= np.int64(1) << (v - 1)
+    return ok
 
 
-@inline_kernel
+@kernel
 def matches_nb(d, cfg, roof):
     """How many of the rolled dice populate a building of this roof type."""
+    ok = populating_faces_nb(d, cfg, roof)
     m = 0
-    for f in range(1, cfg[K_FACES] + 1):
-        if populates_nb(d, cfg, roof, f):
-            m += d[DC + f]
+    for v in range(1, cfg[K_FACES] + 1):
+        if (ok >> (v - 1)) & 1:
+            m += d[DC + v]
     return m
 
 
@@ -85,7 +93,7 @@ def is_open_nb(d, b, c):
     return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
 
 
-@inline_kernel
+@kernel
 def n_open_nb(d, cfg, b):
     """Open buildings (is_open_nb) of the player at block b."""
     k = 0
@@ -95,7 +103,7 @@ def n_open_nb(d, cfg, b):
     return k
 
 
-@inline_kernel
+@kernel
 def fill_outcome_nb(d, cfg, b, c):
     """Populating building c of the player at block b with the rolled dice, in one go: (placed,
     xs, matches) -- matching dice become occupants up to the free space, every other free space
@@ -106,7 +114,7 @@ def fill_outcome_nb(d, cfg, b, c):
     return placed, free - placed, m
 
 
-@inline_kernel
+@kernel
 def sky_of_nb(cfg, odd, even):
     """The time phase's rule: the sky from the construction set-aside dice (odd / even counts)."""
     if odd >= cfg[K_SUN_MIN_ODD]:
@@ -116,7 +124,7 @@ def sky_of_nb(cfg, odd, even):
     return CLOUD
 
 
-@inline_kernel
+@kernel
 def sky_bonus_nb(cfg, sky, odd, even):
     """Final scoring's sky rule: the bonus (or penalty) of a sky given the occupancy set-aside
     dice (odd / even counts); 0 before the time phase (sky < 0)."""
@@ -191,12 +199,7 @@ def choice_mask_nb(d, cfg):
     for c in range(cols):
         if is_open_nb(d, b, c):
             opened |= shown << (8 * c)
-            r = d[b + R0 + c]
-            ok = np.int64(0)
-            for v in range(1, cfg[K_FACES] + 1):
-                if populates_nb(d, cfg, r, v):
-                    ok |= np.int64(1) << (v - 1)
-            m |= ok << (8 * c)
+            m |= populating_faces_nb(d, cfg, d[b + R0 + c]) << (8 * c)
     if m == 0:
         return opened
     return m
@@ -232,7 +235,7 @@ def legal_nb(d, cfg, out):
 
 # ---------------------------------------------------------------- automatic steps
 
-@inline_kernel
+@kernel
 def build_walls_nb(d, cfg):
     """Construction step 2 on every sheet: each die builds a floor on its column, or an early
     occupant if the column is roofed; a floor past max_floors or an occupant with no room (or a
@@ -285,7 +288,7 @@ def start_construction_turn_nb(d, rng, cfg):
         build_walls_nb(d, cfg)
 
 
-@inline_kernel
+@kernel
 def draw_roofs_nb(d, cfg):
     """Everyone has chosen: draw the roofs, note the set-aside dice."""
     turn = d[M_TURN]
@@ -303,7 +306,7 @@ def draw_roofs_nb(d, cfg):
     d[M_TURN] = turn + 1
 
 
-@inline_kernel
+@kernel
 def time_phase_nb(d, cfg):
     """Each player's sky from its construction set-aside dice."""
     for q in range(d[M_NPLAYERS]):
@@ -342,7 +345,7 @@ def start_occupancy_turn_nb(d, rng, cfg):
     d[M_PLAYER] = first
 
 
-@inline_kernel
+@kernel
 def fill_buildings_nb(d, cfg):
     """Every active player has chosen: fill each chosen building in one go (fill_outcome_nb)."""
     turn = d[M_TURN]

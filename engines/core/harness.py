@@ -118,18 +118,21 @@ def check_tables(tables: dict[str, TableSpec]) -> None:
 def column_arrays(matrix: np.ndarray, table: TableSpec, dtypes: dict[str, type], game_offset: int = 0,
                   special: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Column-major kernel output -> {column: array} in the table's order. matrix[j] is column
-    j, cast to dtypes[name]; `special[name]` replaces a column kept outside the matrix; the
-    `game` column is a chunk-local index to which `game_offset` is added (as int64)."""
+    j, cast to dtypes[name]; the matrix's `game` row is a chunk-local index to which
+    `game_offset` is added (as int64). `special[name]` replaces a column kept outside the matrix
+    and is taken as final (cast to dtypes[name] only if it differs; a special `game` column holds
+    the run's game numbers already)."""
     missing = [n for n in table.names if n not in dtypes]
     if missing:
         raise KeyError(f"no dtype for column(s) {missing} of table '{table.name}'")
     out = {}
     for j, name in enumerate(table.names):
-        col = special[name] if special is not None and name in special else matrix[j]
-        if name == "game":
-            out[name] = col.astype(np.int64) + game_offset
+        if special is not None and name in special:
+            out[name] = special[name].astype(dtypes[name], copy=False)
+        elif name == "game":
+            out[name] = matrix[j].astype(np.int64) + game_offset
         else:
-            out[name] = col.astype(dtypes[name], copy=False)
+            out[name] = matrix[j].astype(dtypes[name], copy=False)
     return out
 
 

@@ -100,6 +100,10 @@ def test_required_columns_written_by_name():
     assert list(cols["shared_win"][P:]) == [0, 1, 1]
     assert list(cols["extra"]) == [-9] * 6  # a game's own column is left alone
     assert list(ga[:, 1]) == [1, -9, -1, 2, 0, 26, 0]
+    # a column kept outside the matrix is taken as it is (the game numbers already absolute)
+    special = column_arrays(pl, PLAYERS, {n: np.int16 for n in PLAYERS.names}, game_offset=100,
+                            special={"game": np.arange(6, dtype=np.int64) + 7})
+    assert list(special["game"]) == [7, 8, 9, 10, 11, 12] and special["game"].dtype == np.int16
 
 
 def test_keep_alive_all_counts_its_owners():
