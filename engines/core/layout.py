@@ -1,0 +1,221 @@
+"""Layouts declared once: a game's state fields and its variant parameters.
+
+Kernels index flat int64 vectors (numba passes every array argument as a
+dozen machine words, so a game keeps its state and its rule numbers in one
+vector each). A `Layout` is the one declaration of such a vector: a list of
+fields (name, size, meaning). From it come
+
+    offsets   name -> first index; exported into the game module as
+              module-level ints (`export`), which numba freezes into the
+              compiled code as constants, exactly like hand-written ones
+    size      the vector's length (where the next layout may start)
+    views     name -> numpy view of a vector (step API, render, tests)
+
+    META = Layout("meta", [
+        Field("phase", 1, "PH_*"),
+        Field("dice", 8, "rolled dice, sorted"),
+    ])
+    META.export(globals(), "M_")      # M_PHASE = 0, M_DICE = 1, M_SIZE = 9
+    META.views(state)["dice"]         # state[1:9]
+
+A `ParamLayout` does the same for the rule vector the kernels read and adds
+the variant side: each `Param` names, in one place, the variant key, the
+schema rule (engines.core.variant.Rule), the kernel slot and its meaning:
+
+    PARAMS = ParamLayout([
+        Param("columns", key="game.columns", rule=Rule("int", 1, 6, doc="columns on the sheet")),
+        Param("reroll", key="construction.reroll", rule=Rule("str", choices=("none", "all"))),
+        Param("n_players", meaning="players at the table"),        # derived: no variant key
+        Param("table", size=7 * 9, meaning="points by type and occupants"),
+        Param(key="roof.1.name", rule=Rule("str"), kernel=False),  # schema only
+    ])
+    SCHEMA = PARAMS.schema()          # variant key -> Rule, for the VariantLoader
+    PARAMS.export(globals(), "K_")    # K_COLUMNS = 0, ...
+    cfg = PARAMS.fill(variant.values, n_players=2, table=...)   # int64 vector
+
+`fill` converts each variant-backed parameter (bool -> 0/1, a string with
+choices -> its index in the choices, an int as is) and takes every derived
+slot from its keyword arguments; a slot left unfilled or an unknown name is
+an error, so the vector can never be half set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from engines.core.variant import Rule
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    size: int = 1
+    meaning: str = ""
+
+
+class Layout:
+    """Consecutive fields of a flat vector, starting at `start`."""
+
+    def __init__(self, name: str, fields: Iterable[Field | tuple], start: int = 0):
+        self.name = name
+        self.fields: tuple[Field, ...] = tuple(f if isinstance(f, Field) else Field(*f) for f in fields)
+        self.start = int(start)
+        self.offsets: dict[str, int] = {}
+        at = self.start
+        for f in self.fields:
+            if not f.name.isidentifier():
+                raise ValueError(f"layout {name}: field name {f.name!r} is not an identifier")
+            if f.name in self.offsets:
+                raise ValueError(f"layout {name}: field {f.name!r} declared twice")
+            if f.size < 0:
+                raise ValueError(f"layout {name}: field {f.name!r} has a negative size")
+            self.offsets[f.name] = at
+            at += f.size
+        self.end = at
+        self.size = at - self.start
+        self.sizes = {f.name: f.size for f in self.fields}
+
+    def __getitem__(self, name: str) -> int:
+        try:
+            return self.offsets[name]
+        except KeyError:
+            raise KeyError(f"layout {self.name} has no field {name!r} "
+                           f"(fields: {', '.join(self.offsets)})") from None
+
+    def offset(self, *names: str):
+        """Offsets of `names` (one int for one name, else a tuple)."""
+        out = tuple(self[n] for n in names)
+        return out[0] if len(out) == 1 else out
+
+    def constants(self, prefix: str = "") -> dict[str, int]:
+        """PREFIX + NAME.upper() -> offset, plus PREFIX + 'SIZE' (the layout's size) and PREFIX +
+        'END' (the first index after it)."""
+        out = {prefix + n.upper(): o for n, o in self.offsets.items()}
+        for extra, value in (("SIZE", self.size), ("END", self.end)):
+            if prefix + extra in out:
+                raise ValueError(f"layout {self.name}: field {extra.lower()!r} clashes with {prefix + extra}")
+            out[prefix + extra] = value
+        return out
+
+    def export(self, namespace: dict[str, Any], prefix: str = "") -> list[str]:
+        """Define the constants in a module's namespace (`globals()`); refuses to overwrite a
+        different value (two layouts exporting one name). Returns the names."""
+        consts = self.constants(prefix)
+        for k, v in consts.items():
+            if k in namespace and namespace[k] != v:
+                raise ValueError(f"layout {self.name}: {k} already defined as {namespace[k]!r}")
+            namespace[k] = v
+        return list(consts)
+
+    def views(self, vec: np.ndarray, base: int = 0) -> dict[str, np.ndarray]:
+        """name -> vec[base + offset : base + offset + size] (a view: writes go to the vector)."""
+        return {f.name: vec[base + self.offsets[f.name]:base + self.offsets[f.name] + f.size] for f in self.fields}
+
+    def describe(self) -> list[tuple[str, int, int, str]]:
+        """(name, offset, size, meaning) per field, for docs and debugging."""
+        return [(f.name, self.offsets[f.name], f.size, f.meaning) for f in self.fields]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One rule parameter: a kernel slot (name, size) and/or a variant key with its schema rule.
+
+    key + rule, kernel=True   variant value -> kernel slot, converted by `fill`
+    key + rule, kernel=False  schema only: the game turns it into derived slots
+    no key                    a derived slot, given to `fill` by name
+    """
+
+    name: str = ""
+    size: int = 1
+    meaning: str = ""
+    key: str | None = None
+    rule: Rule | None = None
+    kernel: bool = True
+
+    def __post_init__(self):
+        if (self.key is None) != (self.rule is None):
+            raise ValueError(f"param {self.name or self.key}: a variant key needs a rule and vice versa")
+        if self.kernel and not self.name:
+            raise ValueError(f"param {self.key}: a kernel slot needs a name")
+        if not self.kernel and self.key is None:
+            raise ValueError(f"param {self.name}: neither a kernel slot nor a variant key")
+        if self.kernel and self.key is not None and self.size != 1:
+            raise ValueError(f"param {self.name}: a variant-backed slot holds one number")
+
+
+def _dotted(values: Mapping[str, Any], key: str) -> Any:
+    cur: Any = values
+    for part in key.split("."):
+        cur = cur[part]
+    return cur
+
+
+class ParamLayout(Layout):
+    """The rule vector's layout plus the variant schema, from one list of `Param`s."""
+
+    def __init__(self, params: Iterable[Param], start: int = 0, name: str = "params"):
+        self.params: tuple[Param, ...] = tuple(params)
+        super().__init__(name, [Field(p.name, p.size, p.meaning or (p.rule.doc if p.rule else ""))
+                                for p in self.params if p.kernel], start)
+        keys = [p.key for p in self.params if p.key is not None]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{name}: a variant key is declared twice")
+        self.by_name = {p.name: p for p in self.params if p.kernel}
+
+    def schema(self) -> dict[str, Rule]:
+        """variant key -> Rule, for engines.core.variant.VariantLoader."""
+        out = {}
+        for p in self.params:
+            if p.key is not None:
+                rule = p.rule
+                if not rule.doc and p.meaning:
+                    rule = Rule(**{**rule.__dict__, "doc": p.meaning})
+                out[p.key] = rule
+        return out
+
+    def slot_of_key(self) -> dict[str, int]:
+        """variant key -> kernel slot, for the variant-backed parameters."""
+        return {p.key: self.offsets[p.name] for p in self.params if p.key is not None and p.kernel}
+
+    @staticmethod
+    def convert(p: Param, value: Any) -> int:
+        """A validated variant value as the kernel's int64."""
+        if p.rule.kind == "bool":
+            return int(bool(value))
+        if p.rule.kind == "str":
+            if not p.rule.choices:
+                raise ValueError(f"param {p.name}: a string needs choices to become a number")
+            return p.rule.choices.index(value)
+        if p.rule.kind == "int":
+            return int(value)
+        raise ValueError(f"param {p.name}: kind {p.rule.kind} has no single kernel number")
+
+    def fill(self, values: Mapping[str, Any], **derived: Any) -> np.ndarray:
+        """The int64 rule vector (length `end`, slots before `start` zero): each variant-backed
+        slot from the nested variant `values`, each derived slot from `derived[name]` (a number
+        or an array of the slot's size)."""
+        vec = np.zeros(self.end, np.int64)
+        unknown = set(derived) - {p.name for p in self.params if p.kernel and p.key is None}
+        if unknown:
+            raise KeyError(f"{self.name}: no derived slot(s) {sorted(unknown)}")
+        for p in self.params:
+            if not p.kernel:
+                continue
+            o = self.offsets[p.name]
+            if p.key is not None:
+                vec[o] = self.convert(p, _dotted(values, p.key))
+                continue
+            if p.name not in derived:
+                raise KeyError(f"{self.name}: derived slot {p.name!r} not given")
+            x = np.asarray(derived[p.name], dtype=np.int64).ravel()
+            if x.size != p.size:
+                raise ValueError(f"{self.name}: slot {p.name!r} holds {p.size} numbers, got {x.size}")
+            vec[o:o + p.size] = x
+        return vec
+
+    def get(self, vec: np.ndarray, name: str):
+        """A slot by name: an int for a one-number slot, else a view."""
+        o, n = self[name], self.sizes[name]
+        return int(vec[o]) if n == 1 else vec[o:o + n]
