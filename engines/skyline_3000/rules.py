@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.harness import rank_nb, seed_chance_nb
 from engines.core.kernel import kernel
-from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+from engines.core.rng import below
 from engines.skyline_3000._jit import inline_kernel
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
@@ -70,7 +71,7 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
             pub[PLR + p * N_PLROW + i] = 0
     hands[:] = 0
     sec[:] = 0
-    seed_into(sec, derive_seed(run_seed, game_index, CHANCE_STREAM))
+    seed_chance_nb(sec, run_seed, game_index)
     # Preparation: shuffle each card type into its own face-up stack
     for c in range(NC):
         t = pub[TAB + T_TYPE + c]
@@ -1104,34 +1105,19 @@ def apply_action_nb(pub, hands, sec, action):
 
 
 @kernel
-def final_result_nb(pub, hands, rank, hand_value):
-    """End of the Game: rank[p] (1 = best) and hand_value[p]; returns
-    (n_winners, points_tied, tie_break_decided). Ties on points go to the most
-    card value left in hand (final_tie 0), then the win is shared."""
+def final_result_nb(pub, hands, score, rank, hand_value):
+    """End of the Game: score[p], hand_value[p] and rank[p] (1 = best; the
+    harness's rank_nb); returns (n_winners, n_top, winner, margin,
+    tie_break_decided). Ties on points go to the most card value left in hand
+    (final_tie 0), then the win is shared; n_top > 1: the top score was tied
+    on points; winner: the last seat ranked 1; margin: its lead over the best
+    other seat when it wins alone."""
     P = pub[TAB + T_NP]
-    best = -(1 << 30)
     for q in range(P):
+        score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         hand_value[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
-        if pub[PLAYERS + q * N_PROW + P_SCORE] > best:
-            best = pub[PLAYERS + q * N_PROW + P_SCORE]
-    n_top = 0
-    for q in range(P):
-        if pub[PLAYERS + q * N_PROW + P_SCORE] == best:
-            n_top += 1
-    n_win = 0
-    final_tie = pub[TAB + T_FINAL_TIE]
-    for q in range(P):
-        r = 1
-        sq = pub[PLAYERS + q * N_PROW + P_SCORE]
-        for o in range(P):
-            so = pub[PLAYERS + o * N_PROW + P_SCORE]
-            if so > sq or (final_tie == 0 and so == sq and hand_value[o] > hand_value[q]):
-                r += 1
-        rank[q] = r
-        if r == 1:
-            n_win += 1
-    tied = n_top > 1
-    return n_win, tied, tied and n_win == 1
+    n_win, n_top, winner, margin = rank_nb(score, hand_value, pub[TAB + T_FINAL_TIE] == 0, rank)
+    return n_win, n_top, winner, margin, n_top > 1 and n_win == 1
 
 
 @kernel

@@ -452,15 +452,17 @@ def test_final_tie_hand_value_then_shared():
     players[0, P_NHAND] = 1
     hands[1, 0] = c1
     players[1, P_NHAND] = 1
+    score = np.zeros(4, np.int64)
     rank = np.zeros(4, np.int64)
     hv = np.zeros(4, np.int64)
-    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
-    assert rank.tolist() == [1, 2, 3, 4] and (n_win, tied, tb) == (1, True, True)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp, players=players).pub, hands, score, rank, hv)
+    assert rank.tolist() == [1, 2, 3, 4] and (n_win, n_top > 1, tb) == (1, True, True)
+    assert winner == 0 and margin == 0  # level on points: won on hand value, by 0 points
     hands[1, 0] = card_id(kp, FLOOR, 8, skip=(c8,))
-    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp, players=players).pub, hands, score, rank, hv)
     assert rank.tolist() == [1, 1, 3, 4] and n_win == 2 and not tb
     kp2 = kp_for(variant="no_tiebreak")
-    n_win, tied, tb = R.final_result_nb(position(kp2, players=players).pub, hands, rank, hv)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp2, players=players).pub, hands, score, rank, hv)
     assert rank.tolist() == [1, 1, 1, 4] and n_win == 3
 
 
