@@ -43,7 +43,9 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
     """Play one whole game into the buffers pub, hands, sec (preallocated;
     reset here from the variant table tab = KernelParams.tab). seat_pids[s]
     and seat_w[s] are the policy id and weight row of the seat s; legal is an
-    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams."""
+    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams.
+    Returns False if a policy chose an illegal action (the game stops there;
+    the caller raises: a raise inside the kernel costs seconds of compile)."""
     reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
     seed_policies_nb(prng, run_seed, game_index)
     while pub[C_PHASE] != PH_OVER:
@@ -56,7 +58,8 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
             n = legal_actions_nb(pub, hands, legal)
         a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
         if not apply_action_nb(pub, hands, sec, a):
-            raise ValueError("a policy chose an illegal action")
+            return False
+    return True
 
 
 # Output columns by name: positions resolved here, at import, from tables.py
@@ -86,7 +89,8 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     """Play games [start, start + count). Fills the column-major matrices
     pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
     (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], and
-    cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk."""
+    cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
+    Returns -1, or the index of a game where a policy chose an illegal action."""
     P = tab[T_NP]
     NC = tab[T_NC]
     NA = tab[T_NAUC]
@@ -114,7 +118,9 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     for g in range(count):
         gi = start + g
         seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
-        play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi)
+        if not play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi):
+            keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+            return gi
         n_win, n_top, winner, margin, tb = final_result_nb(pub, hands, score, rank, hv)
         write_seat_results_nb(pl, g * P, PL_REQ, gi, slot_of, score, rank, n_win)
         for s in range(P):
@@ -166,6 +172,7 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
         ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
         ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
     keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+    return -1
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
@@ -191,8 +198,10 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     au_n = np.zeros(count, np.int32)
     ga = np.zeros((len(GA_COLS), count), np.int32)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
-    simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                      pl, au, au_n, ga, cu)
+    bad = simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
+                            pl, au, au_n, ga, cu)
+    if bad >= 0:
+        raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
     au = au[:, keep]
     out = {

@@ -70,7 +70,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
         # the same draws as below over legal_actions_nb's list, without the
         # list: count the options of each kind, pick a kind, then its j-th
         p = pub[C_CUR]
-        counts = main_kind_counts_nb(pub, hand, p, legal)
+        counts, okd = main_kind_counts_nb(pub, hand, p, legal)
         nk = 0
         for k in range(K_NOACT + 1):
             if (counts >> (8 * k)) & 255:
@@ -89,7 +89,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
                 if (counts >> (8 * k)) & 255:
                     kind = k
         cnt = (counts >> (8 * kind)) & 255
-        return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), legal)
+        return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), okd)
     kinds = 0
     for j in range(n):
         kinds |= 1 << (legal[j] >> A_SHIFT)

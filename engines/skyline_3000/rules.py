@@ -24,12 +24,13 @@ the policies do, as far as the rules allow.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from engines.core.harness import rank_nb, seed_chance_nb
 from engines.core.kernel import kernel
 from engines.core.rng import below
-from engines.skyline_3000._jit import inline_kernel
+from engines.skyline_3000._jit import I64, I64_ARR, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
@@ -242,7 +243,7 @@ def install_spot_nb(pub, k, p):
     return pub[o + B_VAC] > 0, pub[o + B_BB + p] > 0
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64_ARR, numba.boolean))
 def installs_nb(pub, p, d, out, only_any):
     """Install options of seat p in district d written to out[0:]; returns the
     count. With only_any, returns 1 at the first option found (out untouched).
@@ -289,7 +290,7 @@ def block_places_nb(pub, k):
     return block_places_hyp_nb(pub, k, -1, 0, 0)
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64))
 def block_places_hyp_nb(pub, k, who, add, tall_who):
     """THE placing rule: (first mask, second mask) of seats in block k, as if
     seat `who` had `add` more floors there and its tallest building there were
@@ -446,7 +447,7 @@ def _begin_construction(pub, P):
         pub[PLAYERS + q * N_PROW + P_TURNS_ROUND] = 0
 
 
-@kernel
+@inline_kernel
 def _end_turn(pub):
     """Construction: the next seat that has not passed, or on to the auctions."""
     p = pub[C_CUR]
@@ -695,7 +696,9 @@ def card_ok_nb(pub, p, c, flags, known, okd, scratch):
 @inline_kernel
 def main_kind_counts_nb(pub, hand, p, scratch):
     """How many construction actions of each kind legal_actions_nb lists for
-    seat p (hand = its hand row): count of kind K at bits 8*K (K_PASS..K_NOACT)."""
+    seat p (hand = its hand row): returns (counts, okd), the count of kind K at
+    bits 8*K of counts (K_PASS..K_NOACT) and okd the districts whose Contract
+    cards in hand are playable (card_ok_nb's, for main_kind_action_nb)."""
     flags = main_flags_nb(pub, p)
     nf = 0
     nr = 0
@@ -715,18 +718,22 @@ def main_kind_counts_nb(pub, hand, p, scratch):
             else:
                 nc += 1
     nbb = 0
-    for k in range(pub[TAB + T_NB]):
-        if billboard_ok_nb(pub, p, k):
-            nbb += 1
-    return (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
+    if flags & (1 << K_BILLBOARD):
+        for k in range(pub[TAB + T_NB]):
+            if billboard_ok_nb(pub, p, k):
+                nbb += 1
+    counts = (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
         | (np.int64(nc) << (8 * K_CONTRACT)) | (np.int64(nbb) << (8 * K_BILLBOARD)) \
         | (np.int64(nh) << (8 * K_NOACT))
+    return counts, okd
 
 
 @inline_kernel
-def main_kind_action_nb(pub, hand, p, kind, j, scratch):
+def main_kind_action_nb(pub, hand, p, kind, j, okd):
     """The j-th construction action of `kind` in legal_actions_nb's order
-    (j < its count from main_kind_counts_nb)."""
+    (j < its count from main_kind_counts_nb, which also gave okd). A kind with
+    a count > 0 is playable, so every card of its type is, except Contracts
+    of districts outside okd."""
     if kind == K_PASS:
         return np.int64(K_PASS << A_SHIFT)
     if kind == K_BILLBOARD:
@@ -739,15 +746,9 @@ def main_kind_action_nb(pub, hand, p, kind, j, scratch):
     if kind == K_NOACT:
         return np.int64((K_NOACT << A_SHIFT) | hand[j])
     t = kind - K_FLOOR
-    flags = main_flags_nb(pub, p)
-    known = 0
-    okd = 0
     for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
         c = hand[i]
-        if pub[TAB + T_TYPE + c] != t:
-            continue
-        ok, known, okd = card_ok_nb(pub, p, c, flags, known, okd, scratch)
-        if not ok:
+        if pub[TAB + T_TYPE + c] != t or (t == CONTRACT and not (okd >> pub[TAB + T_DIST + c]) & 1):
             continue
         if j == 0:
             return np.int64((kind << A_SHIFT) | c)
@@ -769,7 +770,7 @@ def action_kind_nb(a):
     return a >> A_SHIFT
 
 
-@kernel
+@inline_kernel
 def list_main_nb(pub, hand, p, out):
     """PH_MAIN: pass, then per hand card (play to act if card_ok_nb, play
     without acting), then billboards by block."""
@@ -794,7 +795,7 @@ def list_main_nb(pub, hand, p, out):
     return n
 
 
-@kernel
+@inline_kernel
 def list_floor_targets_nb(pub, p, out):
     n = 0
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD] + 1):
@@ -804,7 +805,7 @@ def list_floor_targets_nb(pub, p, out):
     return n
 
 
-@kernel
+@inline_kernel
 def list_roof_targets_nb(pub, p, out):
     n = 0
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
@@ -815,7 +816,7 @@ def list_roof_targets_nb(pub, p, out):
     return n
 
 
-@kernel
+@inline_kernel
 def list_places_nb(pub, item, out):
     n = 0
     for k in range(pub[TAB + T_NB]):
@@ -825,7 +826,7 @@ def list_places_nb(pub, item, out):
     return n
 
 
-@kernel
+@inline_kernel
 def list_draws_nb(pub, out):
     n = 0
     for t in range(N_TYPES):
@@ -856,7 +857,7 @@ def legal_actions_nb(pub, hands, out):
     return 0
 
 
-@kernel
+@inline_kernel
 def do_pass_nb(pub, p):
     """Pass: final for this construction phase."""
     pub[C_PASSED] |= 1 << p
@@ -866,7 +867,7 @@ def do_pass_nb(pub, p):
     return _end_turn(pub)
 
 
-@kernel
+@inline_kernel
 def do_billboard_nb(pub, p, k):
     """Put a billboard on a vacant small platform of block k (it costs points)."""
     if k >= pub[TAB + T_NB] or not billboard_ok_nb(pub, p, k):
@@ -884,7 +885,7 @@ def do_billboard_nb(pub, p, k):
     return _end_turn(pub)
 
 
-@kernel
+@inline_kernel
 def do_play_card_nb(pub, hands, p, kind, c):
     """Construction: reveal card c from the hand and discard it; K_NOACT ends
     the turn, K_FLOOR / K_ROOF / K_CONTRACT open the decision that places it."""
@@ -920,7 +921,7 @@ def do_play_card_nb(pub, hands, p, kind, c):
     return STEP_NONE
 
 
-@kernel
+@inline_kernel
 def do_floor_nb(pub, p, i):
     """One floor from the stock onto building i (i = n_build: a new building)."""
     if not floor_target_ok_nb(pub, p, i):
@@ -941,7 +942,7 @@ def do_floor_nb(pub, p, i):
     return STEP_NONE
 
 
-@kernel
+@inline_kernel
 def do_roof_nb(pub, p, i, r):
     """Roof type r onto incomplete building i: it is complete."""
     if not roof_target_ok_nb(pub, p, i, r):
@@ -953,7 +954,7 @@ def do_roof_nb(pub, p, i, r):
     return _end_turn(pub)
 
 
-@kernel
+@inline_kernel
 def do_install_nb(pub, p, i, k, onbb):
     """Install complete building i into block k of the played Contract's
     district, on a vacant small platform or (onbb) on own billboard."""
@@ -998,7 +999,7 @@ def do_install_nb(pub, p, i, k, onbb):
     return _end_turn(pub)
 
 
-@kernel
+@inline_kernel
 def do_bid_nb(pub, hands, sec, p, m):
     """Seal bid m (a mask of card ids; a subset of the hand)."""
     hm = np.int64(0)
@@ -1011,7 +1012,7 @@ def do_bid_nb(pub, hands, sec, p, m):
     return STEP_NEXT_BIDDER
 
 
-@kernel
+@inline_kernel
 def do_place_nb(pub, k):
     """The auction winner places the item in block k."""
     if k >= pub[TAB + T_NB]:
@@ -1033,7 +1034,7 @@ def do_place_nb(pub, k):
     return STEP_NEXT_AUCTION
 
 
-@kernel
+@inline_kernel
 def do_draw_nb(pub, hands, sec, p, t):
     """Draw one card from deck t (Draw Phase)."""
     if t >= N_TYPES or not deck_ok_nb(pub, t):

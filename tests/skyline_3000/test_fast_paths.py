@@ -18,12 +18,12 @@ def test_kind_counts_and_picks_follow_legal_actions():
                 p = pub[C_CUR]
                 n = R.legal_actions_nb(pub, hands, legal)
                 acts = legal[:n].copy()
-                counts = R.main_kind_counts_nb(pub, hands[p], p, legal)
+                counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
                 for kind in range(K_NOACT + 1):
                     of_kind = [a for a in acts if a >> A_SHIFT == kind]
                     assert (counts >> (8 * kind)) & 255 == len(of_kind)
                     for j, a in enumerate(of_kind):
-                        assert R.main_kind_action_nb(pub, hands[p], p, kind, j, legal) == a
+                        assert R.main_kind_action_nb(pub, hands[p], p, kind, j, okd) == a
                 seen += 1
             g.apply_action(g.policy_action("random"))
     assert seen > 100
