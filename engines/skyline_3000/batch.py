@@ -32,7 +32,7 @@ from engines.skyline_3000.state import (
     C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_CARDS, MAX_P, N_ALOG,
     N_PLAYER, N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
+    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS,
 )
 from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES
 from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
@@ -91,13 +91,13 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], and
     cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
     Returns -1, or the index of a game where a policy chose an illegal action."""
-    P = tab[T_NP]
-    NC = tab[T_NC]
-    NA = tab[T_NAUC]
+    P = tab[T_N_PLAYERS]
+    NC = tab[T_N_CARDS]
+    NA = tab[T_N_AUCTIONS]
     pub = np.zeros(PUB_SIZE, np.int32)
     hands = np.zeros((P, NC), np.int32)
     sec = np.zeros(SEC_SIZE, np.uint64)
-    legal = np.zeros(tab[T_MAXACT], np.int64)
+    legal = np.zeros(tab[T_MAX_ACTIONS], np.int64)
     prng = np.zeros((P, 4), np.uint64)
     seat_pids = np.zeros(P, np.int64)
     seat_w = np.zeros((P, slot_w.shape[1]), np.float64)

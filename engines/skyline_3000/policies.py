@@ -33,8 +33,8 @@ from engines.skyline_3000.state import (
     C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT, K_FLOOR,
     K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
-    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST,
-    T_BO_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_NB, T_NP, T_ROUNDS, T_TYPE, T_VALUE, TAB,
+    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BILLBOARD_COST,
+    T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -128,7 +128,7 @@ def share_nb(pub, first, second, p, p1, p2):
     `first` take p1 and those in `second` p2."""
     own = 0
     opp = 0
-    for q in range(pub[TAB + T_NP]):
+    for q in range(pub[TAB + T_N_PLAYERS]):
         v = 0
         if (first >> q) & 1:
             v = p1
@@ -216,7 +216,7 @@ def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
     """(best block, its value) for placing `item`; block -1 if no place."""
     best = -1
     bv = -1e18
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if not place_ok_nb(pub, k, item):
             continue
         v = item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws)
@@ -232,7 +232,7 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
     options of rules.installs_nb, in its order, with its rule kernels)."""
     bv = -1e18
     bd = -1
-    NB = pub[TAB + T_NB]
+    NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
     curved = district_roof_count_nb(pub, d, 1)
     pointed = district_roof_count_nb(pub, d, 2)
@@ -316,7 +316,7 @@ def potential_nb(pub, p, h, r, rem):
     bpd = pub[TAB + T_BPD]
     first_ok = h == pub[TAB + T_FIRST_FLOORS]
     same = 0  # blocks of the current district with roof r
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if first_ok and k % bpd == 0:
             same = district_roof_count_nb(pub, k // bpd, r)
         vac, own = install_spot_nb(pub, k, p)
@@ -386,14 +386,14 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
         return bt
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
-        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
+        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
         return (K_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
     if phase == PH_FLOOR:
         maxh = 1
-        for k in range(pub[TAB + T_NB]):
+        for k in range(pub[TAB + T_N_BLOCKS]):
             ob = BOARD + k * N_BOARD
             if pub[ob + B_ROOF] != 0 and pub[ob + B_TOP] + 1 > maxh:
                 maxh = pub[ob + B_TOP] + 1
@@ -434,13 +434,13 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
+            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
             if v > best_v:
                 best_v = v
                 best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
-            v = own1 - own0 - pub[TAB + T_BB_COST]
+            v = own1 - own0 - pub[TAB + T_BILLBOARD_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]
@@ -531,7 +531,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 bv = v
                 bt = legal[j]
         return bt
-    bo_cost = pub[TAB + T_BO_COST]
+    bo_cost = pub[TAB + T_BUILDOVER_COST]
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
         v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
@@ -592,7 +592,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
-            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BB_COST]
+            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BILLBOARD_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]

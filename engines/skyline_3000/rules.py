@@ -44,12 +44,12 @@ from engines.skyline_3000.state import (
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, P_TURNS_ROUND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER,
     PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PILES, PLANTS, PLAYERS, PLH, PLR, ROOF,
-    S_BIDS, S_DECKS, SPACEPORT, T_BB_COST, T_BLOCK_TIE, T_BO_COST, T_BPD, T_DEAL, T_DIST, T_DRAW,
-    T_FINAL_TIE, T_FIRST_BASE, T_FIRST_BB, T_FIRST_FLOORS, T_FIRST_GREEN, T_FPC, T_GREEN, T_LARGE,
-    T_MALL, T_NB, T_NC, T_ND, T_NGREEN, T_NP, T_NSTACKS, T_NSTART, T_ROUNDS, T_SECOND_BASE,
-    T_SECOND_BB, T_SECOND_GREEN, T_SIZE, T_SMALL, T_SP_FIRST, T_SP_SECOND, T_STACK_ITEMS,
-    T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_STOCK, T_BILLBOARDS, T_CURVED, T_POINTED,
-    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUC_TIE, T_MAXB,
+    S_BIDS, S_DECKS, SPACEPORT, T_BILLBOARD_COST, T_BLOCK_TIE, T_BUILDOVER_COST, T_BPD, T_DEAL, T_DIST, T_DRAW_PER_ROUND,
+    T_FINAL_TIE, T_FIRST_BASE, T_FIRST_PER_BB, T_FIRST_FLOORS, T_FIRST_PER_GREEN, T_FLOORS_PER_CARD, T_GREEN, T_LARGE_PLATFORMS,
+    T_MEGAMALL_MULT, T_N_BLOCKS, T_N_CARDS, T_N_DISTRICTS, T_N_GREEN, T_N_PLAYERS, T_N_STACKS, T_N_START, T_ROUNDS, T_SECOND_BASE,
+    T_SECOND_PER_BB, T_SECOND_PER_GREEN, T_SIZE, T_SMALL_PLATFORMS, T_SPACEPORT_FIRST, T_SPACEPORT_SECOND, T_STACK_ITEMS,
+    T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_FLOOR_STOCK, T_BILLBOARDS, T_CURVED_ROOFS, T_POINTED_ROOFS,
+    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS,
 )
 
 # ====================================================================== setup
@@ -64,10 +64,10 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         pub[TAB + j] = tab[j]
     for j in range(ALOG, PLANTS):
         pub[j] = -1
-    P = pub[TAB + T_NP]
-    NC = pub[TAB + T_NC]
+    P = pub[TAB + T_N_PLAYERS]
+    NC = pub[TAB + T_N_CARDS]
     for p in range(P):
-        for i in range(pub[TAB + T_MAXB]):
+        for i in range(pub[TAB + T_MAX_BUILDINGS]):
             pub[PLH + p * N_PLROW + i] = 0
             pub[PLR + p * N_PLROW + i] = 0
     hands[:] = 0
@@ -85,22 +85,22 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     # deal 2 Roof, 2 Floor, 4 Contract cards to each player
     for p in range(P):
         for t in (ROOF, FLOOR, CONTRACT):
-            for _ in range(pub[TAB + T_DEAL + t]):
+            for _ in range(pub[TAB + T_DEAL[t]]):
                 c = draw_card_nb(pub, sec, t)
                 if c >= 0:
                     o = PLAYERS + p * N_PROW + P_NHAND
                     hands[p, pub[o]] = c
                     pub[o] += 1
     # supplies and the four starting buildings (from the shared floor stock)
-    stock = pub[TAB + T_STOCK]
+    stock = pub[TAB + T_FLOOR_STOCK]
     for p in range(P):
         o = PLAYERS + p * N_PROW
         pub[o + P_SCORE] = pub[TAB + T_START_SCORE]
         pub[o + P_BILLBOARDS] = pub[TAB + T_BILLBOARDS]
-        pub[o + P_ROOFS + 1] = pub[TAB + T_CURVED]
-        pub[o + P_ROOFS + 2] = pub[TAB + T_POINTED]
+        pub[o + P_ROOFS + 1] = pub[TAB + T_CURVED_ROOFS]
+        pub[o + P_ROOFS + 2] = pub[TAB + T_POINTED_ROOFS]
         pub[o + P_ST_PASS_R1] = -1
-        ns = pub[TAB + T_NSTART]
+        ns = pub[TAB + T_N_START]
         for i in range(ns):
             h = pub[TAB + T_START_H + i]
             r = pub[TAB + T_START_R + i]
@@ -112,10 +112,10 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         pub[PLR + p * N_PLROW + ns] = 0
         pub[o + P_NBUILD] = ns
     pub[C_STOCK] = stock
-    for k in range(pub[TAB + T_NB]):
-        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL]
-        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE]
-    for g in range(pub[TAB + T_NGREEN]):  # pre-placed Greenspaces
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL_PLATFORMS]
+        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE_PLATFORMS]
+    for g in range(pub[TAB + T_N_GREEN]):  # pre-placed Greenspaces
         k = pub[TAB + T_GREEN + g]
         pub[BOARD + k * N_BOARD + B_VAC] -= 1
         pub[BOARD + k * N_BOARD + B_GREEN] += 1
@@ -249,7 +249,7 @@ def installs_nb(pub, p, d, out, only_any):
     count. With only_any, returns 1 at the first option found (out untouched).
     Order: building i, then block k, then vacant platform before own billboard."""
     n = 0
-    NB = pub[TAB + T_NB]
+    NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
     k0 = d * bpd
     usable = 0   # blocks with a vacant platform or one of p's billboards
@@ -302,7 +302,7 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
     of the tied group Second, and lower seats nothing. With one leader, the
     seats with the second-most floors all take Second. block_tie 1 ("share"):
     everyone tied for most floors takes First."""
-    n_players = pub[TAB + T_NP]
+    n_players = pub[TAB + T_N_PLAYERS]
     o = BOARD + k * N_BOARD + B_FLOORS
     mx = 0
     for q in range(n_players):
@@ -357,9 +357,9 @@ def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     o = BOARD + k * N_BOARD
     g = pub[o + B_GREEN] + d_green
     b = pub[o + B_BBTOT] + d_bb
-    mult = pub[TAB + T_MALL] if pub[o + B_NMALL] + d_mall > 0 else 1
-    p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_GREEN] * g + pub[TAB + T_FIRST_BB] * b) * mult
-    p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_GREEN] * g + pub[TAB + T_SECOND_BB] * b) * mult
+    mult = pub[TAB + T_MEGAMALL_MULT] if pub[o + B_NMALL] + d_mall > 0 else 1
+    p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_PER_GREEN] * g + pub[TAB + T_FIRST_PER_BB] * b) * mult
+    p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_PER_GREEN] * g + pub[TAB + T_SECOND_PER_BB] * b) * mult
     return p1, p2
 
 
@@ -368,19 +368,19 @@ def spaceport_cards_nb(pub, first, second, p, ns):
     """Extra cards seat p draws from ns Spaceports of a block whose places are
     (first, second)."""
     if (first >> p) & 1:
-        return pub[TAB + T_SP_FIRST] * ns
+        return pub[TAB + T_SPACEPORT_FIRST] * ns
     if (second >> p) & 1:
-        return pub[TAB + T_SP_SECOND] * ns
+        return pub[TAB + T_SPACEPORT_SECOND] * ns
     return 0
 
 
 @kernel
 def scoring_nb(pub):
     """Scoring Phase: score every block; set each seat's Spaceport bonus."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     for q in range(P):
         pub[PLAYERS + q * N_PROW + P_BONUS] = 0
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
         if first == 0:
             continue
@@ -459,7 +459,7 @@ def _end_turn(pub):
         pub[C_PHASE] = PH_OVER
         pub[C_CUR] = -1
         return STEP_NONE
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     pub[C_PHASE] = PH_MAIN
     passed = pub[C_PASSED]
     for j in range(1, P + 1):  # clockwise, skipping seats that passed
@@ -485,12 +485,12 @@ def _any_cards(pub):
 def _advance(pub, hands, sec, step):
     """Run the automatic steps (auction set-up and resolution, scoring, the
     Draw Phase hand-over) until the next decision."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     while step != STEP_NONE:
         if step == STEP_NEXT_AUCTION:
             # Improvement Phase: the next stack with an item, or on to Scoring
             s = pub[C_STACK] + 1
-            ns = pub[TAB + T_NSTACKS]
+            ns = pub[TAB + T_N_STACKS]
             while s < ns and pub[C_STACK_POS + s] >= pub[TAB + T_STACK_LEN + s]:
                 s += 1
             if s >= ns:
@@ -530,7 +530,7 @@ def _advance(pub, hands, sec, step):
             if _any_cards(pub):
                 for j in range(pub[C_DRAWER], P):
                     q = (pub[C_KEY] + j) % P
-                    left = pub[TAB + T_DRAW] + pub[PLAYERS + q * N_PROW + P_BONUS]
+                    left = pub[TAB + T_DRAW_PER_ROUND] + pub[PLAYERS + q * N_PROW + P_BONUS]
                     if left > 0:
                         pub[C_DRAWER] = j
                         pub[C_DRAW_LEFT] = left
@@ -549,7 +549,7 @@ def _advance(pub, hands, sec, step):
 def _resolve_auction(pub, hands, sec):
     """Reveal bids; highest sum wins; ties: highest single card, then the Key
     Player / clockwise from him (Improvement Phase); all zero: item removed."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     row = pub[C_N_AUC]
     pub[C_N_AUC] += 1
     a = ALOG + row * N_ALOG
@@ -573,7 +573,7 @@ def _resolve_auction(pub, hands, sec):
         pub[a + A_BID + q] = tot
         pub[a + A_HIGH + q] = hi
     key = pub[C_KEY]
-    tie_rule = pub[TAB + T_AUC_TIE]
+    tie_rule = pub[TAB + T_AUCTION_TIE]
     w = -1
     for j in range(P):
         q = (key + j) % P
@@ -625,7 +625,7 @@ def _resolve_auction(pub, hands, sec):
     pub[ow + P_ST_SPENT] += price
     # placement: Greenspace on a vacant small platform, others on a large one
     item = pub[C_ITEM]
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if place_ok_nb(pub, k, item):
             pub[C_WINNER] = w
             pub[C_CUR] = w
@@ -719,7 +719,7 @@ def main_kind_counts_nb(pub, hand, p, scratch):
                 nc += 1
     nbb = 0
     if flags & (1 << K_BILLBOARD):
-        for k in range(pub[TAB + T_NB]):
+        for k in range(pub[TAB + T_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 nbb += 1
     counts = (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
@@ -737,7 +737,7 @@ def main_kind_action_nb(pub, hand, p, kind, j, okd):
     if kind == K_PASS:
         return np.int64(K_PASS << A_SHIFT)
     if kind == K_BILLBOARD:
-        for k in range(pub[TAB + T_NB]):
+        for k in range(pub[TAB + T_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 if j == 0:
                     return np.int64((K_BILLBOARD << A_SHIFT) | k)
@@ -788,7 +788,7 @@ def list_main_nb(pub, hand, p, out):
             n += 1
         out[n] = (K_NOACT << A_SHIFT) | c
         n += 1
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if billboard_ok_nb(pub, p, k):
             out[n] = (K_BILLBOARD << A_SHIFT) | k
             n += 1
@@ -819,7 +819,7 @@ def list_roof_targets_nb(pub, p, out):
 @inline_kernel
 def list_places_nb(pub, item, out):
     n = 0
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if place_ok_nb(pub, k, item):
             out[n] = (K_PLACE << A_SHIFT) | k
             n += 1
@@ -870,7 +870,7 @@ def do_pass_nb(pub, p):
 @inline_kernel
 def do_billboard_nb(pub, p, k):
     """Put a billboard on a vacant small platform of block k (it costs points)."""
-    if k >= pub[TAB + T_NB] or not billboard_ok_nb(pub, p, k):
+    if k >= pub[TAB + T_N_BLOCKS] or not billboard_ok_nb(pub, p, k):
         return STEP_ILLEGAL
     op = PLAYERS + p * N_PROW
     ob = BOARD + k * N_BOARD
@@ -878,7 +878,7 @@ def do_billboard_nb(pub, p, k):
     pub[ob + B_BB + p] += 1
     pub[ob + B_BBTOT] += 1
     pub[op + P_BILLBOARDS] -= 1
-    cost = pub[TAB + T_BB_COST]
+    cost = pub[TAB + T_BILLBOARD_COST]
     pub[op + P_SCORE] -= cost
     pub[op + P_EV_BILLBOARD] -= cost
     pub[op + P_ST_BB] += 1
@@ -889,7 +889,7 @@ def do_billboard_nb(pub, p, k):
 def do_play_card_nb(pub, hands, p, kind, c):
     """Construction: reveal card c from the hand and discard it; K_NOACT ends
     the turn, K_FLOOR / K_ROOF / K_CONTRACT open the decision that places it."""
-    if c >= pub[TAB + T_NC]:
+    if c >= pub[TAB + T_N_CARDS]:
         return STEP_ILLEGAL
     t = pub[TAB + T_TYPE + c]
     if kind != K_NOACT and t != kind - K_FLOOR:
@@ -912,7 +912,7 @@ def do_play_card_nb(pub, hands, p, kind, c):
         return _end_turn(pub)
     if kind == K_FLOOR:
         pub[C_PHASE] = PH_FLOOR
-        pub[C_SUB] = min(pub[TAB + T_FPC], pub[C_STOCK])
+        pub[C_SUB] = min(pub[TAB + T_FLOORS_PER_CARD], pub[C_STOCK])
     elif kind == K_ROOF:
         pub[C_PHASE] = PH_ROOF
     else:
@@ -973,7 +973,7 @@ def do_install_nb(pub, p, i, k, onbb):
     if onbb:
         pub[ob + B_BB + p] -= 1  # the billboard leaves the game
         pub[ob + B_BBTOT] -= 1
-        cost = pub[TAB + T_BO_COST]
+        cost = pub[TAB + T_BUILDOVER_COST]
         pub[op + P_SCORE] -= cost
         pub[op + P_EV_BUILDOVER] -= cost
         pub[op + P_ST_BB_OVER] += 1
@@ -1015,7 +1015,7 @@ def do_bid_nb(pub, hands, sec, p, m):
 @inline_kernel
 def do_place_nb(pub, k):
     """The auction winner places the item in block k."""
-    if k >= pub[TAB + T_NB]:
+    if k >= pub[TAB + T_N_BLOCKS]:
         return STEP_ILLEGAL
     item = pub[C_ITEM]
     if not place_ok_nb(pub, k, item):
@@ -1044,14 +1044,14 @@ def do_draw_nb(pub, hands, sec, p, t):
     hands[p, pub[op + P_NHAND]] = c
     pub[op + P_NHAND] += 1
     pub[C_DRAWN] += 1
-    if pub[C_DRAWN] > pub[TAB + T_DRAW]:
+    if pub[C_DRAWN] > pub[TAB + T_DRAW_PER_ROUND]:
         pub[op + P_ST_EXTRA] += 1
     pub[C_DRAW_LEFT] -= 1
     if pub[C_DRAW_LEFT] <= 0:
         pub[C_DRAWER] += 1
         return STEP_NEXT_DRAWER
     if not _any_cards(pub):
-        pub[C_DRAWER] = pub[TAB + T_NP]
+        pub[C_DRAWER] = pub[TAB + T_N_PLAYERS]
         return STEP_NEXT_DRAWER
     return STEP_NONE
 
@@ -1083,7 +1083,7 @@ def apply_action_nb(pub, hands, sec, action):
             step = do_roof_nb(pub, p, d >> 1, (d & 1) + 1)
     elif phase == PH_INSTALL:
         if kind == K_INSTALL:
-            NB = pub[TAB + T_NB]
+            NB = pub[TAB + T_N_BLOCKS]
             step = do_install_nb(pub, p, (d >> 1) // NB, (d >> 1) % NB, d & 1)
     elif phase == PH_BID:
         if kind == K_BID:
@@ -1113,7 +1113,7 @@ def final_result_nb(pub, hands, score, rank, hand_value):
     (final_tie 0), then the win is shared; n_top > 1: the top score was tied
     on points; winner: the last seat ranked 1; margin: its lead over the best
     other seat when it wins alone."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     for q in range(P):
         score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         hand_value[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
@@ -1129,7 +1129,7 @@ def block_check_nb(pub):
     (one roof per block), so the district rule checks that no district has
     all its blocks with the same roof."""
     bpd = pub[TAB + T_BPD]
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         o = BOARD + k * N_BOARD
         n = pub[o + B_NBLD]
         top = 0
@@ -1144,9 +1144,9 @@ def block_check_nb(pub):
                 top = h
         if n > 0 and top != pub[o + B_TOP]:
             return k
-        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != pub[TAB + T_SMALL]:
+        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != pub[TAB + T_SMALL_PLATFORMS]:
             return k
-    for d in range(pub[TAB + T_ND]):
+    for d in range(pub[TAB + T_N_DISTRICTS]):
         r0 = pub[BOARD + d * bpd * N_BOARD + B_ROOF]
         if r0 == 0:
             continue

@@ -21,6 +21,9 @@ All codes below are module-level ints so kernels can use them as constants.
 from __future__ import annotations
 
 import numpy as np
+
+from engines.core.layout import Param, ParamLayout
+from engines.core.variant import Rule
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
 FLOOR, ROOF, CONTRACT = 0, 1, 2
@@ -156,30 +159,86 @@ MAX_CARDS = 62
 
 
 # ---------------------------------------------------------------- variant table: pub[TAB + T_*]
-# the variant's numbers (copied from KernelParams.tab at every reset), then its
-# tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
+# The rule vector, declared once (engines.core.layout.ParamLayout): each entry
+# names its kernel slot (exported below as T_<NAME>, and read in Python as
+# KernelParams.<name>), its variant key with its schema rule, and its meaning.
+# Entries with a key and kernel=False are schema only (params.py turns them
+# into derived slots); entries without a key are derived slots.
+# Tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
 # Contract district (-1), [T_GREEN + g] pre-placed Greenspace blocks,
-# [T_DEAL + t] cards dealt of type t, [T_START_H + i], [T_START_R + i]
-# starting buildings, [T_STACK_LEN + s] items in auction stack s,
-# [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its j-th item from the top
-(T_NP, T_ND, T_BPD, T_NB, T_SMALL, T_LARGE, T_NGREEN, T_NSTACKS, T_NAUC, T_NC, T_DRAW,
- T_CURVED, T_POINTED, T_BILLBOARDS, T_STOCK, T_NSTART, T_START_SCORE, T_ROUNDS, T_TURN_CAP,
- T_FPC, T_FIRST_FLOORS, T_FIRST_BASE, T_FIRST_GREEN, T_FIRST_BB, T_SECOND_BASE, T_SECOND_GREEN,
- T_SECOND_BB, T_MALL, T_SP_FIRST, T_SP_SECOND, T_BB_COST, T_BO_COST, T_AUC_TIE, T_BLOCK_TIE,
- T_FINAL_TIE, T_MAXB, T_MAXACT) = range(37)
+# [T_START_H + i], [T_START_R + i] starting buildings, [T_STACK_LEN + s]
+# items in auction stack s, [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
+# j-th item from the top.
 MAX_GREEN = 40
 MAX_START = 20
 MAX_STACK_ITEMS = 16
-T_TYPE = 40
-T_VALUE = T_TYPE + 64
-T_DIST = T_VALUE + 64
-T_GREEN = T_DIST + 64
-T_DEAL = T_GREEN + MAX_GREEN
-T_START_H = T_DEAL + 4
-T_START_R = T_START_H + MAX_START
-T_STACK_LEN = T_START_R + MAX_START
-T_STACK_ITEMS = T_STACK_LEN + MAX_STACKS
-T_SIZE = T_STACK_ITEMS + MAX_STACKS * MAX_STACK_ITEMS
+AUCTION_TIES = ("highest_card_then_key", "key")
+BLOCK_TIES = ("tallest_then_share", "share")
+FINAL_TIES = ("hand_value_then_shared", "shared")
+
+PARAMS = ParamLayout([
+    Param(key="players", rule=Rule("int", 1, MAX_P, doc="players when none is asked for"), kernel=False),
+    Param(key="min_players", rule=Rule("int", 1, MAX_P), kernel=False),
+    Param(key="max_players", rule=Rule("int", 1, MAX_P, doc="at most 4: four colours of pieces"), kernel=False),
+    Param("n_players", meaning="players at the table"),
+    Param("n_districts", key="board.districts", rule=Rule("int", 1, 6)),
+    Param("bpd", key="board.blocks_per_district", rule=Rule("int", 2, 6)),  # blocks per district
+    Param("n_blocks", meaning="districts x blocks per district"),
+    Param("small_platforms", key="board.small_platforms", rule=Rule("int", 0, MAX_SMALL)),
+    Param("large_platforms", key="board.large_platforms", rule=Rule("int", 0, 3)),
+    Param(key="board.greenspace_blocks", rule=Rule("int_list", 0, 35, max_length=MAX_GREEN), kernel=False),
+    Param("n_green", meaning="pre-placed Greenspaces (blocks at T_GREEN)"),
+    Param(key="auction.stacks", rule=Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS), kernel=False),
+    Param("n_stacks", meaning="auction stacks (T_STACK_LEN, T_STACK_ITEMS)"),
+    Param("n_auctions", meaning="rows reserved for the auction log"),
+    Param("auction_tie", key="auction.tie", rule=Rule("str", choices=AUCTION_TIES)),
+    Param(key="cards.floor_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
+    Param(key="cards.roof_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
+    Param(key="cards.contract_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
+          kernel=False),
+    Param("n_cards", meaning="card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)"),
+    Param("deal_roof", key="cards.deal_roof", rule=Rule("int", 0, 20)),
+    Param("deal_floor", key="cards.deal_floor", rule=Rule("int", 0, 20)),
+    Param("deal_contract", key="cards.deal_contract", rule=Rule("int", 0, 20)),
+    Param("draw_per_round", key="cards.draw_per_round", rule=Rule("int", 0, 30)),
+    Param("curved_roofs", key="supply.curved_roofs", rule=Rule("int", 0, 30)),
+    Param("pointed_roofs", key="supply.pointed_roofs", rule=Rule("int", 0, 30)),
+    Param("billboards", key="supply.billboards", rule=Rule("int", 0, 30)),
+    Param("floor_stock", key="supply.floor_stock", rule=Rule("int", 1, 400)),
+    Param(key="supply.starting_buildings", rule=Rule("int_table", 0, 20, length=2), kernel=False),
+    Param("n_start", meaning="starting buildings (T_START_H, T_START_R)"),
+    Param("start_score", key="supply.starting_score", rule=Rule("int", -100, 100)),
+    Param("rounds", key="game.rounds", rule=Rule("int", 1, 16)),
+    Param("turn_cap", key="game.construction_turn_cap", rule=Rule("int", 1, 100_000)),
+    Param("floors_per_card", key="construction.floors_per_card", rule=Rule("int", 1, 10)),
+    Param("first_floors", key="construction.first_building_floors", rule=Rule("int", 1, 10)),
+    Param("first_base", key="scoring.first_base", rule=Rule("int", 0, 50)),
+    Param("first_per_green", key="scoring.first_per_greenspace", rule=Rule("int", 0, 50)),
+    Param("first_per_bb", key="scoring.first_per_billboard", rule=Rule("int", 0, 50)),
+    Param("second_base", key="scoring.second_base", rule=Rule("int", 0, 50)),
+    Param("second_per_green", key="scoring.second_per_greenspace", rule=Rule("int", 0, 50)),
+    Param("second_per_bb", key="scoring.second_per_billboard", rule=Rule("int", 0, 50)),
+    Param("megamall_mult", key="scoring.megamall_multiplier", rule=Rule("int", 1, 10)),
+    Param("spaceport_first", key="scoring.spaceport_first_cards", rule=Rule("int", 0, 10)),
+    Param("spaceport_second", key="scoring.spaceport_second_cards", rule=Rule("int", 0, 10)),
+    Param("billboard_cost", key="scoring.billboard_cost", rule=Rule("int", 0, 10)),
+    Param("buildover_cost", key="scoring.buildover_cost", rule=Rule("int", 0, 10)),
+    Param("block_tie", key="scoring.block_tie", rule=Rule("str", choices=BLOCK_TIES)),
+    Param("final_tie", key="scoring.final_tie", rule=Rule("str", choices=FINAL_TIES)),
+    Param("max_buildings", meaning="plant capacity (every building has a floor)"),
+    Param("max_actions", meaning="size of a legal-action buffer"),
+    Param("type", size=MAX_CARDS, meaning="card type of each card id"),
+    Param("value", size=MAX_CARDS, meaning="card value of each card id"),
+    Param("dist", size=MAX_CARDS, meaning="district of each Contract card, -1 for the others"),
+    Param("green", size=MAX_GREEN, meaning="blocks of the pre-placed Greenspaces"),
+    Param("start_h", size=MAX_START, meaning="floors of each starting building"),
+    Param("start_r", size=MAX_START, meaning="roof of each starting building"),
+    Param("stack_len", size=MAX_STACKS, meaning="items in each auction stack"),
+    Param("stack_items", size=MAX_STACKS * MAX_STACK_ITEMS, meaning="items of each stack, top first"),
+], name="skyline_3000 rule table")
+PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
+T_SIZE = PARAMS.size
+T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # T_DEAL[card type]
 
 # ---------------------------------------------------------------- pub sections
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
