@@ -29,8 +29,8 @@ from engines.skyline_3000.policies import RANDOM, choose_action_nb
 from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
-    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_CARDS, MAX_P, N_ALOG,
-    N_PLAYER, N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
+    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_P, N_ALOG, P_PAID, P_PLAYED,
+    N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS,
 )
@@ -144,8 +144,8 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
             pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
             slot = slot_of[s]
             for c in range(NC):
-                cu[slot, c, 0] += pub[o + N_PLAYER + c]
-                cu[slot, c, 1] += pub[o + N_PLAYER + MAX_CARDS + c]
+                cu[slot, c, 0] += pub[o + P_PLAYED + c]
+                cu[slot, c, 1] += pub[o + P_PAID + c]
             for i in range(pub[o + P_NHAND]):
                 cu[slot, hands[s, i], 2] += 1
         na = pub[C_N_AUC]

@@ -32,6 +32,7 @@ from engines.core.kernel import kernel
 from engines.core.rng import below
 from engines.skyline_3000._jit import I64, I64_ARR, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
+    P_PAID, P_PLAYED,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
     B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_DECISIONS, C_DRAW_LEFT, C_DRAWER,
@@ -39,7 +40,7 @@ from engines.skyline_3000.state import (
     C_STACK_POS, C_STALLED, C_STOCK, C_SUB, C_TURN, C_TURNS_TOTAL, C_WINNER, CONTRACT, DETAIL_MASK,
     FLOOR, GREENSPACE, K_BID, K_BILLBOARD, K_CONTRACT, K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL,
     K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MAX_CARDS, MAX_P, MAX_STACK_ITEMS, N_ALOG,
-    N_BOARD, N_PILE, N_PIROW, N_PLAYER, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
+    N_BOARD, PI_DISCARDS, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
     P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, P_TURNS_ROUND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER,
@@ -151,7 +152,7 @@ def reshuffle_nb(pub, sec, t):
     o = PILES + t * N_PIROW
     n = pub[o + PI_DISC]
     for j in range(n):
-        sec[S_DECKS + t * MAX_CARDS + j] = pub[o + N_PILE + j]
+        sec[S_DECKS + t * MAX_CARDS + j] = pub[o + PI_DISCARDS + j]
     pub[o + PI_DECK] = n
     pub[o + PI_DISC] = 0
     _shuffle_deck(sec, t, n)
@@ -183,7 +184,7 @@ def draw_card_nb(pub, sec, t):
 @inline_kernel
 def _discard(pub, t, c):
     o = PILES + t * N_PIROW
-    pub[o + N_PILE + pub[o + PI_DISC]] = c
+    pub[o + PI_DISCARDS + pub[o + PI_DISC]] = c
     pub[o + PI_DISC] += 1
 
 
@@ -618,7 +619,7 @@ def _resolve_auction(pub, hands, sec):
             hands[w, n] = 0
             pub[ow + P_NHAND] = n
             _discard(pub, pub[TAB + T_TYPE + c], c)
-            pub[ow + N_PLAYER + MAX_CARDS + c] += 1
+            pub[ow + P_PAID + c] += 1
     for q in range(P):
         sec[S_BIDS + q] = 0
     pub[ow + P_ST_WON] += 1
@@ -907,7 +908,7 @@ def do_play_card_nb(pub, hands, p, kind, c):
     hands[p, nh - 1] = 0
     pub[op + P_NHAND] = nh - 1
     _discard(pub, t, c)
-    pub[op + N_PLAYER + c] += 1
+    pub[op + P_PLAYED + c] += 1
     if kind == K_NOACT:
         return _end_turn(pub)
     if kind == K_FLOOR:

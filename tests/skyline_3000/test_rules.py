@@ -11,7 +11,7 @@ from engines.skyline_3000.state import (
     B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
-    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, N_PILE, P_NBUILD,
+    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -414,7 +414,7 @@ def test_reshuffle_and_empty_deck_fallback():
     # Roof deck: move every card left in it to its discards
     n = piles[ROOF, PI_DECK]
     for j in range(n):
-        piles[ROOF, N_PILE + piles[ROOF, PI_DISC]] = decks[ROOF, j]
+        piles[ROOF, PI_DISCARDS + piles[ROOF, PI_DISC]] = decks[ROOF, j]
         piles[ROOF, PI_DISC] += 1
     piles[ROOF, PI_DECK] = 0
     piles[ROOF, PI_TOP] = -1
