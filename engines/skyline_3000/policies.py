@@ -234,6 +234,7 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
     bd = -1
     NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
+    ff = pub[TAB + T_FIRST_FLOORS]
     curved = district_roof_count_nb(pub, d, 1)
     pointed = district_roof_count_nb(pub, d, 2)
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
@@ -244,7 +245,7 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
         same = curved if r == 1 else pointed
         for k in range(d * bpd, d * bpd + bpd):
             vac, own = install_spot_nb(pub, k, p)
-            if not (vac or own) or not fits_block_nb(pub, k, h, r, same):
+            if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
                 continue
             g = install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws)
             if vac:
@@ -314,13 +315,14 @@ def potential_nb(pub, p, h, r, rem):
     (rules.fits_block_nb, with each district's count of roof r read once.)"""
     best = 0.0
     bpd = pub[TAB + T_BPD]
-    first_ok = h == pub[TAB + T_FIRST_FLOORS]
+    ff = pub[TAB + T_FIRST_FLOORS]
+    first_ok = h == ff
     same = 0  # blocks of the current district with roof r
     for k in range(pub[TAB + T_N_BLOCKS]):
         if first_ok and k % bpd == 0:
             same = district_roof_count_nb(pub, k // bpd, r)
         vac, own = install_spot_nb(pub, k, p)
-        if not (vac or own) or not fits_block_nb(pub, k, h, r, same):
+        if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
             continue
         g = own_gain_nb(pub, p, h, k, rem)
         if g > best:

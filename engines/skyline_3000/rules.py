@@ -24,13 +24,12 @@ the policies do, as far as the rules allow.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from engines.core.harness import rank_nb, seed_chance_nb
 from engines.core.kernel import kernel
 from engines.core.rng import below
-from engines.skyline_3000._jit import I64, I64_ARR, PUB, inline_kernel, typed_kernel
+from engines.skyline_3000._jit import I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     P_PAID, P_PLAYED,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
@@ -214,9 +213,11 @@ def district_roof_count_nb(pub, d, r):
 
 
 @inline_kernel
-def fits_block_nb(pub, k, h, r, same):
+def fits_block_nb(pub, k, h, r, same, first_floors, bpd):
     """THE building rule: may a complete building of height h and roof r go
     into block k, when `same` blocks of k's district already have roof r?
+    (first_floors, bpd: the variant's pub[TAB + T_FIRST_FLOORS] and
+    pub[TAB + T_BPD], passed in so a scan reads them once.)
 
     Construction Phase: one roof type per block; not all blocks of a district
     with the same roof; the first building has exactly first_floors floors;
@@ -224,7 +225,7 @@ def fits_block_nb(pub, k, h, r, same):
     o = BOARD + k * N_BOARD
     roof = pub[o + B_ROOF]
     if roof == 0:
-        return h == pub[TAB + T_FIRST_FLOORS] and same < pub[TAB + T_BPD] - 1
+        return h == first_floors and same < bpd - 1
     top = pub[o + B_TOP]
     return r == roof and (h == top or h == top + 1)
 
@@ -233,7 +234,8 @@ def fits_block_nb(pub, k, h, r, same):
 def block_ok_nb(pub, k, h, r):
     """May a building of height h and roof r go into block k? (fits_block_nb
     with its district's count of roof r.)"""
-    return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // pub[TAB + T_BPD], r))
+    bpd = pub[TAB + T_BPD]
+    return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // bpd, r), pub[TAB + T_FIRST_FLOORS], bpd)
 
 
 @inline_kernel
@@ -244,7 +246,7 @@ def install_spot_nb(pub, k, p):
     return pub[o + B_VAC] > 0, pub[o + B_BB + p] > 0
 
 
-@typed_kernel((PUB, I64, I64, I64_ARR, numba.boolean))
+@kernel
 def installs_nb(pub, p, d, out, only_any):
     """Install options of seat p in district d written to out[0:]; returns the
     count. With only_any, returns 1 at the first option found (out untouched).
@@ -252,6 +254,7 @@ def installs_nb(pub, p, d, out, only_any):
     n = 0
     NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
+    ff = pub[TAB + T_FIRST_FLOORS]
     k0 = d * bpd
     usable = 0   # blocks with a vacant platform or one of p's billboards
     for k in range(k0, k0 + bpd):
@@ -272,7 +275,7 @@ def installs_nb(pub, p, d, out, only_any):
         same = curved if r == 1 else pointed
         for k in range(k0, k0 + bpd):
             vac, own = install_spot_nb(pub, k, p)
-            if not (vac or own) or not fits_block_nb(pub, k, h, r, same):
+            if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
                 continue
             if only_any:
                 return 1
