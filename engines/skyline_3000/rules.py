@@ -421,17 +421,17 @@ def billboard_ok_nb(pub, p, k):
 
 
 @inline_kernel
-def floor_target_ok_nb(pub, p, i):
-    """May seat p put a floor on building i? (an incomplete one, or i = n_build:
-    a new building)"""
-    nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
+def floor_target_ok_nb(pub, p, i, nb):
+    """May seat p, with nb buildings in its Plant, put a floor on building i?
+    (an incomplete one, or i = nb: a new building)"""
     return i == nb or (i < nb and pub[PLR + p * N_PLROW + i] == 0)
 
 
 @inline_kernel
-def roof_target_ok_nb(pub, p, i, r):
-    """May seat p put roof type r on building i? (incomplete, a roof r left)"""
-    return i < pub[PLAYERS + p * N_PROW + P_NBUILD] and pub[PLR + p * N_PLROW + i] == 0 \
+def roof_target_ok_nb(pub, p, i, r, nb):
+    """May seat p, with nb buildings in its Plant, put roof type r on building
+    i? (incomplete, a roof r left)"""
+    return i < nb and pub[PLR + p * N_PLROW + i] == 0 \
         and pub[PLAYERS + p * N_PROW + P_ROOFS + r] > 0
 
 
@@ -802,8 +802,9 @@ def list_main_nb(pub, hand, p, out):
 @inline_kernel
 def list_floor_targets_nb(pub, p, out):
     n = 0
-    for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD] + 1):
-        if floor_target_ok_nb(pub, p, i):
+    nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
+    for i in range(nb + 1):
+        if floor_target_ok_nb(pub, p, i, nb):
             out[n] = (K_FLOOR_TARGET << A_SHIFT) | i
             n += 1
     return n
@@ -812,9 +813,12 @@ def list_floor_targets_nb(pub, p, out):
 @inline_kernel
 def list_roof_targets_nb(pub, p, out):
     n = 0
-    for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
+    nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
+    for i in range(nb):
+        if pub[PLR + p * N_PLROW + i] != 0:
+            continue  # complete (roof_target_ok_nb's first test, skipped early)
         for r in range(1, 3):
-            if roof_target_ok_nb(pub, p, i, r):
+            if roof_target_ok_nb(pub, p, i, r, nb):
                 out[n] = (K_ROOF_TARGET << A_SHIFT) | (i * 2 + r - 1)
                 n += 1
     return n
@@ -928,10 +932,10 @@ def do_play_card_nb(pub, hands, p, kind, c):
 @inline_kernel
 def do_floor_nb(pub, p, i):
     """One floor from the stock onto building i (i = n_build: a new building)."""
-    if not floor_target_ok_nb(pub, p, i):
-        return STEP_ILLEGAL
     op = PLAYERS + p * N_PROW
     nb = pub[op + P_NBUILD]
+    if not floor_target_ok_nb(pub, p, i, nb):
+        return STEP_ILLEGAL
     ph = PLH + p * N_PLROW
     if i == nb:
         pub[ph + nb] = 1
@@ -949,7 +953,7 @@ def do_floor_nb(pub, p, i):
 @inline_kernel
 def do_roof_nb(pub, p, i, r):
     """Roof type r onto incomplete building i: it is complete."""
-    if not roof_target_ok_nb(pub, p, i, r):
+    if not roof_target_ok_nb(pub, p, i, r, pub[PLAYERS + p * N_PROW + P_NBUILD]):
         return STEP_ILLEGAL
     op = PLAYERS + p * N_PROW
     pub[PLR + p * N_PLROW + i] = r
