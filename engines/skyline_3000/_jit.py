@@ -26,5 +26,6 @@ def typed_kernel(sig):
 
 
 PUB = numba.types.Array(numba.int32, 1, "C")
+I64_ARR = numba.types.Array(numba.int64, 1, "C")
 I64 = numba.int64
 F64 = numba.float64

@@ -6,38 +6,36 @@ legal_actions_nb, choose_action_nb, apply_action_nb): there is one copy of
 the rules. It skips the listing where no policy reads it: bids, and the
 random player's construction turns (policy_random_nb counts and picks with
 rules.main_kind_counts_nb / main_kind_action_nb, the helpers
-legal_actions_nb lists with, and draws what it would draw from the list). Game i of a run depends only on (seed, i): its chance stream and
-each seat's policy stream are derived from them (engines.core.rng).
+legal_actions_nb lists with, and draws what it would draw from the list).
+
+What every game's loop does is the shared harness's (engines.core.harness):
+seat rotation, the policy streams, rank / win / shared win / margin into the
+required columns, the refcount-free buffers. Game i of a run depends only on
+(seed, i): its chance stream and each seat's policy stream are derived from
+them (engines.core.rng). Every other column is written by name (the PL_*,
+AU_*, GA_* positions below, taken from tables.py at import).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from engines.core.harness import (
+    REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, columns, keep_alive_all,
+    required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
+)
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
-from engines.core.rng import POLICY_STREAM, derive_seed, seed_into
 from engines.skyline_3000.policies import RANDOM, choose_action_nb
 from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
-    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_CARDS, N_ALOG,
-    N_PLAYER, N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE,
+    C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_P, N_ALOG, P_PAID, P_PLAYED,
+    N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAXACT, T_NAUC, T_NC, T_NP,
+    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS,
 )
-from engines.skyline_3000.tables import TABLES
-
-
-@kernel
-def _keep_alive(a, b, c, d, e, f, g):
-    return a.size + b.size + c.size + d.size + e.size + f.size + g.size
-
-
-@kernel
-def seed_policy_streams_nb(prng, run_seed, game_index):
-    """prng[s] = seat s's policy stream for game `game_index`."""
-    for s in range(prng.shape[0]):
-        seed_into(prng[s], derive_seed(run_seed, game_index, POLICY_STREAM + s))
+from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES
+from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
 
 
 @kernel
@@ -45,9 +43,11 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
     """Play one whole game into the buffers pub, hands, sec (preallocated;
     reset here from the variant table tab = KernelParams.tab). seat_pids[s]
     and seat_w[s] are the policy id and weight row of the seat s; legal is an
-    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams."""
+    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams.
+    Returns False if a policy chose an illegal action (the game stops there;
+    the caller raises: a raise inside the kernel costs seconds of compile)."""
     reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
-    seed_policy_streams_nb(prng, run_seed, game_index)
+    seed_policies_nb(prng, run_seed, game_index)
     while pub[C_PHASE] != PH_OVER:
         p = pub[C_CUR]
         pid = seat_pids[p]
@@ -58,36 +58,56 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
             n = legal_actions_nb(pub, hands, legal)
         a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
         if not apply_action_nb(pub, hands, sec, a):
-            raise ValueError("a policy chose an illegal action")
+            return False
+    return True
 
 
-# players table columns, in tables.py order (after game, seat, lineup_slot)
-PL_COLS = TABLES["players"].names
-AU_COLS = TABLES["auctions"].names
-GA_COLS = TABLES["games"].names
+# Output columns by name: positions resolved here, at import, from tables.py
+# (a misspelled or missing column raises KeyError now, not a mislabelled
+# column later); numba freezes these module-level ints into the kernel.
+check_tables(TABLES)
+PL_REQ = required_columns(PLAYERS_TABLE, REQUIRED_PLAYER_COLUMNS)
+GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
+(PL_KEY_PLAYER, PL_TIE_BREAK_WIN, PL_CARDS_LEFT, PL_HAND_VALUE_LEFT, PL_BUILT, PL_PLACED, PL_FLOORS,
+ PL_BB, PL_BB_OVER, PL_WON, PL_SPENT, PL_FIRST, PL_SECOND, PL_BB_POINTS, PL_EXTRA, PL_PASS_R1) = columns(
+    PLAYERS_TABLE, "key_player", "tie_break_win", "cards_left", "hand_value_left", "buildings_built",
+    "buildings_placed", "floors_placed", "billboards_placed", "billboards_built_over", "improvements_won",
+    "spent", "points_first", "points_second", "points_billboards", "extra_cards", "passes_round1")
+(AU_GAME, AU_ROUND, AU_STACK, AU_ITEM, AU_WINNER, AU_WINNER_SLOT, AU_PRICE, AU_TIE_BREAK, AU_BLOCK) = columns(
+    AUCTIONS, "game", "round", "stack", "item", "winner", "winner_slot", "price", "tie_break", "block")
+AU_BIDS = columns(AUCTIONS, *[f"bid_{q}" for q in range(MAX_P)])
+AU_HIGHS = columns(AUCTIONS, *[f"high_{q}" for q in range(MAX_P)])
+(GA_FIRST_KEY, GA_POINTS_TIED, GA_TIE_BREAK_DECIDED, GA_TURNS) = columns(
+    GAMES, "first_key", "points_tied", "tie_break_decided", "construction_turns")
+PL_COLS = PLAYERS_TABLE.names
+AU_COLS = AUCTIONS.names
+GA_COLS = GAMES.names
 
 
 @kernel
 def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, cu):
-    """Play games [start, start + count). Fills
-    pl int32[count * P, len(PL_COLS)], au int32[count * n_auctions, len(AU_COLS)]
-    (au_n[g] rows used by game g), ga int32[count, len(GA_COLS)] and
-    cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk."""
-    P = tab[T_NP]
-    NC = tab[T_NC]
-    NA = tab[T_NAUC]
+    """Play games [start, start + count). Fills the column-major matrices
+    pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
+    (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], and
+    cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
+    Returns -1, or the index of a game where a policy chose an illegal action."""
+    P = tab[T_N_PLAYERS]
+    NC = tab[T_N_CARDS]
+    NA = tab[T_N_AUCTIONS]
     pub = np.zeros(PUB_SIZE, np.int32)
     hands = np.zeros((P, NC), np.int32)
     sec = np.zeros(SEC_SIZE, np.uint64)
-    legal = np.zeros(tab[T_MAXACT], np.int64)
+    legal = np.zeros(tab[T_MAX_ACTIONS], np.int64)
     prng = np.zeros((P, 4), np.uint64)
     seat_pids = np.zeros(P, np.int64)
     seat_w = np.zeros((P, slot_w.shape[1]), np.float64)
     slot_of = np.zeros(P, np.int64)
+    score = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
     hv = np.zeros(P, np.int64)
     # the game loop runs on borrowed views (no reference counting); the
-    # arrays above stay alive to the end of this kernel (_keep_alive); views: engines/core/lowlevel.py
+    # arrays above stay alive to the end of this kernel (keep_alive_all);
+    # views: engines/core/lowlevel.py
     pub_b = unowned(pub)
     hands_b = unowned(hands)
     sec_b = unowned(sec)
@@ -97,51 +117,35 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     w_b = unowned(seat_w)
     for g in range(count):
         gi = start + g
-        for s in range(P):
-            slot = (s + gi) % P if rotate else s
-            slot_of[s] = slot
-            seat_pids[s] = slot_pids[slot]
-            seat_w[s, :] = slot_w[slot, :]
-        play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi)
-        n_win, tied, tb = final_result_nb(pub, hands, rank, hv)
-        best = -(1 << 30)
-        winner = -1
-        for s in range(P):
-            if rank[s] == 1:
-                winner = s
-        for s in range(P):
-            if s != winner and pub[PLAYERS + s * N_PROW + P_SCORE] > best:
-                best = pub[PLAYERS + s * N_PROW + P_SCORE]
+        seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
+        if not play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi):
+            keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+            return gi
+        n_win, n_top, winner, margin, tb = final_result_nb(pub, hands, score, rank, hv)
+        write_seat_results_nb(pl, g * P, PL_REQ, gi, slot_of, score, rank, n_win)
         for s in range(P):
             r = g * P + s
             o = PLAYERS + s * N_PROW
-            pl[r, 0] = gi
-            pl[r, 1] = s
-            pl[r, 2] = slot_of[s]
-            pl[r, 3] = 1 if pub[C_FIRST_KEY] == s else 0
-            pl[r, 4] = pub[o + P_SCORE]
-            pl[r, 5] = rank[s]
-            pl[r, 6] = 1 if rank[s] == 1 else 0
-            pl[r, 7] = 1 if rank[s] == 1 and n_win > 1 else 0
-            pl[r, 8] = 1 if rank[s] == 1 and n_win == 1 and tb else 0
-            pl[r, 9] = pub[o + P_NHAND]
-            pl[r, 10] = hv[s]
-            pl[r, 11] = pub[o + P_ST_BUILT]
-            pl[r, 12] = pub[o + P_ST_PLACED]
-            pl[r, 13] = pub[o + P_ST_FLOORS]
-            pl[r, 14] = pub[o + P_ST_BB]
-            pl[r, 15] = pub[o + P_ST_BB_OVER]
-            pl[r, 16] = pub[o + P_ST_WON]
-            pl[r, 17] = pub[o + P_ST_SPENT]
-            pl[r, 18] = pub[o + P_EV_FIRST]
-            pl[r, 19] = pub[o + P_EV_SECOND]
-            pl[r, 20] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
-            pl[r, 21] = pub[o + P_ST_EXTRA]
-            pl[r, 22] = pub[o + P_ST_PASS_R1]
+            pl[PL_KEY_PLAYER, r] = 1 if pub[C_FIRST_KEY] == s else 0
+            pl[PL_TIE_BREAK_WIN, r] = 1 if rank[s] == 1 and n_win == 1 and tb else 0
+            pl[PL_CARDS_LEFT, r] = pub[o + P_NHAND]
+            pl[PL_HAND_VALUE_LEFT, r] = hv[s]
+            pl[PL_BUILT, r] = pub[o + P_ST_BUILT]
+            pl[PL_PLACED, r] = pub[o + P_ST_PLACED]
+            pl[PL_FLOORS, r] = pub[o + P_ST_FLOORS]
+            pl[PL_BB, r] = pub[o + P_ST_BB]
+            pl[PL_BB_OVER, r] = pub[o + P_ST_BB_OVER]
+            pl[PL_WON, r] = pub[o + P_ST_WON]
+            pl[PL_SPENT, r] = pub[o + P_ST_SPENT]
+            pl[PL_FIRST, r] = pub[o + P_EV_FIRST]
+            pl[PL_SECOND, r] = pub[o + P_EV_SECOND]
+            pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
+            pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
+            pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
             slot = slot_of[s]
             for c in range(NC):
-                cu[slot, c, 0] += pub[o + N_PLAYER + c]
-                cu[slot, c, 1] += pub[o + N_PLAYER + MAX_CARDS + c]
+                cu[slot, c, 0] += pub[o + P_PLAYED + c]
+                cu[slot, c, 1] += pub[o + P_PAID + c]
             for i in range(pub[o + P_NHAND]):
                 cu[slot, hands[s, i], 2] += 1
         na = pub[C_N_AUC]
@@ -149,30 +153,26 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
         for j in range(na):
             r = g * NA + j
             a = ALOG + j * N_ALOG
-            au[r, 0] = gi
-            au[r, 1] = pub[a + A_ROUND]
-            au[r, 2] = pub[a + A_STACK]
-            au[r, 3] = pub[a + A_ITEM]
-            for q in range(4):
-                au[r, 4 + q] = pub[a + A_BID + q]
-                au[r, 8 + q] = pub[a + A_HIGH + q]
+            au[AU_GAME, r] = gi
+            au[AU_ROUND, r] = pub[a + A_ROUND]
+            au[AU_STACK, r] = pub[a + A_STACK]
+            au[AU_ITEM, r] = pub[a + A_ITEM]
+            for q in range(MAX_P):
+                au[AU_BIDS[q], r] = pub[a + A_BID + q]
+                au[AU_HIGHS[q], r] = pub[a + A_HIGH + q]
             w = pub[a + A_WINNER]
-            au[r, 12] = w
-            au[r, 13] = slot_of[w] if w >= 0 else -1
-            au[r, 14] = pub[a + A_PRICE]
-            au[r, 15] = pub[a + A_TIE]
-            au[r, 16] = pub[a + A_BLOCK]
-        ga[g, 0] = gi
-        ga[g, 1] = pub[C_FIRST_KEY]
-        ga[g, 2] = winner if n_win == 1 else -1
-        ga[g, 3] = n_win
-        ga[g, 4] = pub[PLAYERS + winner * N_PROW + P_SCORE] - best if n_win == 1 else 0
-        ga[g, 5] = 1 if tied else 0
-        ga[g, 6] = 1 if tb else 0
-        ga[g, 7] = pub[C_DECISIONS]
-        ga[g, 8] = pub[C_TURNS_TOTAL]
-        ga[g, 9] = pub[C_STALLED]
-    _keep_alive(pub, hands, sec, legal, prng, seat_pids, seat_w)
+            au[AU_WINNER, r] = w
+            au[AU_WINNER_SLOT, r] = slot_of[w] if w >= 0 else -1
+            au[AU_PRICE, r] = pub[a + A_PRICE]
+            au[AU_TIE_BREAK, r] = pub[a + A_TIE]
+            au[AU_BLOCK, r] = pub[a + A_BLOCK]
+        write_game_result_nb(ga, g, GA_REQ, gi, winner, n_win, margin, pub[C_DECISIONS], pub[C_STALLED])
+        ga[GA_FIRST_KEY, g] = pub[C_FIRST_KEY]
+        ga[GA_POINTS_TIED, g] = 1 if n_top > 1 else 0
+        ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
+        ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
+    keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+    return -1
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
@@ -193,19 +193,21 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     if w.shape[1] == 0:
         w = np.zeros((P, 1))
     count = int(count)
-    pl = np.zeros((count * P, len(PL_COLS)), np.int32)
-    au = np.zeros((count * kp.n_auctions, len(AU_COLS)), np.int32)
+    pl = np.zeros((len(PL_COLS), count * P), np.int32)
+    au = np.zeros((len(AU_COLS), count * kp.n_auctions), np.int32)
     au_n = np.zeros(count, np.int32)
-    ga = np.zeros((count, len(GA_COLS)), np.int32)
+    ga = np.zeros((len(GA_COLS), count), np.int32)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
-    simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                      pl, au, au_n, ga, cu)
+    bad = simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
+                            pl, au, au_n, ga, cu)
+    if bad >= 0:
+        raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
-    au = au[keep]
+    au = au[:, keep]
     out = {
-        "players": {c: pl[:, j].copy() for j, c in enumerate(PL_COLS)},
-        "auctions": {c: au[:, j].copy() for j, c in enumerate(AU_COLS)},
-        "games": {c: ga[:, j].copy() for j, c in enumerate(GA_COLS)},
+        "players": {c: pl[j].copy() for j, c in enumerate(PL_COLS)},
+        "auctions": {c: au[j].copy() for j, c in enumerate(AU_COLS)},
+        "games": {c: ga[j].copy() for j, c in enumerate(GA_COLS)},
         "card_use": _card_use(kp, cu, int(start)),
     }
     for name in ("players", "auctions", "games"):

@@ -18,9 +18,9 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from engines.core.harness import seed_policies_nb
 from engines.core.variant import Variant
 from engines.skyline_3000 import rules as R
-from engines.skyline_3000.batch import seed_policy_streams_nb
 from engines.skyline_3000.params import VARIANTS, KernelParams, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
@@ -165,9 +165,10 @@ class SkylineGame:
     def result(self) -> dict[str, Any]:
         """Final ranks, winners and how the tie (if any) was settled."""
         P = self.n_players
+        score = np.zeros(P, np.int64)
         rank = np.zeros(P, np.int64)
         hv = np.zeros(P, np.int64)
-        n_win, tied, tb = R.final_result_nb(self.state.pub, self.state.hands, rank, hv)
+        n_win, n_top, winner, margin, tb = R.final_result_nb(self.state.pub, self.state.hands, score, rank, hv)
         winners = [int(p) for p in range(P) if rank[p] == 1]
         return {
             "scores": self.scores().tolist(),
@@ -270,7 +271,7 @@ def new_game(variant: str | Variant | None = None, n_players: int | None = None,
     st = State.empty(kp)
     R.reset_state_nb(st.pub, st.hands, st.sec, kp.tab, np.uint64(seed), np.int64(game_index))
     prng = np.zeros((kp.n_players, 4), np.uint64)
-    seed_policy_streams_nb(prng, np.uint64(seed), np.int64(game_index))
+    seed_policies_nb(prng, np.uint64(seed), np.int64(game_index))
     return SkylineGame(kp, st, prng, variant)
 
 

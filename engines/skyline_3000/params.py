@@ -1,74 +1,31 @@
 """Skyline 3000 variant schema, consistency rules and kernel parameters.
 
-Every rule number lives in `variants/default.toml`; this module only says what
-each key may hold and turns a validated variant into `KernelParams`, a
-NamedTuple of ints and numpy arrays. Numba specialises on types, not values,
-so switching variants never recompiles. The kernels themselves see only
-`KernelParams.tab` (int32[T_SIZE]): every number and table of the variant at
-the offsets of state.py; reset copies it into the public buffer.
+Every rule number lives in `variants/default.toml`. Each rule parameter is
+declared once, in state.PARAMS (engines.core.layout.ParamLayout): its
+variant key, its schema rule, its kernel slot (T_<NAME>) and its meaning.
+This module takes the schema from there, adds the consistency rules, and
+turns a validated variant into `KernelParams`: the rule table `tab`
+(int32[T_SIZE]) with every number and table of the variant at its slot, read
+by name in Python (kp.n_players is tab[T_N_PLAYERS]). Numba specialises on
+types, not values, so switching variants never recompiles; reset copies the
+table into the public buffer.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from engines.core.variant import Rule, Variant, VariantError, VariantLoader
-from engines.skyline_3000 import state as S
-from engines.skyline_3000.state import (
-    MAX_CARDS, MAX_GREEN, MAX_P, MAX_SMALL, MAX_STACK_ITEMS, MAX_STACKS, MAX_START, T_DEAL, T_DIST,
-    T_GREEN, T_SIZE, T_STACK_ITEMS, T_STACK_LEN, T_START_H, T_START_R, T_TYPE, T_VALUE,
+from engines.skyline_3000.state import (  # noqa: F401 (the tie names are re-exported)
+    AUCTION_TIES, BLOCK_TIES, FINAL_TIES, MAX_CARDS, MAX_STACK_ITEMS, MAX_STACKS, MAX_START, PARAMS,
+    T_DIST, T_SIZE, T_TYPE, T_VALUE,
 )
 
 VARIANTS_DIR = Path(__file__).parent / "variants"
 
-AUCTION_TIES = ("highest_card_then_key", "key")
-BLOCK_TIES = ("tallest_then_share", "share")
-FINAL_TIES = ("hand_value_then_shared", "shared")
-
-SCHEMA: dict[str, Rule] = {
-    "players": Rule("int", 1, MAX_P, doc="players when none is asked for"),
-    "min_players": Rule("int", 1, MAX_P),
-    "max_players": Rule("int", 1, MAX_P, doc="at most 4: four colours of pieces"),
-    "board.districts": Rule("int", 1, 6),
-    "board.blocks_per_district": Rule("int", 2, 6),
-    "board.small_platforms": Rule("int", 0, MAX_SMALL),
-    "board.large_platforms": Rule("int", 0, 3),
-    "board.greenspace_blocks": Rule("int_list", 0, 35, max_length=MAX_GREEN),
-    "auction.stacks": Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS),
-    "auction.tie": Rule("str", choices=AUCTION_TIES),
-    "cards.floor_values": Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
-    "cards.roof_values": Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
-    "cards.contract_values": Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
-    "cards.deal_roof": Rule("int", 0, 20),
-    "cards.deal_floor": Rule("int", 0, 20),
-    "cards.deal_contract": Rule("int", 0, 20),
-    "cards.draw_per_round": Rule("int", 0, 30),
-    "supply.curved_roofs": Rule("int", 0, 30),
-    "supply.pointed_roofs": Rule("int", 0, 30),
-    "supply.billboards": Rule("int", 0, 30),
-    "supply.floor_stock": Rule("int", 1, 400),
-    "supply.starting_buildings": Rule("int_table", 0, 20, length=2),
-    "supply.starting_score": Rule("int", -100, 100),
-    "game.rounds": Rule("int", 1, 16),
-    "game.construction_turn_cap": Rule("int", 1, 100_000),
-    "construction.floors_per_card": Rule("int", 1, 10),
-    "construction.first_building_floors": Rule("int", 1, 10),
-    "scoring.first_base": Rule("int", 0, 50),
-    "scoring.first_per_greenspace": Rule("int", 0, 50),
-    "scoring.first_per_billboard": Rule("int", 0, 50),
-    "scoring.second_base": Rule("int", 0, 50),
-    "scoring.second_per_greenspace": Rule("int", 0, 50),
-    "scoring.second_per_billboard": Rule("int", 0, 50),
-    "scoring.megamall_multiplier": Rule("int", 1, 10),
-    "scoring.spaceport_first_cards": Rule("int", 0, 10),
-    "scoring.spaceport_second_cards": Rule("int", 0, 10),
-    "scoring.billboard_cost": Rule("int", 0, 10),
-    "scoring.buildover_cost": Rule("int", 0, 10),
-    "scoring.block_tie": Rule("str", choices=BLOCK_TIES),
-    "scoring.final_tie": Rule("str", choices=FINAL_TIES),
-}
+SCHEMA: dict[str, Rule] = PARAMS.schema()
 
 
 def _n_cards(v: dict[str, Any]) -> int:
@@ -129,45 +86,30 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
 VARIANTS = VariantLoader("skyline_3000", VARIANTS_DIR, SCHEMA, consistency)
 
 
-class KernelParams(NamedTuple):
-    n_players: int
-    n_districts: int
-    bpd: int                 # blocks per district
-    n_blocks: int
-    small_platforms: int
-    large_platforms: int
-    n_green: int                 # pre-placed Greenspaces (blocks in tab[T_GREEN:])
-    n_stacks: int                # auction stacks (tab[T_STACK_LEN:], tab[T_STACK_ITEMS:])
-    n_auctions: int              # rows reserved for the auction log
-    n_cards: int                 # card ids 0..n_cards-1 (tab[T_TYPE:], T_VALUE, T_DIST)
-    draw_per_round: int
-    curved_roofs: int
-    pointed_roofs: int
-    billboards: int
-    floor_stock: int
-    n_start: int                 # starting buildings (tab[T_START_H:], tab[T_START_R:])
-    start_score: int
-    rounds: int
-    turn_cap: int
-    floors_per_card: int
-    first_floors: int
-    first_base: int
-    first_per_green: int
-    first_per_bb: int
-    second_base: int
-    second_per_green: int
-    second_per_bb: int
-    megamall_mult: int
-    spaceport_first: int
-    spaceport_second: int
-    billboard_cost: int
-    buildover_cost: int
-    auction_tie: int             # index into AUCTION_TIES
-    block_tie: int               # index into BLOCK_TIES
-    final_tie: int               # index into FINAL_TIES
-    max_buildings: int           # plant capacity (every building has a floor)
-    max_actions: int             # size of a legal-action buffer
-    tab: np.ndarray              # int32[T_SIZE]: every table, at the offsets of state.py
+class KernelParams:
+    """A variant's rule table for the kernels (`tab`, int32[T_SIZE]), with
+    each slot of state.PARAMS readable by name: kp.n_players, kp.rounds, ...
+    (a one-number slot as an int, a table slot as a view of tab)."""
+
+    __slots__ = ("tab",)
+
+    def __init__(self, tab: np.ndarray):
+        self.tab = tab
+
+    def __getattr__(self, name: str):
+        if name in PARAMS.by_name:
+            return PARAMS.get(self.tab, name)
+        raise AttributeError(f"KernelParams has no slot {name!r} (see state.PARAMS)")
+
+    def __getstate__(self):
+        return self.tab
+
+    def __setstate__(self, tab):
+        self.tab = tab
+
+    def __repr__(self) -> str:
+        return "KernelParams(" + ", ".join(f"{p}={PARAMS.get(self.tab, p)}" for p in PARAMS.by_name
+                                           if PARAMS.sizes[p] == 1) + ")"
 
     def card_types(self) -> np.ndarray:
         return self.tab[T_TYPE:T_TYPE + self.n_cards]
@@ -197,62 +139,28 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
     start = g("supply.starting_buildings")
     greens = g("board.greenspace_blocks")
     nc = len(ctype)
-    tab = np.zeros(T_SIZE, np.int32)
-    tab[T_TYPE:T_TYPE + nc] = ctype
-    tab[T_VALUE:T_VALUE + nc] = cval
-    tab[T_DIST:T_DIST + nc] = cdist
-    tab[T_GREEN:T_GREEN + len(greens)] = greens
-    tab[T_DEAL:T_DEAL + 3] = [g("cards.deal_floor"), g("cards.deal_roof"), g("cards.deal_contract")]
-    tab[T_START_H:T_START_H + len(start)] = [h for h, r in start]
-    tab[T_START_R:T_START_R + len(start)] = [r for h, r in start]
-    for i, s in enumerate(stacks):
-        tab[T_STACK_LEN + i] = len(s)
-        tab[T_STACK_ITEMS + i * MAX_STACK_ITEMS:T_STACK_ITEMS + i * MAX_STACK_ITEMS + len(s)] = s
     stock = g("supply.floor_stock")
     nb = nd * bpd
     max_b = stock + len(start) + 1
-    kp = KernelParams(
-        n_players=p, n_districts=nd, bpd=bpd, n_blocks=nb,
-        small_platforms=g("board.small_platforms"), large_platforms=g("board.large_platforms"),
-        n_green=len(greens), n_stacks=len(stacks),
-        n_auctions=max(1, g("game.rounds") * len(stacks)), n_cards=nc,
-        draw_per_round=g("cards.draw_per_round"),
-        curved_roofs=g("supply.curved_roofs"), pointed_roofs=g("supply.pointed_roofs"),
-        billboards=g("supply.billboards"), floor_stock=stock,
-        n_start=len(start),
-        start_score=g("supply.starting_score"), rounds=g("game.rounds"),
-        turn_cap=g("game.construction_turn_cap"),
-        floors_per_card=g("construction.floors_per_card"),
-        first_floors=g("construction.first_building_floors"),
-        first_base=g("scoring.first_base"), first_per_green=g("scoring.first_per_greenspace"),
-        first_per_bb=g("scoring.first_per_billboard"), second_base=g("scoring.second_base"),
-        second_per_green=g("scoring.second_per_greenspace"), second_per_bb=g("scoring.second_per_billboard"),
-        megamall_mult=g("scoring.megamall_multiplier"),
-        spaceport_first=g("scoring.spaceport_first_cards"), spaceport_second=g("scoring.spaceport_second_cards"),
-        billboard_cost=g("scoring.billboard_cost"), buildover_cost=g("scoring.buildover_cost"),
-        auction_tie=AUCTION_TIES.index(g("auction.tie")),
-        block_tie=BLOCK_TIES.index(g("scoring.block_tie")),
-        final_tie=FINAL_TIES.index(g("scoring.final_tie")),
+
+    def padded(values, size):
+        out = np.zeros(size, np.int64)
+        out[:len(values)] = values
+        return out
+
+    items = np.zeros(MAX_STACKS * MAX_STACK_ITEMS, np.int64)
+    for i, st in enumerate(stacks):
+        items[i * MAX_STACK_ITEMS:i * MAX_STACK_ITEMS + len(st)] = st
+    tab = PARAMS.fill(
+        variant.values,
+        n_players=p, n_blocks=nb, n_green=len(greens), n_stacks=len(stacks),
+        n_auctions=max(1, g("game.rounds") * len(stacks)), n_cards=nc, n_start=len(start),
         max_buildings=max_b,
         max_actions=max(2 * nc + nb + 2, 2 * max_b + 2, max_b * bpd * 2 + 2, nb + 2),
-        tab=tab,
-    )
-    for name, idx in _TAB_SCALARS.items():
-        tab[idx] = getattr(kp, name)
-    return kp
-
-
-_TAB_SCALARS = {
-    "n_players": S.T_NP, "n_districts": S.T_ND, "bpd": S.T_BPD, "n_blocks": S.T_NB,
-    "small_platforms": S.T_SMALL, "large_platforms": S.T_LARGE, "n_green": S.T_NGREEN,
-    "n_stacks": S.T_NSTACKS, "n_auctions": S.T_NAUC, "n_cards": S.T_NC, "draw_per_round": S.T_DRAW,
-    "curved_roofs": S.T_CURVED, "pointed_roofs": S.T_POINTED, "billboards": S.T_BILLBOARDS,
-    "floor_stock": S.T_STOCK, "n_start": S.T_NSTART, "start_score": S.T_START_SCORE, "rounds": S.T_ROUNDS,
-    "turn_cap": S.T_TURN_CAP, "floors_per_card": S.T_FPC, "first_floors": S.T_FIRST_FLOORS,
-    "first_base": S.T_FIRST_BASE, "first_per_green": S.T_FIRST_GREEN, "first_per_bb": S.T_FIRST_BB,
-    "second_base": S.T_SECOND_BASE, "second_per_green": S.T_SECOND_GREEN, "second_per_bb": S.T_SECOND_BB,
-    "megamall_mult": S.T_MALL, "spaceport_first": S.T_SP_FIRST, "spaceport_second": S.T_SP_SECOND,
-    "billboard_cost": S.T_BB_COST, "buildover_cost": S.T_BO_COST, "auction_tie": S.T_AUC_TIE,
-    "block_tie": S.T_BLOCK_TIE, "final_tie": S.T_FINAL_TIE, "max_buildings": S.T_MAXB,
-    "max_actions": S.T_MAXACT,
-}
+        type=padded(ctype, MAX_CARDS), value=padded(cval, MAX_CARDS), dist=padded(cdist, MAX_CARDS),
+        green=padded(greens, PARAMS.sizes["green"]),
+        start_h=padded([h for h, r in start], MAX_START), start_r=padded([r for h, r in start], MAX_START),
+        stack_len=padded([len(st) for st in stacks], MAX_STACKS), stack_items=items,
+    ).astype(np.int32)
+    assert tab.shape[0] == T_SIZE
+    return KernelParams(tab)

@@ -25,15 +25,16 @@ from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
 from engines.core.rng import below, random_bits
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
-    block_places_hyp_nb, block_points_hyp_nb, main_kind_action_nb, main_kind_counts_nb,
+    block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb, fits_block_nb, install_spot_nb,
+    main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, B_BB, B_LVAC, B_NSPACE, B_ROOF, B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_CUR, C_ITEM,
-    C_PCARD, C_PHASE, C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT,
-    K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
+    A_SHIFT, B_NSPACE, B_ROOF, B_TALL, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
+    C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT, K_FLOOR,
+    K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
-    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BB_COST, T_BO_COST,
-    T_BPD, T_DIST, T_FIRST_FLOORS, T_NB, T_NP, T_ROUNDS, T_SP_FIRST, T_SP_SECOND, T_TYPE, T_VALUE, TAB,
+    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BILLBOARD_COST,
+    T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC = 0, 1, 2
@@ -69,7 +70,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
         # the same draws as below over legal_actions_nb's list, without the
         # list: count the options of each kind, pick a kind, then its j-th
         p = pub[C_CUR]
-        counts = main_kind_counts_nb(pub, hand, p, legal)
+        counts, okd = main_kind_counts_nb(pub, hand, p, legal)
         nk = 0
         for k in range(K_NOACT + 1):
             if (counts >> (8 * k)) & 255:
@@ -88,7 +89,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
                 if (counts >> (8 * k)) & 255:
                     kind = k
         cnt = (counts >> (8 * kind)) & 255
-        return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), legal)
+        return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), okd)
     kinds = 0
     for j in range(n):
         kinds |= 1 << (legal[j] >> A_SHIFT)
@@ -127,7 +128,7 @@ def share_nb(pub, first, second, p, p1, p2):
     `first` take p1 and those in `second` p2."""
     own = 0
     opp = 0
-    for q in range(pub[TAB + T_NP]):
+    for q in range(pub[TAB + T_N_PLAYERS]):
         v = 0
         if (first >> q) & 1:
             v = p1
@@ -178,14 +179,7 @@ def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     sp = 0
     ns = pub[o + B_NSPACE]
     if ns != 0:
-        if (first1 >> p) & 1:
-            sp += pub[TAB + T_SP_FIRST] * ns
-        elif (second1 >> p) & 1:
-            sp += pub[TAB + T_SP_SECOND] * ns
-        if (first0 >> p) & 1:
-            sp -= pub[TAB + T_SP_FIRST] * ns
-        elif (second0 >> p) & 1:
-            sp -= pub[TAB + T_SP_SECOND] * ns
+        sp = spaceport_cards_nb(pub, first1, second1, p, ns) - spaceport_cards_nb(pub, first0, second0, p, ns)
     return ((own1 - own0) + contest * (opp0 - opp1)) * rem + sp * card_pts * draws
 
 
@@ -210,12 +204,7 @@ def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
     """Points for seat p of placing `item` in block k (as install_gain_nb)."""
     if item == SPACEPORT:
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
-        c = 0
-        if (first >> p) & 1:
-            c = pub[TAB + T_SP_FIRST]
-        elif (second >> p) & 1:
-            c = pub[TAB + T_SP_SECOND]
-        return float(c * draws) * card_pts
+        return float(spaceport_cards_nb(pub, first, second, p, 1) * draws) * card_pts
     dg = 1 if item == GREENSPACE else 0
     dm = 1 if item == MEGAMALL else 0
     own0, opp0, own1, opp1 = block_eval_pair_nb(pub, k, p, dg, 0, dm)
@@ -225,11 +214,10 @@ def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
 @typed_kernel((PUB, I64, I64, F64, F64, I64, I64))
 def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
     """(best block, its value) for placing `item`; block -1 if no place."""
-    col = B_VAC if item == GREENSPACE else B_LVAC
     best = -1
     bv = -1e18
-    for k in range(pub[TAB + T_NB]):
-        if pub[BOARD + k * N_BOARD + col] <= 0:
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        if not place_ok_nb(pub, k, item):
             continue
         v = item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws)
         if v > bv:
@@ -240,19 +228,15 @@ def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
 
 @typed_kernel((PUB, I64, I64, F64, F64, I64, I64, I64))
 def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
-    """(value, detail) of the best install of seat p in district d."""
+    """(value, detail) of the best install of seat p in district d (the
+    options of rules.installs_nb, in its order, with its rule kernels)."""
     bv = -1e18
     bd = -1
-    NB = pub[TAB + T_NB]
+    NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
     ff = pub[TAB + T_FIRST_FLOORS]
-    curved = 0  # blocks of the district with each roof
-    pointed = 0
-    for k in range(d * bpd, d * bpd + bpd):
-        if pub[BOARD + k * N_BOARD + B_ROOF] == 1:
-            curved += 1
-        elif pub[BOARD + k * N_BOARD + B_ROOF] == 2:
-            pointed += 1
+    curved = district_roof_count_nb(pub, d, 1)
+    pointed = district_roof_count_nb(pub, d, 2)
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
         r = pub[PLR + p * N_PLROW + i]
         if r == 0:
@@ -260,16 +244,8 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
         h = pub[PLH + p * N_PLROW + i]
         same = curved if r == 1 else pointed
         for k in range(d * bpd, d * bpd + bpd):
-            o = BOARD + k * N_BOARD
-            vac = pub[o + B_VAC] > 0
-            own = pub[o + B_BB + p] > 0
-            if not vac and not own:
-                continue
-            roof = pub[o + B_ROOF]  # block_ok_nb's test
-            if roof == 0:
-                if h != ff or same >= bpd - 1:
-                    continue
-            elif r != roof or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
+            vac, own = install_spot_nb(pub, k, p)
+            if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
                 continue
             g = install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws)
             if vac:
@@ -336,25 +312,17 @@ def _find(legal, n, a):
 def potential_nb(pub, p, h, r, rem):
     """Best own gain (x remaining scorings) of a building of height h and roof
     r anywhere on the board (no Contract card needed): a building's promise.
-    (block_ok_nb's test, with each district's count of roof r read once.)"""
+    (rules.fits_block_nb, with each district's count of roof r read once.)"""
     best = 0.0
     bpd = pub[TAB + T_BPD]
-    first_ok = h == pub[TAB + T_FIRST_FLOORS]
+    ff = pub[TAB + T_FIRST_FLOORS]
+    first_ok = h == ff
     same = 0  # blocks of the current district with roof r
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         if first_ok and k % bpd == 0:
-            same = 0
-            for j in range(k, k + bpd):
-                if pub[BOARD + j * N_BOARD + B_ROOF] == r:
-                    same += 1
-        o = BOARD + k * N_BOARD
-        if pub[o + B_VAC] <= 0 and pub[o + B_BB + p] <= 0:
-            continue
-        roof = pub[o + B_ROOF]
-        if roof == 0:
-            if not first_ok or same >= bpd - 1:
-                continue
-        elif roof != r or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
+            same = district_roof_count_nb(pub, k // bpd, r)
+        vac, own = install_spot_nb(pub, k, p)
+        if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
             continue
         g = own_gain_nb(pub, p, h, k, rem)
         if g > best:
@@ -420,14 +388,14 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
         return bt
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
-        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
+        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
         return (K_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
     if phase == PH_FLOOR:
         maxh = 1
-        for k in range(pub[TAB + T_NB]):
+        for k in range(pub[TAB + T_N_BLOCKS]):
             ob = BOARD + k * N_BOARD
             if pub[ob + B_ROOF] != 0 and pub[ob + B_TOP] + 1 > maxh:
                 maxh = pub[ob + B_TOP] + 1
@@ -468,13 +436,13 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BO_COST])
+            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
             if v > best_v:
                 best_v = v
                 best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
-            v = own1 - own0 - pub[TAB + T_BB_COST]
+            v = own1 - own0 - pub[TAB + T_BILLBOARD_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]
@@ -565,7 +533,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 bv = v
                 bt = legal[j]
         return bt
-    bo_cost = pub[TAB + T_BO_COST]
+    bo_cost = pub[TAB + T_BUILDOVER_COST]
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
         v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
@@ -626,7 +594,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
-            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BB_COST]
+            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BILLBOARD_COST]
             if v > best_v:
                 best_v = v
                 best_a = legal[j]

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.harness import rank_nb, seed_chance_nb
 from engines.core.kernel import kernel
-from engines.core.rng import CHANCE_STREAM, below, derive_seed, seed_into
+from engines.core.rng import below
 from engines.skyline_3000._jit import I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
+    P_PAID, P_PLAYED,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
     B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_DECISIONS, C_DRAW_LEFT, C_DRAWER,
@@ -37,17 +39,17 @@ from engines.skyline_3000.state import (
     C_STACK_POS, C_STALLED, C_STOCK, C_SUB, C_TURN, C_TURNS_TOTAL, C_WINNER, CONTRACT, DETAIL_MASK,
     FLOOR, GREENSPACE, K_BID, K_BILLBOARD, K_CONTRACT, K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL,
     K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MAX_CARDS, MAX_P, MAX_STACK_ITEMS, N_ALOG,
-    N_BOARD, N_PILE, N_PIROW, N_PLAYER, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
+    N_BOARD, PI_DISCARDS, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
     P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, P_TURNS_ROUND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER,
-    PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PILES, PLANTS, PLAYERS, PLH, PLR, PUB_SIZE, ROOF,
-    S_BIDS, S_DECKS, SPACEPORT, T_BB_COST, T_BLOCK_TIE, T_BO_COST, T_BPD, T_DEAL, T_DIST, T_DRAW,
-    T_FINAL_TIE, T_FIRST_BASE, T_FIRST_BB, T_FIRST_FLOORS, T_FIRST_GREEN, T_FPC, T_GREEN, T_LARGE,
-    T_MALL, T_NB, T_NC, T_ND, T_NGREEN, T_NP, T_NSTACKS, T_NSTART, T_ROUNDS, T_SECOND_BASE,
-    T_SECOND_BB, T_SECOND_GREEN, T_SIZE, T_SMALL, T_SP_FIRST, T_SP_SECOND, T_STACK_ITEMS,
-    T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_STOCK, T_BILLBOARDS, T_CURVED, T_POINTED,
-    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUC_TIE, T_MAXB,
+    PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PILES, PLANTS, PLAYERS, PLH, PLR, ROOF,
+    S_BIDS, S_DECKS, SPACEPORT, T_BILLBOARD_COST, T_BLOCK_TIE, T_BUILDOVER_COST, T_BPD, T_DEAL, T_DIST, T_DRAW_PER_ROUND,
+    T_FINAL_TIE, T_FIRST_BASE, T_FIRST_PER_BB, T_FIRST_FLOORS, T_FIRST_PER_GREEN, T_FLOORS_PER_CARD, T_GREEN, T_LARGE_PLATFORMS,
+    T_MEGAMALL_MULT, T_N_BLOCKS, T_N_CARDS, T_N_DISTRICTS, T_N_GREEN, T_N_PLAYERS, T_N_STACKS, T_N_START, T_ROUNDS, T_SECOND_BASE,
+    T_SECOND_PER_BB, T_SECOND_PER_GREEN, T_SIZE, T_SMALL_PLATFORMS, T_SPACEPORT_FIRST, T_SPACEPORT_SECOND, T_STACK_ITEMS,
+    T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_FLOOR_STOCK, T_BILLBOARDS, T_CURVED_ROOFS, T_POINTED_ROOFS,
+    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS,
 )
 
 # ====================================================================== setup
@@ -62,15 +64,15 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         pub[TAB + j] = tab[j]
     for j in range(ALOG, PLANTS):
         pub[j] = -1
-    P = pub[TAB + T_NP]
-    NC = pub[TAB + T_NC]
+    P = pub[TAB + T_N_PLAYERS]
+    NC = pub[TAB + T_N_CARDS]
     for p in range(P):
-        for i in range(pub[TAB + T_MAXB]):
+        for i in range(pub[TAB + T_MAX_BUILDINGS]):
             pub[PLH + p * N_PLROW + i] = 0
             pub[PLR + p * N_PLROW + i] = 0
     hands[:] = 0
     sec[:] = 0
-    seed_into(sec, derive_seed(run_seed, game_index, CHANCE_STREAM))
+    seed_chance_nb(sec, run_seed, game_index)
     # Preparation: shuffle each card type into its own face-up stack
     for c in range(NC):
         t = pub[TAB + T_TYPE + c]
@@ -83,22 +85,22 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     # deal 2 Roof, 2 Floor, 4 Contract cards to each player
     for p in range(P):
         for t in (ROOF, FLOOR, CONTRACT):
-            for _ in range(pub[TAB + T_DEAL + t]):
+            for _ in range(pub[TAB + T_DEAL[t]]):
                 c = draw_card_nb(pub, sec, t)
                 if c >= 0:
                     o = PLAYERS + p * N_PROW + P_NHAND
                     hands[p, pub[o]] = c
                     pub[o] += 1
     # supplies and the four starting buildings (from the shared floor stock)
-    stock = pub[TAB + T_STOCK]
+    stock = pub[TAB + T_FLOOR_STOCK]
     for p in range(P):
         o = PLAYERS + p * N_PROW
         pub[o + P_SCORE] = pub[TAB + T_START_SCORE]
         pub[o + P_BILLBOARDS] = pub[TAB + T_BILLBOARDS]
-        pub[o + P_ROOFS + 1] = pub[TAB + T_CURVED]
-        pub[o + P_ROOFS + 2] = pub[TAB + T_POINTED]
+        pub[o + P_ROOFS + 1] = pub[TAB + T_CURVED_ROOFS]
+        pub[o + P_ROOFS + 2] = pub[TAB + T_POINTED_ROOFS]
         pub[o + P_ST_PASS_R1] = -1
-        ns = pub[TAB + T_NSTART]
+        ns = pub[TAB + T_N_START]
         for i in range(ns):
             h = pub[TAB + T_START_H + i]
             r = pub[TAB + T_START_R + i]
@@ -110,10 +112,10 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         pub[PLR + p * N_PLROW + ns] = 0
         pub[o + P_NBUILD] = ns
     pub[C_STOCK] = stock
-    for k in range(pub[TAB + T_NB]):
-        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL]
-        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE]
-    for g in range(pub[TAB + T_NGREEN]):  # pre-placed Greenspaces
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL_PLATFORMS]
+        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE_PLATFORMS]
+    for g in range(pub[TAB + T_N_GREEN]):  # pre-placed Greenspaces
         k = pub[TAB + T_GREEN + g]
         pub[BOARD + k * N_BOARD + B_VAC] -= 1
         pub[BOARD + k * N_BOARD + B_GREEN] += 1
@@ -149,7 +151,7 @@ def reshuffle_nb(pub, sec, t):
     o = PILES + t * N_PIROW
     n = pub[o + PI_DISC]
     for j in range(n):
-        sec[S_DECKS + t * MAX_CARDS + j] = pub[o + N_PILE + j]
+        sec[S_DECKS + t * MAX_CARDS + j] = pub[o + PI_DISCARDS + j]
     pub[o + PI_DECK] = n
     pub[o + PI_DISC] = 0
     _shuffle_deck(sec, t, n)
@@ -181,7 +183,7 @@ def draw_card_nb(pub, sec, t):
 @inline_kernel
 def _discard(pub, t, c):
     o = PILES + t * N_PIROW
-    pub[o + N_PILE + pub[o + PI_DISC]] = c
+    pub[o + PI_DISCARDS + pub[o + PI_DISC]] = c
     pub[o + PI_DISC] += 1
 
 
@@ -195,55 +197,74 @@ def hand_value_nb(hands, p, n, pub):
 
 
 # ====================================================================== board rules
+# Each rule of the board exists once, as a kernel; legality (legal_actions_nb),
+# effect (the do_* kernels) and the policies' look-ahead all call it.
+
+
+@inline_kernel
+def district_roof_count_nb(pub, d, r):
+    """Blocks of district d whose roof is r."""
+    bpd = pub[TAB + T_BPD]
+    n = 0
+    for j in range(d * bpd, d * bpd + bpd):
+        if pub[BOARD + j * N_BOARD + B_ROOF] == r:
+            n += 1
+    return n
+
+
+@inline_kernel
+def fits_block_nb(pub, k, h, r, same, first_floors, bpd):
+    """THE building rule: may a complete building of height h and roof r go
+    into block k, when `same` blocks of k's district already have roof r?
+    (first_floors, bpd: the variant's pub[TAB + T_FIRST_FLOORS] and
+    pub[TAB + T_BPD], passed in so a scan reads them once.)
+
+    Construction Phase: one roof type per block; not all blocks of a district
+    with the same roof; the first building has exactly first_floors floors;
+    later ones are as tall as the block's tallest or one floor taller."""
+    o = BOARD + k * N_BOARD
+    roof = pub[o + B_ROOF]
+    if roof == 0:
+        return h == first_floors and same < bpd - 1
+    top = pub[o + B_TOP]
+    return r == roof and (h == top or h == top + 1)
 
 
 @inline_kernel
 def block_ok_nb(pub, k, h, r):
-    """May a building of height h and roof r go into block k?
+    """May a building of height h and roof r go into block k? (fits_block_nb
+    with its district's count of roof r.)"""
+    bpd = pub[TAB + T_BPD]
+    return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // bpd, r), pub[TAB + T_FIRST_FLOORS], bpd)
 
-    Construction Phase: one roof type per block; not all blocks of a district
-    with the same roof; the first building has exactly 1 floor; later ones are
-    as tall as the block's tallest or one floor taller."""
+
+@inline_kernel
+def install_spot_nb(pub, k, p):
+    """(vacant small platform, own billboard of seat p) in block k: where a
+    building may stand."""
     o = BOARD + k * N_BOARD
-    roof = pub[o + B_ROOF]
-    if roof == 0:
-        if h != pub[TAB + T_FIRST_FLOORS]:
-            return False
-        bpd = pub[TAB + T_BPD]
-        d0 = (k // bpd) * bpd
-        same = 0
-        for j in range(d0, d0 + bpd):
-            if j != k and pub[BOARD + j * N_BOARD + B_ROOF] == r:
-                same += 1
-        return same < bpd - 1
-    top = pub[o + B_TOP]
-    return r == roof and (h == top or h == top + 1)
+    return pub[o + B_VAC] > 0, pub[o + B_BB + p] > 0
 
 
 @kernel
 def installs_nb(pub, p, d, out, only_any):
     """Install options of seat p in district d written to out[0:]; returns the
-    count. With only_any, returns 1 at the first option found.
-    (block_ok_nb's test, unrolled over the district's blocks.)"""
+    count. With only_any, returns 1 at the first option found (out untouched).
+    Order: building i, then block k, then vacant platform before own billboard."""
     n = 0
-    NB = pub[TAB + T_NB]
+    NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
     ff = pub[TAB + T_FIRST_FLOORS]
     k0 = d * bpd
-    curved = 0   # blocks of the district with each roof
-    pointed = 0
     usable = 0   # blocks with a vacant platform or one of p's billboards
     for k in range(k0, k0 + bpd):
-        o = BOARD + k * N_BOARD
-        r = pub[o + B_ROOF]
-        if r == 1:
-            curved += 1
-        elif r == 2:
-            pointed += 1
-        if pub[o + B_VAC] > 0 or pub[o + B_BB + p] > 0:
+        vac, own = install_spot_nb(pub, k, p)
+        if vac or own:
             usable += 1
     if usable == 0:
         return 0
+    curved = district_roof_count_nb(pub, d, 1)
+    pointed = district_roof_count_nb(pub, d, 2)
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
@@ -253,16 +274,8 @@ def installs_nb(pub, p, d, out, only_any):
         h = pub[ph + i]
         same = curved if r == 1 else pointed
         for k in range(k0, k0 + bpd):
-            o = BOARD + k * N_BOARD
-            vac = pub[o + B_VAC] > 0
-            own = pub[o + B_BB + p] > 0
-            if not vac and not own:
-                continue
-            roof = pub[o + B_ROOF]
-            if roof == 0:
-                if h != ff or same >= bpd - 1:
-                    continue
-            elif r != roof or (h != pub[o + B_TOP] and h != pub[o + B_TOP] + 1):
+            vac, own = install_spot_nb(pub, k, p)
+            if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
                 continue
             if only_any:
                 return 1
@@ -281,66 +294,58 @@ def block_places_nb(pub, k):
     return block_places_hyp_nb(pub, k, -1, 0, 0)
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64))
 def block_places_hyp_nb(pub, k, who, add, tall_who):
-    """block_places_nb as if seat `who` had `add` more floors in block k and
-    its tallest building there were `tall_who` (who = -1: the board as is).
-    Policies use it to value an install without touching the board.
+    """THE placing rule: (first mask, second mask) of seats in block k, as if
+    seat `who` had `add` more floors there and its tallest building there were
+    `tall_who` (who = -1: the board as is). Scoring calls it with who = -1;
+    policies use it to value an install without touching the board.
 
     Resolving Ties + GAPS mixed ties: among the seats tied for most floors,
     those with the tallest building take First (several if level), the rest
     of the tied group Second, and lower seats nothing. With one leader, the
     seats with the second-most floors all take Second. block_tie 1 ("share"):
     everyone tied for most floors takes First."""
-    n_players = pub[TAB + T_NP]
-    o = BOARD + k * N_BOARD
-    f0 = pub[o + B_FLOORS]
-    f1 = pub[o + B_FLOORS + 1]
-    f2 = pub[o + B_FLOORS + 2]
-    f3 = pub[o + B_FLOORS + 3]
-    if who == 0:
-        f0 += add
-    elif who == 1:
-        f1 += add
-    elif who == 2:
-        f2 += add
-    elif who == 3:
-        f3 += add
-    mx = max(max(f0, f1), max(f2, f3))  # seats beyond n_players have 0 floors
+    n_players = pub[TAB + T_N_PLAYERS]
+    o = BOARD + k * N_BOARD + B_FLOORS
+    mx = 0
+    for q in range(n_players):
+        f = pub[o + q] + (add if q == who else 0)
+        if f > mx:
+            mx = f
     if mx == 0:
         return 0, 0
     first = 0
     nmx = 0
     for q in range(n_players):
-        f = f0 if q == 0 else (f1 if q == 1 else (f2 if q == 2 else f3))
-        if f == mx:
+        if pub[o + q] + (add if q == who else 0) == mx:
             nmx += 1
             first |= 1 << q
     second = 0
     if nmx == 1:
         mx2 = 0
         for q in range(n_players):
-            f = f0 if q == 0 else (f1 if q == 1 else (f2 if q == 2 else f3))
+            f = pub[o + q] + (add if q == who else 0)
             if f != mx and f > mx2:
                 mx2 = f
         if mx2 > 0:
             for q in range(n_players):
-                f = f0 if q == 0 else (f1 if q == 1 else (f2 if q == 2 else f3))
-                if f == mx2:
+                if pub[o + q] + (add if q == who else 0) == mx2:
                     second |= 1 << q
         return first, second
     if pub[TAB + T_BLOCK_TIE] == 1:
         return first, 0
+    ot = BOARD + k * N_BOARD + B_TALL
     tall = 0
     for q in range(n_players):
         if (first >> q) & 1:
-            tq = tall_who if q == who else pub[o + B_TALL + q]
+            tq = tall_who if q == who else pub[ot + q]
             if tq > tall:
                 tall = tq
     f1st = 0
     for q in range(n_players):
         if (first >> q) & 1:
-            tq = tall_who if q == who else pub[o + B_TALL + q]
+            tq = tall_who if q == who else pub[ot + q]
             if tq == tall:
                 f1st |= 1 << q
             else:
@@ -348,32 +353,38 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
     return f1st, second
 
 
-@kernel
-def block_points_nb(pub, k):
-    """(First Place points, Second Place points) block k pays now."""
-    return block_points_hyp_nb(pub, k, 0, 0, 0)
-
-
 @inline_kernel
 def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
-    """block_points_nb with d_green more Greenspaces, d_bb more Billboards and
-    d_mall more Megamalls in block k (a Megamall multiplies once, however many)."""
+    """THE block value rule: (First Place points, Second Place points) block k
+    pays with d_green more Greenspaces, d_bb more Billboards and d_mall more
+    Megamalls (all 0: as it stands; a Megamall multiplies once, however many)."""
     o = BOARD + k * N_BOARD
     g = pub[o + B_GREEN] + d_green
     b = pub[o + B_BBTOT] + d_bb
-    mult = pub[TAB + T_MALL] if pub[o + B_NMALL] + d_mall > 0 else 1
-    p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_GREEN] * g + pub[TAB + T_FIRST_BB] * b) * mult
-    p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_GREEN] * g + pub[TAB + T_SECOND_BB] * b) * mult
+    mult = pub[TAB + T_MEGAMALL_MULT] if pub[o + B_NMALL] + d_mall > 0 else 1
+    p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_PER_GREEN] * g + pub[TAB + T_FIRST_PER_BB] * b) * mult
+    p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_PER_GREEN] * g + pub[TAB + T_SECOND_PER_BB] * b) * mult
     return p1, p2
+
+
+@inline_kernel
+def spaceport_cards_nb(pub, first, second, p, ns):
+    """Extra cards seat p draws from ns Spaceports of a block whose places are
+    (first, second)."""
+    if (first >> p) & 1:
+        return pub[TAB + T_SPACEPORT_FIRST] * ns
+    if (second >> p) & 1:
+        return pub[TAB + T_SPACEPORT_SECOND] * ns
+    return 0
 
 
 @kernel
 def scoring_nb(pub):
     """Scoring Phase: score every block; set each seat's Spaceport bonus."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     for q in range(P):
         pub[PLAYERS + q * N_PROW + P_BONUS] = 0
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
         if first == 0:
             continue
@@ -384,11 +395,44 @@ def scoring_nb(pub):
             if (first >> q) & 1:
                 pub[o + P_SCORE] += p1
                 pub[o + P_EV_FIRST] += p1
-                pub[o + P_BONUS] += pub[TAB + T_SP_FIRST] * ns
             elif (second >> q) & 1:
                 pub[o + P_SCORE] += p2
                 pub[o + P_EV_SECOND] += p2
-                pub[o + P_BONUS] += pub[TAB + T_SP_SECOND] * ns
+            pub[o + P_BONUS] += spaceport_cards_nb(pub, first, second, q, ns)
+
+
+@inline_kernel
+def place_ok_nb(pub, k, item):
+    """May an auctioned item go into block k? Greenspace: a vacant small
+    platform; Spaceport / Megamall: a vacant large one."""
+    return pub[BOARD + k * N_BOARD + (B_VAC if item == GREENSPACE else B_LVAC)] > 0
+
+
+@inline_kernel
+def deck_ok_nb(pub, t):
+    """May a seat draw from deck t? (cards in the deck or in its discards)"""
+    return pub[PILES + t * N_PIROW + PI_DECK] + pub[PILES + t * N_PIROW + PI_DISC] > 0
+
+
+@inline_kernel
+def billboard_ok_nb(pub, p, k):
+    """May seat p put a billboard in block k? (one left, a vacant small platform)"""
+    return pub[PLAYERS + p * N_PROW + P_BILLBOARDS] > 0 and pub[BOARD + k * N_BOARD + B_VAC] > 0
+
+
+@inline_kernel
+def floor_target_ok_nb(pub, p, i, nb):
+    """May seat p, with nb buildings in its Plant, put a floor on building i?
+    (an incomplete one, or i = nb: a new building)"""
+    return i == nb or (i < nb and pub[PLR + p * N_PLROW + i] == 0)
+
+
+@inline_kernel
+def roof_target_ok_nb(pub, p, i, r, nb):
+    """May seat p, with nb buildings in its Plant, put roof type r on building
+    i? (incomplete, a roof r left)"""
+    return i < nb and pub[PLR + p * N_PLROW + i] == 0 \
+        and pub[PLAYERS + p * N_PROW + P_ROOFS + r] > 0
 
 
 # ====================================================================== flow
@@ -419,7 +463,7 @@ def _end_turn(pub):
         pub[C_PHASE] = PH_OVER
         pub[C_CUR] = -1
         return STEP_NONE
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     pub[C_PHASE] = PH_MAIN
     passed = pub[C_PASSED]
     for j in range(1, P + 1):  # clockwise, skipping seats that passed
@@ -436,7 +480,7 @@ def _end_turn(pub):
 @inline_kernel
 def _any_cards(pub):
     for t in range(N_TYPES):
-        if pub[PILES + t * N_PIROW + PI_DECK] + pub[PILES + t * N_PIROW + PI_DISC] > 0:
+        if deck_ok_nb(pub, t):
             return True
     return False
 
@@ -445,12 +489,12 @@ def _any_cards(pub):
 def _advance(pub, hands, sec, step):
     """Run the automatic steps (auction set-up and resolution, scoring, the
     Draw Phase hand-over) until the next decision."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     while step != STEP_NONE:
         if step == STEP_NEXT_AUCTION:
             # Improvement Phase: the next stack with an item, or on to Scoring
             s = pub[C_STACK] + 1
-            ns = pub[TAB + T_NSTACKS]
+            ns = pub[TAB + T_N_STACKS]
             while s < ns and pub[C_STACK_POS + s] >= pub[TAB + T_STACK_LEN + s]:
                 s += 1
             if s >= ns:
@@ -490,7 +534,7 @@ def _advance(pub, hands, sec, step):
             if _any_cards(pub):
                 for j in range(pub[C_DRAWER], P):
                     q = (pub[C_KEY] + j) % P
-                    left = pub[TAB + T_DRAW] + pub[PLAYERS + q * N_PROW + P_BONUS]
+                    left = pub[TAB + T_DRAW_PER_ROUND] + pub[PLAYERS + q * N_PROW + P_BONUS]
                     if left > 0:
                         pub[C_DRAWER] = j
                         pub[C_DRAW_LEFT] = left
@@ -509,7 +553,7 @@ def _advance(pub, hands, sec, step):
 def _resolve_auction(pub, hands, sec):
     """Reveal bids; highest sum wins; ties: highest single card, then the Key
     Player / clockwise from him (Improvement Phase); all zero: item removed."""
-    P = pub[TAB + T_NP]
+    P = pub[TAB + T_N_PLAYERS]
     row = pub[C_N_AUC]
     pub[C_N_AUC] += 1
     a = ALOG + row * N_ALOG
@@ -533,7 +577,7 @@ def _resolve_auction(pub, hands, sec):
         pub[a + A_BID + q] = tot
         pub[a + A_HIGH + q] = hi
     key = pub[C_KEY]
-    tie_rule = pub[TAB + T_AUC_TIE]
+    tie_rule = pub[TAB + T_AUCTION_TIE]
     w = -1
     for j in range(P):
         q = (key + j) % P
@@ -578,15 +622,15 @@ def _resolve_auction(pub, hands, sec):
             hands[w, n] = 0
             pub[ow + P_NHAND] = n
             _discard(pub, pub[TAB + T_TYPE + c], c)
-            pub[ow + N_PLAYER + MAX_CARDS + c] += 1
+            pub[ow + P_PAID + c] += 1
     for q in range(P):
         sec[S_BIDS + q] = 0
     pub[ow + P_ST_WON] += 1
     pub[ow + P_ST_SPENT] += price
     # placement: Greenspace on a vacant small platform, others on a large one
-    col = B_VAC if pub[C_ITEM] == GREENSPACE else B_LVAC
-    for k in range(pub[TAB + T_NB]):
-        if pub[BOARD + k * N_BOARD + col] > 0:
+    item = pub[C_ITEM]
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        if place_ok_nb(pub, k, item):
             pub[C_WINNER] = w
             pub[C_CUR] = w
             pub[C_PHASE] = PH_PLACE
@@ -598,6 +642,12 @@ def _resolve_auction(pub, hands, sec):
 # legal_actions_nb lists the construction actions with these helpers; a
 # policy that picks the kind first (the random player) counts and picks with
 # them too, without listing every action.
+
+
+@inline_kernel
+def floor_card_ok_nb(pub):
+    """May a Floor card be played to act? (floors left in the shared stock)"""
+    return pub[C_STOCK] > 0
 
 
 @inline_kernel
@@ -616,7 +666,7 @@ def main_flags_nb(pub, p):
         else:
             complete = True
     f = 0
-    if pub[C_STOCK] > 0:
+    if floor_card_ok_nb(pub):
         f |= 1 << K_FLOOR
     if incomplete and pub[op + P_ROOFS + 1] + pub[op + P_ROOFS + 2] > 0:
         f |= 1 << K_ROOF
@@ -628,20 +678,31 @@ def main_flags_nb(pub, p):
 
 
 @inline_kernel
-def contract_districts_nb(pub, p, d, known, okd, scratch):
-    """(known, okd) updated with district d: bit d of okd set if seat p has an
-    install there (installs_nb; scratch is an int64 buffer it may use)."""
+def card_ok_nb(pub, p, c, flags, known, okd, scratch):
+    """May seat p play card c to act (Floor, Roof or Contract: action kind
+    K_FLOOR + its type)? flags = main_flags_nb(pub, p); a Contract also needs
+    an install in its district (installs_nb; districts already checked are in
+    `known`, those with an install in `okd`; scratch: an int64 buffer installs_nb
+    may use). Returns (ok, known, okd)."""
+    t = pub[TAB + T_TYPE + c]
+    if not (flags >> (K_FLOOR + t)) & 1:
+        return False, known, okd
+    if t != CONTRACT:
+        return True, known, okd
+    d = pub[TAB + T_DIST + c]
     if not (known >> d) & 1:
         known |= 1 << d
         if installs_nb(pub, p, d, scratch, True) > 0:
             okd |= 1 << d
-    return known, okd
+    return (okd >> d) & 1 != 0, known, okd
 
 
 @inline_kernel
 def main_kind_counts_nb(pub, hand, p, scratch):
     """How many construction actions of each kind legal_actions_nb lists for
-    seat p (hand = its hand row): count of kind K at bits 8*K (K_PASS..K_NOACT)."""
+    seat p (hand = its hand row): returns (counts, okd), the count of kind K at
+    bits 8*K of counts (K_PASS..K_NOACT) and okd the districts whose Contract
+    cards in hand are playable (card_ok_nb's, for main_kind_action_nb)."""
     flags = main_flags_nb(pub, p)
     nf = 0
     nr = 0
@@ -651,37 +712,37 @@ def main_kind_counts_nb(pub, hand, p, scratch):
     nh = pub[PLAYERS + p * N_PROW + P_NHAND]
     for i in range(nh):
         c = hand[i]
-        t = pub[TAB + T_TYPE + c]
-        if t == FLOOR:
-            if flags & (1 << K_FLOOR):
+        ok, known, okd = card_ok_nb(pub, p, c, flags, known, okd, scratch)
+        if ok:
+            t = pub[TAB + T_TYPE + c]
+            if t == FLOOR:
                 nf += 1
-        elif t == ROOF:
-            if flags & (1 << K_ROOF):
+            elif t == ROOF:
                 nr += 1
-        elif flags & (1 << K_CONTRACT):
-            d = pub[TAB + T_DIST + c]
-            known, okd = contract_districts_nb(pub, p, d, known, okd, scratch)
-            if (okd >> d) & 1:
+            else:
                 nc += 1
     nbb = 0
     if flags & (1 << K_BILLBOARD):
-        for k in range(pub[TAB + T_NB]):
-            if pub[BOARD + k * N_BOARD + B_VAC] > 0:
+        for k in range(pub[TAB + T_N_BLOCKS]):
+            if billboard_ok_nb(pub, p, k):
                 nbb += 1
-    return (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
+    counts = (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
         | (np.int64(nc) << (8 * K_CONTRACT)) | (np.int64(nbb) << (8 * K_BILLBOARD)) \
         | (np.int64(nh) << (8 * K_NOACT))
+    return counts, okd
 
 
 @inline_kernel
-def main_kind_action_nb(pub, hand, p, kind, j, scratch):
+def main_kind_action_nb(pub, hand, p, kind, j, okd):
     """The j-th construction action of `kind` in legal_actions_nb's order
-    (j < its count from main_kind_counts_nb)."""
+    (j < its count from main_kind_counts_nb, which also gave okd). A kind with
+    a count > 0 is playable, so every card of its type is, except Contracts
+    of districts outside okd."""
     if kind == K_PASS:
         return np.int64(K_PASS << A_SHIFT)
     if kind == K_BILLBOARD:
-        for k in range(pub[TAB + T_NB]):
-            if pub[BOARD + k * N_BOARD + B_VAC] > 0:
+        for k in range(pub[TAB + T_N_BLOCKS]):
+            if billboard_ok_nb(pub, p, k):
                 if j == 0:
                     return np.int64((K_BILLBOARD << A_SHIFT) | k)
                 j -= 1
@@ -689,25 +750,21 @@ def main_kind_action_nb(pub, hand, p, kind, j, scratch):
     if kind == K_NOACT:
         return np.int64((K_NOACT << A_SHIFT) | hand[j])
     t = kind - K_FLOOR
-    known = 0
-    okd = 0
     for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
         c = hand[i]
-        if pub[TAB + T_TYPE + c] != t:
+        if pub[TAB + T_TYPE + c] != t or (t == CONTRACT and not (okd >> pub[TAB + T_DIST + c]) & 1):
             continue
-        if kind == K_CONTRACT:
-            d = pub[TAB + T_DIST + c]
-            known, okd = contract_districts_nb(pub, p, d, known, okd, scratch)
-            if not (okd >> d) & 1:
-                continue
         if j == 0:
             return np.int64((kind << A_SHIFT) | c)
         j -= 1
     return np.int64(-1)
 
 
-
 # ====================================================================== API kernels
+# One lister per decision kind (legality) and one do_* kernel per decision
+# kind (effect). A do_* kernel returns the automatic step to run next
+# (STEP_*), or STEP_ILLEGAL with the state untouched.
+STEP_ILLEGAL = -1
 
 
 @inline_kernel
@@ -717,267 +774,338 @@ def action_kind_nb(a):
     return a >> A_SHIFT
 
 
+@inline_kernel
+def list_main_nb(pub, hand, p, out):
+    """PH_MAIN: pass, then per hand card (play to act if card_ok_nb, play
+    without acting), then billboards by block."""
+    flags = main_flags_nb(pub, p)
+    known = 0  # districts checked for an install option
+    okd = 0    # districts with one
+    n = 0
+    out[n] = K_PASS << A_SHIFT
+    n += 1
+    for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
+        c = hand[i]
+        ok, known, okd = card_ok_nb(pub, p, c, flags, known, okd, out)
+        if ok:
+            out[n] = ((K_FLOOR + pub[TAB + T_TYPE + c]) << A_SHIFT) | c
+            n += 1
+        out[n] = (K_NOACT << A_SHIFT) | c
+        n += 1
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        if billboard_ok_nb(pub, p, k):
+            out[n] = (K_BILLBOARD << A_SHIFT) | k
+            n += 1
+    return n
+
+
+@inline_kernel
+def list_floor_targets_nb(pub, p, out):
+    n = 0
+    nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
+    for i in range(nb + 1):
+        if floor_target_ok_nb(pub, p, i, nb):
+            out[n] = (K_FLOOR_TARGET << A_SHIFT) | i
+            n += 1
+    return n
+
+
+@inline_kernel
+def list_roof_targets_nb(pub, p, out):
+    n = 0
+    nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
+    for i in range(nb):
+        if pub[PLR + p * N_PLROW + i] != 0:
+            continue  # complete (roof_target_ok_nb's first test, skipped early)
+        for r in range(1, 3):
+            if roof_target_ok_nb(pub, p, i, r, nb):
+                out[n] = (K_ROOF_TARGET << A_SHIFT) | (i * 2 + r - 1)
+                n += 1
+    return n
+
+
+@inline_kernel
+def list_places_nb(pub, item, out):
+    n = 0
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        if place_ok_nb(pub, k, item):
+            out[n] = (K_PLACE << A_SHIFT) | k
+            n += 1
+    return n
+
+
+@inline_kernel
+def list_draws_nb(pub, out):
+    n = 0
+    for t in range(N_TYPES):
+        if deck_ok_nb(pub, t):
+            out[n] = (K_DRAW << A_SHIFT) | t
+            n += 1
+    return n
+
+
 @kernel
 def legal_actions_nb(pub, hands, out):
     """Write the legal action ids into out (int64[kp.max_actions]); return how
     many. In PH_BID it returns 0: a bid is any subset of the hand."""
     phase = pub[C_PHASE]
     p = pub[C_CUR]
-    op = PLAYERS + p * N_PROW
-    n = 0
     if phase == PH_MAIN:
-        flags = main_flags_nb(pub, p)
-        known = 0  # districts checked for an install option
-        okd = 0    # districts with one
-        out[n] = K_PASS << A_SHIFT
-        n += 1
-        for i in range(pub[op + P_NHAND]):
-            c = hands[p, i]
-            t = pub[TAB + T_TYPE + c]
-            if t == FLOOR:
-                if flags & (1 << K_FLOOR):
-                    out[n] = (K_FLOOR << A_SHIFT) | c
-                    n += 1
-            elif t == ROOF:
-                if flags & (1 << K_ROOF):
-                    out[n] = (K_ROOF << A_SHIFT) | c
-                    n += 1
-            elif flags & (1 << K_CONTRACT):
-                known, okd = contract_districts_nb(pub, p, pub[TAB + T_DIST + c], known, okd, out)
-                if (okd >> pub[TAB + T_DIST + c]) & 1:
-                    out[n] = (K_CONTRACT << A_SHIFT) | c
-                    n += 1
-            out[n] = (K_NOACT << A_SHIFT) | c
-            n += 1
-        if flags & (1 << K_BILLBOARD):
-            for k in range(pub[TAB + T_NB]):
-                if pub[BOARD + k * N_BOARD + B_VAC] > 0:
-                    out[n] = (K_BILLBOARD << A_SHIFT) | k
-                    n += 1
-    elif phase == PH_FLOOR:
-        nb = pub[op + P_NBUILD]
-        for i in range(nb):
-            if pub[PLR + p * N_PLROW + i] == 0:
-                out[n] = (K_FLOOR_TARGET << A_SHIFT) | i
-                n += 1
-        out[n] = (K_FLOOR_TARGET << A_SHIFT) | nb
-        n += 1
-    elif phase == PH_ROOF:
-        for i in range(pub[op + P_NBUILD]):
-            if pub[PLR + p * N_PLROW + i] == 0:
-                for r in range(1, 3):
-                    if pub[op + P_ROOFS + r] > 0:
-                        out[n] = (K_ROOF_TARGET << A_SHIFT) | (i * 2 + r - 1)
-                        n += 1
-    elif phase == PH_INSTALL:
-        n = installs_nb(pub, p, pub[TAB + T_DIST + pub[C_PCARD]], out, False)
-    elif phase == PH_PLACE:
-        col = B_VAC if pub[C_ITEM] == GREENSPACE else B_LVAC
-        for k in range(pub[TAB + T_NB]):
-            if pub[BOARD + k * N_BOARD + col] > 0:
-                out[n] = (K_PLACE << A_SHIFT) | k
-                n += 1
-    elif phase == PH_DRAW:
-        for t in range(N_TYPES):
-            if pub[PILES + t * N_PIROW + PI_DECK] + pub[PILES + t * N_PIROW + PI_DISC] > 0:
-                out[n] = (K_DRAW << A_SHIFT) | t
-                n += 1
-    return n
+        return list_main_nb(pub, hands[p], p, out)
+    if phase == PH_FLOOR:
+        return list_floor_targets_nb(pub, p, out)
+    if phase == PH_ROOF:
+        return list_roof_targets_nb(pub, p, out)
+    if phase == PH_INSTALL:
+        return installs_nb(pub, p, pub[TAB + T_DIST + pub[C_PCARD]], out, False)
+    if phase == PH_PLACE:
+        return list_places_nb(pub, pub[C_ITEM], out)
+    if phase == PH_DRAW:
+        return list_draws_nb(pub, out)
+    return 0
+
+
+@inline_kernel
+def do_pass_nb(pub, p):
+    """Pass: final for this construction phase."""
+    pub[C_PASSED] |= 1 << p
+    if pub[C_ROUND] == 0:
+        op = PLAYERS + p * N_PROW
+        pub[op + P_ST_PASS_R1] = pub[op + P_TURNS_ROUND]
+    return _end_turn(pub)
+
+
+@inline_kernel
+def do_billboard_nb(pub, p, k):
+    """Put a billboard on a vacant small platform of block k (it costs points)."""
+    if k >= pub[TAB + T_N_BLOCKS] or not billboard_ok_nb(pub, p, k):
+        return STEP_ILLEGAL
+    op = PLAYERS + p * N_PROW
+    ob = BOARD + k * N_BOARD
+    pub[ob + B_VAC] -= 1
+    pub[ob + B_BB + p] += 1
+    pub[ob + B_BBTOT] += 1
+    pub[op + P_BILLBOARDS] -= 1
+    cost = pub[TAB + T_BILLBOARD_COST]
+    pub[op + P_SCORE] -= cost
+    pub[op + P_EV_BILLBOARD] -= cost
+    pub[op + P_ST_BB] += 1
+    return _end_turn(pub)
+
+
+@inline_kernel
+def do_play_card_nb(pub, hands, p, kind, c):
+    """Construction: reveal card c from the hand and discard it; K_NOACT ends
+    the turn, K_FLOOR / K_ROOF / K_CONTRACT open the decision that places it."""
+    if c >= pub[TAB + T_N_CARDS]:
+        return STEP_ILLEGAL
+    t = pub[TAB + T_TYPE + c]
+    if kind != K_NOACT and t != kind - K_FLOOR:
+        return STEP_ILLEGAL
+    if kind == K_FLOOR and not floor_card_ok_nb(pub):
+        return STEP_ILLEGAL
+    op = PLAYERS + p * N_PROW
+    nh = pub[op + P_NHAND]
+    i = 0
+    while i < nh and hands[p, i] != c:
+        i += 1
+    if i == nh:
+        return STEP_ILLEGAL
+    hands[p, i] = hands[p, nh - 1]
+    hands[p, nh - 1] = 0
+    pub[op + P_NHAND] = nh - 1
+    _discard(pub, t, c)
+    pub[op + P_PLAYED + c] += 1
+    if kind == K_NOACT:
+        return _end_turn(pub)
+    if kind == K_FLOOR:
+        pub[C_PHASE] = PH_FLOOR
+        pub[C_SUB] = min(pub[TAB + T_FLOORS_PER_CARD], pub[C_STOCK])
+    elif kind == K_ROOF:
+        pub[C_PHASE] = PH_ROOF
+    else:
+        pub[C_PCARD] = c
+        pub[C_PHASE] = PH_INSTALL
+    return STEP_NONE
+
+
+@inline_kernel
+def do_floor_nb(pub, p, i):
+    """One floor from the stock onto building i (i = n_build: a new building)."""
+    op = PLAYERS + p * N_PROW
+    nb = pub[op + P_NBUILD]
+    if not floor_target_ok_nb(pub, p, i, nb):
+        return STEP_ILLEGAL
+    ph = PLH + p * N_PLROW
+    if i == nb:
+        pub[ph + nb] = 1
+        pub[PLR + p * N_PLROW + nb] = 0
+        pub[op + P_NBUILD] = nb + 1
+    else:
+        pub[ph + i] += 1
+    pub[C_STOCK] -= 1
+    pub[C_SUB] -= 1
+    if pub[C_SUB] <= 0 or pub[C_STOCK] <= 0:
+        return _end_turn(pub)
+    return STEP_NONE
+
+
+@inline_kernel
+def do_roof_nb(pub, p, i, r):
+    """Roof type r onto incomplete building i: it is complete."""
+    if not roof_target_ok_nb(pub, p, i, r, pub[PLAYERS + p * N_PROW + P_NBUILD]):
+        return STEP_ILLEGAL
+    op = PLAYERS + p * N_PROW
+    pub[PLR + p * N_PLROW + i] = r
+    pub[op + P_ROOFS + r] -= 1
+    pub[op + P_ST_BUILT] += 1
+    return _end_turn(pub)
+
+
+@inline_kernel
+def do_install_nb(pub, p, i, k, onbb):
+    """Install complete building i into block k of the played Contract's
+    district, on a vacant small platform or (onbb) on own billboard."""
+    op = PLAYERS + p * N_PROW
+    nb = pub[op + P_NBUILD]
+    ph = PLH + p * N_PLROW
+    pr = PLR + p * N_PLROW
+    if i >= nb or pub[pr + i] == 0 or k // pub[TAB + T_BPD] != pub[TAB + T_DIST + pub[C_PCARD]]:
+        return STEP_ILLEGAL
+    h = pub[ph + i]
+    r = pub[pr + i]
+    vac, own = install_spot_nb(pub, k, p)
+    if not (own if onbb else vac) or not block_ok_nb(pub, k, h, r):
+        return STEP_ILLEGAL
+    ob = BOARD + k * N_BOARD
+    if onbb:
+        pub[ob + B_BB + p] -= 1  # the billboard leaves the game
+        pub[ob + B_BBTOT] -= 1
+        cost = pub[TAB + T_BUILDOVER_COST]
+        pub[op + P_SCORE] -= cost
+        pub[op + P_EV_BUILDOVER] -= cost
+        pub[op + P_ST_BB_OVER] += 1
+    else:
+        pub[ob + B_VAC] -= 1
+    pub[ph + i] = pub[ph + nb - 1]
+    pub[pr + i] = pub[pr + nb - 1]
+    pub[ph + nb - 1] = 0
+    pub[pr + nb - 1] = 0
+    pub[op + P_NBUILD] = nb - 1
+    j = pub[ob + B_NBLD]
+    pub[ob + B_BLDH + j] = h
+    pub[ob + B_BLDO + j] = p
+    pub[ob + B_NBLD] = j + 1
+    pub[ob + B_FLOORS + p] += h
+    if h > pub[ob + B_TALL + p]:
+        pub[ob + B_TALL + p] = h
+    if h > pub[ob + B_TOP]:
+        pub[ob + B_TOP] = h
+    pub[ob + B_ROOF] = r
+    pub[op + P_ST_PLACED] += 1
+    pub[op + P_ST_FLOORS] += h
+    return _end_turn(pub)
+
+
+@inline_kernel
+def do_bid_nb(pub, hands, sec, p, m):
+    """Seal bid m (a mask of card ids; a subset of the hand)."""
+    hm = np.int64(0)
+    for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
+        hm |= np.int64(1) << np.int64(hands[p, i])
+    if m & ~hm:
+        return STEP_ILLEGAL  # not a subset of the hand
+    sec[S_BIDS + p] = np.uint64(m)
+    pub[C_BIDDER] += 1
+    return STEP_NEXT_BIDDER
+
+
+@inline_kernel
+def do_place_nb(pub, k):
+    """The auction winner places the item in block k."""
+    if k >= pub[TAB + T_N_BLOCKS]:
+        return STEP_ILLEGAL
+    item = pub[C_ITEM]
+    if not place_ok_nb(pub, k, item):
+        return STEP_ILLEGAL
+    ob = BOARD + k * N_BOARD
+    if item == GREENSPACE:
+        pub[ob + B_VAC] -= 1
+        pub[ob + B_GREEN] += 1
+    else:
+        pub[ob + B_LVAC] -= 1
+        if item == SPACEPORT:
+            pub[ob + B_NSPACE] += 1
+        else:
+            pub[ob + B_NMALL] += 1
+    pub[ALOG + (pub[C_N_AUC] - 1) * N_ALOG + A_BLOCK] = k
+    return STEP_NEXT_AUCTION
+
+
+@inline_kernel
+def do_draw_nb(pub, hands, sec, p, t):
+    """Draw one card from deck t (Draw Phase)."""
+    if t >= N_TYPES or not deck_ok_nb(pub, t):
+        return STEP_ILLEGAL
+    c = draw_card_nb(pub, sec, t)
+    op = PLAYERS + p * N_PROW
+    hands[p, pub[op + P_NHAND]] = c
+    pub[op + P_NHAND] += 1
+    pub[C_DRAWN] += 1
+    if pub[C_DRAWN] > pub[TAB + T_DRAW_PER_ROUND]:
+        pub[op + P_ST_EXTRA] += 1
+    pub[C_DRAW_LEFT] -= 1
+    if pub[C_DRAW_LEFT] <= 0:
+        pub[C_DRAWER] += 1
+        return STEP_NEXT_DRAWER
+    if not _any_cards(pub):
+        pub[C_DRAWER] = pub[TAB + T_N_PLAYERS]
+        return STEP_NEXT_DRAWER
+    return STEP_NONE
 
 
 @kernel
 def apply_action_nb(pub, hands, sec, action):
-    """Apply one decision of the current player and run the game on to the
-    next decision. Returns False (state untouched) for a bid that is not a
-    subset of the hand, a card not in hand or an action of the wrong kind.
-    Other actions are trusted to come from legal_actions_nb."""
+    """Apply one decision of the current player (the do_* kernel of its kind)
+    and run the game on to the next decision. Returns False (state untouched)
+    for an action of the wrong kind for the phase, a bid that is not a subset
+    of the hand, a card not in hand, or a target the do_* kernel's rule test
+    refuses; the full legality is legal_actions_nb's."""
     # int64 as compiled code sees it: in plain Python (NUMBA_DISABLE_JIT) an
     # int32 action (kind << 16 | card from an int32 hand) would overflow on `& BID_FLAG`
     action = np.int64(action)
     phase = pub[C_PHASE]
     p = pub[C_CUR]
-    op = PLAYERS + p * N_PROW
     kind = action_kind_nb(action)
     d = action & DETAIL_MASK
-    step = STEP_NONE
+    step = STEP_ILLEGAL
     if phase == PH_MAIN:
         if kind == K_PASS:
-            pub[C_PASSED] |= 1 << p  # passing is final for this phase
-            if pub[C_ROUND] == 0:
-                pub[op + P_ST_PASS_R1] = pub[op + P_TURNS_ROUND]
-            step = _end_turn(pub)
+            step = do_pass_nb(pub, p)
         elif kind == K_BILLBOARD:
-            ob = BOARD + d * N_BOARD
-            if d >= pub[TAB + T_NB] or pub[op + P_BILLBOARDS] <= 0 or pub[ob + B_VAC] <= 0:
-                return False
-            pub[ob + B_VAC] -= 1
-            pub[ob + B_BB + p] += 1
-            pub[ob + B_BBTOT] += 1
-            pub[op + P_BILLBOARDS] -= 1
-            cost = pub[TAB + T_BB_COST]
-            pub[op + P_SCORE] -= cost
-            pub[op + P_EV_BILLBOARD] -= cost
-            pub[op + P_ST_BB] += 1
-            step = _end_turn(pub)
+            step = do_billboard_nb(pub, p, d)
         elif kind == K_FLOOR or kind == K_ROOF or kind == K_CONTRACT or kind == K_NOACT:
-            if d >= pub[TAB + T_NC]:
-                return False
-            t = pub[TAB + T_TYPE + d]
-            if kind != K_NOACT and t != kind - K_FLOOR:
-                return False
-            if kind == K_FLOOR and pub[C_STOCK] <= 0:
-                return False
-            # Construction: reveal card d from the hand and discard it
-            nh = pub[op + P_NHAND]
-            i = 0
-            while i < nh and hands[p, i] != d:
-                i += 1
-            if i == nh:
-                return False
-            hands[p, i] = hands[p, nh - 1]
-            hands[p, nh - 1] = 0
-            pub[op + P_NHAND] = nh - 1
-            _discard(pub, t, d)
-            pub[op + N_PLAYER + d] += 1
-            if kind == K_NOACT:
-                step = _end_turn(pub)
-            elif kind == K_FLOOR:
-                pub[C_PHASE] = PH_FLOOR
-                pub[C_SUB] = min(pub[TAB + T_FPC], pub[C_STOCK])
-            elif kind == K_ROOF:
-                pub[C_PHASE] = PH_ROOF
-            else:
-                pub[C_PCARD] = d
-                pub[C_PHASE] = PH_INSTALL
-        else:
-            return False
+            step = do_play_card_nb(pub, hands, p, kind, d)
     elif phase == PH_FLOOR:
-        if kind != K_FLOOR_TARGET:
-            return False
-        nb = pub[op + P_NBUILD]
-        ph = PLH + p * N_PLROW
-        if d == nb:
-            pub[ph + nb] = 1
-            pub[PLR + p * N_PLROW + nb] = 0
-            pub[op + P_NBUILD] = nb + 1
-        elif d < nb and pub[PLR + p * N_PLROW + d] == 0:
-            pub[ph + d] += 1
-        else:
-            return False
-        pub[C_STOCK] -= 1
-        pub[C_SUB] -= 1
-        if pub[C_SUB] <= 0 or pub[C_STOCK] <= 0:
-            step = _end_turn(pub)
+        if kind == K_FLOOR_TARGET:
+            step = do_floor_nb(pub, p, d)
     elif phase == PH_ROOF:
-        if kind != K_ROOF_TARGET:
-            return False
-        i = d >> 1
-        r = (d & 1) + 1
-        if i >= pub[op + P_NBUILD] or pub[PLR + p * N_PLROW + i] != 0 or pub[op + P_ROOFS + r] <= 0:
-            return False
-        pub[PLR + p * N_PLROW + i] = r
-        pub[op + P_ROOFS + r] -= 1
-        pub[op + P_ST_BUILT] += 1
-        step = _end_turn(pub)
+        if kind == K_ROOF_TARGET:
+            step = do_roof_nb(pub, p, d >> 1, (d & 1) + 1)
     elif phase == PH_INSTALL:
-        if kind != K_INSTALL:
-            return False
-        NB = pub[TAB + T_NB]
-        onbb = d & 1
-        k = (d >> 1) % NB
-        i = (d >> 1) // NB
-        nb = pub[op + P_NBUILD]
-        ph = PLH + p * N_PLROW
-        pr = PLR + p * N_PLROW
-        if i >= nb or pub[pr + i] == 0 or k // pub[TAB + T_BPD] != pub[TAB + T_DIST + pub[C_PCARD]]:
-            return False
-        h = pub[ph + i]
-        r = pub[pr + i]
-        if not block_ok_nb(pub, k, h, r):
-            return False
-        ob = BOARD + k * N_BOARD
-        if onbb:
-            if pub[ob + B_BB + p] <= 0:
-                return False
-            pub[ob + B_BB + p] -= 1  # the billboard leaves the game
-            pub[ob + B_BBTOT] -= 1
-            cost = pub[TAB + T_BO_COST]
-            pub[op + P_SCORE] -= cost
-            pub[op + P_EV_BUILDOVER] -= cost
-            pub[op + P_ST_BB_OVER] += 1
-        else:
-            if pub[ob + B_VAC] <= 0:
-                return False
-            pub[ob + B_VAC] -= 1
-        pub[ph + i] = pub[ph + nb - 1]
-        pub[pr + i] = pub[pr + nb - 1]
-        pub[ph + nb - 1] = 0
-        pub[pr + nb - 1] = 0
-        pub[op + P_NBUILD] = nb - 1
-        j = pub[ob + B_NBLD]
-        pub[ob + B_BLDH + j] = h
-        pub[ob + B_BLDO + j] = p
-        pub[ob + B_NBLD] = j + 1
-        pub[ob + B_FLOORS + p] += h
-        if h > pub[ob + B_TALL + p]:
-            pub[ob + B_TALL + p] = h
-        if h > pub[ob + B_TOP]:
-            pub[ob + B_TOP] = h
-        pub[ob + B_ROOF] = r
-        pub[op + P_ST_PLACED] += 1
-        pub[op + P_ST_FLOORS] += h
-        step = _end_turn(pub)
+        if kind == K_INSTALL:
+            NB = pub[TAB + T_N_BLOCKS]
+            step = do_install_nb(pub, p, (d >> 1) // NB, (d >> 1) % NB, d & 1)
     elif phase == PH_BID:
-        if kind != K_BID:
-            return False
-        m = action ^ BID_FLAG
-        hm = np.int64(0)
-        for i in range(pub[op + P_NHAND]):
-            hm |= np.int64(1) << np.int64(hands[p, i])
-        if m & ~hm:
-            return False  # not a subset of the hand
-        sec[S_BIDS + p] = np.uint64(m)
-        pub[C_BIDDER] += 1
-        step = STEP_NEXT_BIDDER
+        if kind == K_BID:
+            step = do_bid_nb(pub, hands, sec, p, action ^ BID_FLAG)
     elif phase == PH_PLACE:
-        if kind != K_PLACE or d >= pub[TAB + T_NB]:
-            return False
-        item = pub[C_ITEM]
-        ob = BOARD + d * N_BOARD
-        if item == GREENSPACE:
-            if pub[ob + B_VAC] <= 0:
-                return False
-            pub[ob + B_VAC] -= 1
-            pub[ob + B_GREEN] += 1
-        else:
-            if pub[ob + B_LVAC] <= 0:
-                return False
-            pub[ob + B_LVAC] -= 1
-            if item == SPACEPORT:
-                pub[ob + B_NSPACE] += 1
-            else:
-                pub[ob + B_NMALL] += 1
-        pub[ALOG + (pub[C_N_AUC] - 1) * N_ALOG + A_BLOCK] = d
-        step = STEP_NEXT_AUCTION
+        if kind == K_PLACE:
+            step = do_place_nb(pub, d)
     elif phase == PH_DRAW:
-        if kind != K_DRAW or d >= N_TYPES:
-            return False
-        c = draw_card_nb(pub, sec, d)
-        if c < 0:
-            return False
-        hands[p, pub[op + P_NHAND]] = c
-        pub[op + P_NHAND] += 1
-        pub[C_DRAWN] += 1
-        if pub[C_DRAWN] > pub[TAB + T_DRAW]:
-            pub[op + P_ST_EXTRA] += 1
-        pub[C_DRAW_LEFT] -= 1
-        if pub[C_DRAW_LEFT] <= 0:
-            pub[C_DRAWER] += 1
-            step = STEP_NEXT_DRAWER
-        elif not _any_cards(pub):
-            pub[C_DRAWER] = pub[TAB + T_NP]
-            step = STEP_NEXT_DRAWER
-    else:
+        if kind == K_DRAW:
+            step = do_draw_nb(pub, hands, sec, p, d)
+    if step == STEP_ILLEGAL:
         return False
     pub[C_DECISIONS] += 1
     if step != STEP_NONE:
@@ -989,34 +1117,19 @@ def apply_action_nb(pub, hands, sec, action):
 
 
 @kernel
-def final_result_nb(pub, hands, rank, hand_value):
-    """End of the Game: rank[p] (1 = best) and hand_value[p]; returns
-    (n_winners, points_tied, tie_break_decided). Ties on points go to the most
-    card value left in hand (final_tie 0), then the win is shared."""
-    P = pub[TAB + T_NP]
-    best = -(1 << 30)
+def final_result_nb(pub, hands, score, rank, hand_value):
+    """End of the Game: score[p], hand_value[p] and rank[p] (1 = best; the
+    harness's rank_nb); returns (n_winners, n_top, winner, margin,
+    tie_break_decided). Ties on points go to the most card value left in hand
+    (final_tie 0), then the win is shared; n_top > 1: the top score was tied
+    on points; winner: the last seat ranked 1; margin: its lead over the best
+    other seat when it wins alone."""
+    P = pub[TAB + T_N_PLAYERS]
     for q in range(P):
+        score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         hand_value[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
-        if pub[PLAYERS + q * N_PROW + P_SCORE] > best:
-            best = pub[PLAYERS + q * N_PROW + P_SCORE]
-    n_top = 0
-    for q in range(P):
-        if pub[PLAYERS + q * N_PROW + P_SCORE] == best:
-            n_top += 1
-    n_win = 0
-    final_tie = pub[TAB + T_FINAL_TIE]
-    for q in range(P):
-        r = 1
-        sq = pub[PLAYERS + q * N_PROW + P_SCORE]
-        for o in range(P):
-            so = pub[PLAYERS + o * N_PROW + P_SCORE]
-            if so > sq or (final_tie == 0 and so == sq and hand_value[o] > hand_value[q]):
-                r += 1
-        rank[q] = r
-        if r == 1:
-            n_win += 1
-    tied = n_top > 1
-    return n_win, tied, tied and n_win == 1
+    n_win, n_top, winner, margin = rank_nb(score, hand_value, pub[TAB + T_FINAL_TIE] == 0, rank)
+    return n_win, n_top, winner, margin, n_top > 1 and n_win == 1
 
 
 @kernel
@@ -1027,7 +1140,7 @@ def block_check_nb(pub):
     (one roof per block), so the district rule checks that no district has
     all its blocks with the same roof."""
     bpd = pub[TAB + T_BPD]
-    for k in range(pub[TAB + T_NB]):
+    for k in range(pub[TAB + T_N_BLOCKS]):
         o = BOARD + k * N_BOARD
         n = pub[o + B_NBLD]
         top = 0
@@ -1042,9 +1155,9 @@ def block_check_nb(pub):
                 top = h
         if n > 0 and top != pub[o + B_TOP]:
             return k
-        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != pub[TAB + T_SMALL]:
+        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != pub[TAB + T_SMALL_PLATFORMS]:
             return k
-    for d in range(pub[TAB + T_ND]):
+    for d in range(pub[TAB + T_N_DISTRICTS]):
         r0 = pub[BOARD + d * bpd * N_BOARD + B_ROOF]
         if r0 == 0:
             continue

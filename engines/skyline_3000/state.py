@@ -21,6 +21,9 @@ All codes below are module-level ints so kernels can use them as constants.
 from __future__ import annotations
 
 import numpy as np
+
+from engines.core.layout import Field, Layout, Param, ParamLayout
+from engines.core.variant import Rule
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
 FLOOR, ROOF, CONTRACT = 0, 1, 2
@@ -40,53 +43,63 @@ PH_PLACE = 5     # auction winner places the item
 PH_DRAW = 6      # draw one card from a chosen deck
 PH_OVER = 7      # game over
 
-# ---------------------------------------------------------------- ctrl: pub[CTRL + C_*]
-# public control scalars
-C_PHASE = 0         # PH_*
-C_ROUND = 1         # 0-based round
-C_KEY = 2           # Key Player seat
-C_CUR = 3           # seat to decide (-1 when over)
-C_PASSED = 4        # bit mask of seats that passed this construction phase
-C_TURN = 5          # construction turns this round (passes included)
-C_TURNS_TOTAL = 6   # construction turns, all rounds
-C_SUB = 7           # PH_FLOOR: floors still to place
-C_PCARD = 8         # PH_INSTALL: the Contract card just played
-C_STACK = 9         # improvement phase: stack being auctioned
-C_BIDDER = 10       # improvement phase: offset from the Key of the seat bidding
-C_WINNER = 11       # PH_PLACE: auction winner
-C_ITEM = 12         # item on auction / to place
-C_DRAWER = 13       # PH_DRAW: offset from the Key of the seat drawing
-C_DRAW_LEFT = 14    # PH_DRAW: cards the drawer still draws
-C_DRAWN = 15        # PH_DRAW: cards the drawer drew so far
-C_STOCK = 16        # floors left in the shared stock
-C_DECISIONS = 17    # decisions taken
-C_STALLED = 18      # 1 if the turn cap ended the game
-C_FIRST_KEY = 19    # Key Player in round 1
-C_N_AUC = 20        # rows written to alog
-C_STACK_POS = 24    # [24 + s]: items already taken from auction stack s
+# Each row / section below is declared once as a Layout (engines.core.layout):
+# name, size, meaning. Its offsets are exported as module-level ints (C_*,
+# B_*, P_*, PI_*, A_*, S_*, section starts), which numba freezes into the
+# kernels as constants; State's views come from the same declarations.
+MAX_P = 4
 MAX_STACKS = 4
-N_CTRL = 32  # C_STACK_POS + MAX_STACKS = 28, rounded up
+MAX_SMALL = 12
+MAX_CARDS = 62
+
+# ---------------------------------------------------------------- ctrl: pub[CTRL + C_*]
+CTRL_ROW = Layout("ctrl", [
+    Field("phase", 1, "PH_*"),
+    Field("round", 1, "0-based round"),
+    Field("key", 1, "Key Player seat"),
+    Field("cur", 1, "seat to decide (-1 when over)"),
+    Field("passed", 1, "bit mask of seats that passed this construction phase"),
+    Field("turn", 1, "construction turns this round (passes included)"),
+    Field("turns_total", 1, "construction turns, all rounds"),
+    Field("sub", 1, "PH_FLOOR: floors still to place"),
+    Field("pcard", 1, "PH_INSTALL: the Contract card just played"),
+    Field("stack", 1, "improvement phase: stack being auctioned"),
+    Field("bidder", 1, "improvement phase: offset from the Key of the seat bidding"),
+    Field("winner", 1, "PH_PLACE: auction winner"),
+    Field("item", 1, "item on auction / to place"),
+    Field("drawer", 1, "PH_DRAW: offset from the Key of the seat drawing"),
+    Field("draw_left", 1, "PH_DRAW: cards the drawer still draws"),
+    Field("drawn", 1, "PH_DRAW: cards the drawer drew so far"),
+    Field("stock", 1, "floors left in the shared stock"),
+    Field("decisions", 1, "decisions taken"),
+    Field("stalled", 1, "1 if the turn cap ended the game"),
+    Field("first_key", 1, "Key Player in round 1"),
+    Field("n_auc", 1, "rows written to alog"),
+    Field("stack_pos", MAX_STACKS, "[C_STACK_POS + s]: items already taken from auction stack s"),
+])
+CTRL_ROW.export(globals(), "C_")
+N_CTRL = CTRL_ROW.size
 
 # ---------------------------------------------------------------- board: pub[BOARD + k * N_BOARD + B_*]
-# one row per block b (district b // blocks_per_district):
-#   0 VAC     vacant small platforms     5 LVAC    vacant large platforms
-#   1 GREEN   greenspaces                6 NSPACE  spaceports
-#   2 BBTOT   billboards (all players)   7 NMALL   megamalls
-#   3 TOP     tallest building height    8 NBLD    buildings installed
-#   4 BROOF   roof type of the block (0 = none yet)
-#   9+p   FLOORS  floors of seat p        13+p  TALL  tallest building of seat p
-#   17+p  BB      billboards of seat p
-#   21+j  BLDH    height of the j-th building installed (in order)
-#   21+MAX_SMALL+j  BLDO   its owner
-B_VAC, B_GREEN, B_BBTOT, B_TOP, B_ROOF, B_LVAC, B_NSPACE, B_NMALL, B_NBLD = range(9)
-MAX_P = 4
-B_FLOORS = 9
-B_TALL = B_FLOORS + MAX_P
-B_BB = B_TALL + MAX_P
-B_BLDH = B_BB + MAX_P
-MAX_SMALL = 12
-B_BLDO = B_BLDH + MAX_SMALL
-N_BOARD = B_BLDO + MAX_SMALL
+# one row per block k (district k // blocks_per_district)
+BOARD_ROW = Layout("board row", [
+    Field("vac", 1, "vacant small platforms"),
+    Field("green", 1, "greenspaces"),
+    Field("bbtot", 1, "billboards (all players)"),
+    Field("top", 1, "tallest building height"),
+    Field("roof", 1, "roof type of the block (0 = none yet)"),
+    Field("lvac", 1, "vacant large platforms"),
+    Field("nspace", 1, "spaceports"),
+    Field("nmall", 1, "megamalls"),
+    Field("nbld", 1, "buildings installed"),
+    Field("floors", MAX_P, "[B_FLOORS + p]: floors of seat p"),
+    Field("tall", MAX_P, "[B_TALL + p]: tallest building of seat p"),
+    Field("bb", MAX_P, "[B_BB + p]: billboards of seat p"),
+    Field("bldh", MAX_SMALL, "[B_BLDH + j]: height of the j-th building installed (in order)"),
+    Field("bldo", MAX_SMALL, "[B_BLDO + j]: its owner"),
+])
+BOARD_ROW.export(globals(), "B_")
+N_BOARD = BOARD_ROW.size
 
 # ---------------------------------------------------------------- plants: pub[PLH / PLR + p * N_PLROW + i]
 # plants[p, 0, i] height of building i in seat p's Plant, plants[p, 1, i] its
@@ -95,45 +108,56 @@ N_BOARD = B_BLDO + MAX_SMALL
 PL_H, PL_R = 0, 1
 
 # ---------------------------------------------------------------- players: pub[PLAYERS + p * N_PROW + P_*]
-P_SCORE = 0
-P_NHAND = 1         # hand size (public)
-P_BILLBOARDS = 2    # billboards left in supply
-P_ROOFS = 2         # [P_ROOFS + roof type]: roofs left (3 curved, 4 pointed)
-P_NBUILD = 5        # buildings in the Plant
-P_BONUS = 6         # extra cards for the next Draw Phase (Spaceports)
-# scoring events, summed by kind: score == start + sum of these four
-P_EV_FIRST = 7
-P_EV_SECOND = 8
-P_EV_BILLBOARD = 9  # negative: billboards placed
-P_EV_BUILDOVER = 10 # negative: building installed on own billboard
-# statistics for the result tables
-P_ST_BUILT = 11
-P_ST_PLACED = 12
-P_ST_FLOORS = 13
-P_ST_BB = 14
-P_ST_BB_OVER = 15
-P_ST_WON = 16
-P_ST_SPENT = 17
-P_ST_EXTRA = 18
-P_ST_PASS_R1 = 19   # own construction turn (0-based) of the pass in round 1
-P_TURNS_ROUND = 20  # own construction turns this round
-N_PLAYER = 24
-# [N_PLAYER + c]: times card c was played in construction by this seat
-# [N_PLAYER + MAX_CARDS + c]: times card c was paid in a won auction
+PLAYER_ROW = Layout("player row", [
+    Field("score", 1),
+    Field("nhand", 1, "hand size (public)"),
+    Field("billboards", 1, "billboards left in supply"),
+    Field("roof_supply", 2, "roofs left: [P_ROOFS + roof type] (1 curved, 2 pointed)"),
+    Field("nbuild", 1, "buildings in the Plant"),
+    Field("bonus", 1, "extra cards for the next Draw Phase (Spaceports)"),
+    # scoring events, summed by kind: score == start + sum of these four
+    Field("ev_first", 1),
+    Field("ev_second", 1),
+    Field("ev_billboard", 1, "negative: billboards placed"),
+    Field("ev_buildover", 1, "negative: building installed on own billboard"),
+    # statistics for the result tables
+    Field("st_built", 1),
+    Field("st_placed", 1),
+    Field("st_floors", 1),
+    Field("st_bb", 1),
+    Field("st_bb_over", 1),
+    Field("st_won", 1),
+    Field("st_spent", 1),
+    Field("st_extra", 1),
+    Field("st_pass_r1", 1, "own construction turn (0-based) of the pass in round 1"),
+    Field("turns_round", 1, "own construction turns this round"),
+    Field("played", MAX_CARDS, "[P_PLAYED + c]: times card c was played in construction by this seat"),
+    Field("paid", MAX_CARDS, "[P_PAID + c]: times card c was paid in a won auction"),
+])
+PLAYER_ROW.export(globals(), "P_")
+P_ROOFS = PLAYER_ROW["roof_supply"] - 1  # roof type r (1 curved, 2 pointed) at P_ROOFS + r
+N_PROW = PLAYER_ROW.size
 
 # ---------------------------------------------------------------- piles: pub[PILES + t * N_PIROW + PI_*]
-# piles[t, PI_DECK] cards in deck t, PI_DISC cards in its discard pile,
-# PI_TOP the visible top card id (-1: deck empty), [t, N_PILE + j] discards.
-PI_DECK, PI_DISC, PI_TOP = 0, 1, 2
-N_PILE = 4
+PILE_ROW = Layout("pile row", [
+    Field("deck", 1, "cards in deck t"),
+    Field("disc", 1, "cards in its discard pile"),
+    Field("top", 1, "the visible top card id (-1: deck empty)"),
+    Field("discards", MAX_CARDS, "[PI_DISCARDS + j]: the discards"),
+])
+PILE_ROW.export(globals(), "PI_")
+N_PIROW = PILE_ROW.size
 
 # ---------------------------------------------------------------- alog: pub[ALOG + row * N_ALOG + A_*]
 # one row per auction held (ctrl[C_N_AUC] rows used)
-A_ROUND, A_STACK, A_ITEM = 0, 1, 2
-A_BID = 3           # [A_BID + seat], -1 for a seat not in the game
-A_HIGH = 7          # [A_HIGH + seat]
-A_WINNER, A_PRICE, A_TIE, A_BLOCK = 11, 12, 13, 14
-N_ALOG = 16
+ALOG_ROW = Layout("auction log row", [
+    Field("round", 1), Field("stack", 1), Field("item", 1),
+    Field("bid", MAX_P, "[A_BID + seat], -1 for a seat not in the game"),
+    Field("high", MAX_P, "[A_HIGH + seat]"),
+    Field("winner", 1), Field("price", 1), Field("tie", 1), Field("block", 1),
+])
+ALOG_ROW.export(globals(), "A_")
+N_ALOG = ALOG_ROW.size
 
 # ---------------------------------------------------------------- actions (int64)
 # action = kind << 16 | detail, or BID_FLAG | card-id mask for a bid
@@ -152,60 +176,120 @@ K_PLACE = 9         # detail = block
 K_DRAW = 10         # detail = deck type
 K_BID = 11          # only as a kind; the action is BID_FLAG | mask
 BID_FLAG = 1 << 62
-MAX_CARDS = 62
 
 
 # ---------------------------------------------------------------- variant table: pub[TAB + T_*]
-# the variant's numbers (copied from KernelParams.tab at every reset), then its
-# tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
+# The rule vector, declared once (engines.core.layout.ParamLayout): each entry
+# names its kernel slot (exported below as T_<NAME>, and read in Python as
+# KernelParams.<name>), its variant key with its schema rule, and its meaning.
+# Entries with a key and kernel=False are schema only (params.py turns them
+# into derived slots); entries without a key are derived slots.
+# Tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
 # Contract district (-1), [T_GREEN + g] pre-placed Greenspace blocks,
-# [T_DEAL + t] cards dealt of type t, [T_START_H + i], [T_START_R + i]
-# starting buildings, [T_STACK_LEN + s] items in auction stack s,
-# [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its j-th item from the top
-(T_NP, T_ND, T_BPD, T_NB, T_SMALL, T_LARGE, T_NGREEN, T_NSTACKS, T_NAUC, T_NC, T_DRAW,
- T_CURVED, T_POINTED, T_BILLBOARDS, T_STOCK, T_NSTART, T_START_SCORE, T_ROUNDS, T_TURN_CAP,
- T_FPC, T_FIRST_FLOORS, T_FIRST_BASE, T_FIRST_GREEN, T_FIRST_BB, T_SECOND_BASE, T_SECOND_GREEN,
- T_SECOND_BB, T_MALL, T_SP_FIRST, T_SP_SECOND, T_BB_COST, T_BO_COST, T_AUC_TIE, T_BLOCK_TIE,
- T_FINAL_TIE, T_MAXB, T_MAXACT) = range(37)
+# [T_START_H + i], [T_START_R + i] starting buildings, [T_STACK_LEN + s]
+# items in auction stack s, [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
+# j-th item from the top.
 MAX_GREEN = 40
 MAX_START = 20
 MAX_STACK_ITEMS = 16
-T_TYPE = 40
-T_VALUE = T_TYPE + 64
-T_DIST = T_VALUE + 64
-T_GREEN = T_DIST + 64
-T_DEAL = T_GREEN + MAX_GREEN
-T_START_H = T_DEAL + 4
-T_START_R = T_START_H + MAX_START
-T_STACK_LEN = T_START_R + MAX_START
-T_STACK_ITEMS = T_STACK_LEN + MAX_STACKS
-T_SIZE = T_STACK_ITEMS + MAX_STACKS * MAX_STACK_ITEMS
+AUCTION_TIES = ("highest_card_then_key", "key")
+BLOCK_TIES = ("tallest_then_share", "share")
+FINAL_TIES = ("hand_value_then_shared", "shared")
+
+PARAMS = ParamLayout([
+    Param(key="players", rule=Rule("int", 1, MAX_P, doc="players when none is asked for"), kernel=False),
+    Param(key="min_players", rule=Rule("int", 1, MAX_P), kernel=False),
+    Param(key="max_players", rule=Rule("int", 1, MAX_P, doc="at most 4: four colours of pieces"), kernel=False),
+    Param("n_players", meaning="players at the table"),
+    Param("n_districts", key="board.districts", rule=Rule("int", 1, 6)),
+    Param("bpd", key="board.blocks_per_district", rule=Rule("int", 2, 6)),  # blocks per district
+    Param("n_blocks", meaning="districts x blocks per district"),
+    Param("small_platforms", key="board.small_platforms", rule=Rule("int", 0, MAX_SMALL)),
+    Param("large_platforms", key="board.large_platforms", rule=Rule("int", 0, 3)),
+    Param(key="board.greenspace_blocks", rule=Rule("int_list", 0, 35, max_length=MAX_GREEN), kernel=False),
+    Param("n_green", meaning="pre-placed Greenspaces (blocks at T_GREEN)"),
+    Param(key="auction.stacks", rule=Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS), kernel=False),
+    Param("n_stacks", meaning="auction stacks (T_STACK_LEN, T_STACK_ITEMS)"),
+    Param("n_auctions", meaning="rows reserved for the auction log"),
+    Param("auction_tie", key="auction.tie", rule=Rule("str", choices=AUCTION_TIES)),
+    Param(key="cards.floor_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
+    Param(key="cards.roof_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
+    Param(key="cards.contract_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
+          kernel=False),
+    Param("n_cards", meaning="card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)"),
+    Param("deal_roof", key="cards.deal_roof", rule=Rule("int", 0, 20)),
+    Param("deal_floor", key="cards.deal_floor", rule=Rule("int", 0, 20)),
+    Param("deal_contract", key="cards.deal_contract", rule=Rule("int", 0, 20)),
+    Param("draw_per_round", key="cards.draw_per_round", rule=Rule("int", 0, 30)),
+    Param("curved_roofs", key="supply.curved_roofs", rule=Rule("int", 0, 30)),
+    Param("pointed_roofs", key="supply.pointed_roofs", rule=Rule("int", 0, 30)),
+    Param("billboards", key="supply.billboards", rule=Rule("int", 0, 30)),
+    Param("floor_stock", key="supply.floor_stock", rule=Rule("int", 1, 400)),
+    Param(key="supply.starting_buildings", rule=Rule("int_table", 0, 20, length=2), kernel=False),
+    Param("n_start", meaning="starting buildings (T_START_H, T_START_R)"),
+    Param("start_score", key="supply.starting_score", rule=Rule("int", -100, 100)),
+    Param("rounds", key="game.rounds", rule=Rule("int", 1, 16)),
+    Param("turn_cap", key="game.construction_turn_cap", rule=Rule("int", 1, 100_000)),
+    Param("floors_per_card", key="construction.floors_per_card", rule=Rule("int", 1, 10)),
+    Param("first_floors", key="construction.first_building_floors", rule=Rule("int", 1, 10)),
+    Param("first_base", key="scoring.first_base", rule=Rule("int", 0, 50)),
+    Param("first_per_green", key="scoring.first_per_greenspace", rule=Rule("int", 0, 50)),
+    Param("first_per_bb", key="scoring.first_per_billboard", rule=Rule("int", 0, 50)),
+    Param("second_base", key="scoring.second_base", rule=Rule("int", 0, 50)),
+    Param("second_per_green", key="scoring.second_per_greenspace", rule=Rule("int", 0, 50)),
+    Param("second_per_bb", key="scoring.second_per_billboard", rule=Rule("int", 0, 50)),
+    Param("megamall_mult", key="scoring.megamall_multiplier", rule=Rule("int", 1, 10)),
+    Param("spaceport_first", key="scoring.spaceport_first_cards", rule=Rule("int", 0, 10)),
+    Param("spaceport_second", key="scoring.spaceport_second_cards", rule=Rule("int", 0, 10)),
+    Param("billboard_cost", key="scoring.billboard_cost", rule=Rule("int", 0, 10)),
+    Param("buildover_cost", key="scoring.buildover_cost", rule=Rule("int", 0, 10)),
+    Param("block_tie", key="scoring.block_tie", rule=Rule("str", choices=BLOCK_TIES)),
+    Param("final_tie", key="scoring.final_tie", rule=Rule("str", choices=FINAL_TIES)),
+    Param("max_buildings", meaning="plant capacity (every building has a floor)"),
+    Param("max_actions", meaning="size of a legal-action buffer"),
+    Param("type", size=MAX_CARDS, meaning="card type of each card id"),
+    Param("value", size=MAX_CARDS, meaning="card value of each card id"),
+    Param("dist", size=MAX_CARDS, meaning="district of each Contract card, -1 for the others"),
+    Param("green", size=MAX_GREEN, meaning="blocks of the pre-placed Greenspaces"),
+    Param("start_h", size=MAX_START, meaning="floors of each starting building"),
+    Param("start_r", size=MAX_START, meaning="roof of each starting building"),
+    Param("stack_len", size=MAX_STACKS, meaning="items in each auction stack"),
+    Param("stack_items", size=MAX_STACKS * MAX_STACK_ITEMS, meaning="items of each stack, top first"),
+], name="skyline_3000 rule table")
+PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
+T_SIZE = PARAMS.size
+T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # T_DEAL[card type]
 
 # ---------------------------------------------------------------- pub sections
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
 MAX_AUC = 16 * MAX_STACKS     # rounds x stacks
 MAX_BUILD = 400 + MAX_START + 1   # plant capacity: floor stock + starting buildings + 1
-N_PROW = N_PLAYER + 2 * MAX_CARDS
-N_PIROW = N_PILE + MAX_CARDS
-CTRL = 0
-TAB = N_CTRL
-BOARD = TAB + T_SIZE              # pub[BOARD + k * N_BOARD + B_*]
-PLAYERS = BOARD + MAX_BLOCKS * N_BOARD   # pub[PLAYERS + p * N_PROW + P_*]
-PILES = PLAYERS + MAX_P * N_PROW  # pub[PILES + t * N_PIROW + PI_*]
-ALOG = PILES + N_TYPES * N_PIROW  # pub[ALOG + row * N_ALOG + A_*]
-PLANTS = ALOG + MAX_AUC * N_ALOG  # pub[PLANTS + p * N_PLROW + PL_* * MAX_BUILD + i]
 N_PLROW = 2 * MAX_BUILD
-PUB_SIZE = PLANTS + MAX_P * N_PLROW
+# reset_state_nb relies on the order: everything before PLANTS is zeroed,
+# ALOG..PLANTS set to -1
+PUB_LAYOUT = Layout("pub", [
+    Field("ctrl", N_CTRL, "control scalars (C_*)"),
+    Field("tab", T_SIZE, "the variant's rule table (T_*), copied at reset"),
+    Field("board", MAX_BLOCKS * N_BOARD, "pub[BOARD + k * N_BOARD + B_*]"),
+    Field("players", MAX_P * N_PROW, "pub[PLAYERS + p * N_PROW + P_*]"),
+    Field("piles", N_TYPES * N_PIROW, "pub[PILES + t * N_PIROW + PI_*]"),
+    Field("alog", MAX_AUC * N_ALOG, "pub[ALOG + row * N_ALOG + A_*]"),
+    Field("plants", MAX_P * N_PLROW, "pub[PLANTS + p * N_PLROW + PL_* * MAX_BUILD + i]"),
+])
+CTRL, TAB, BOARD, PLAYERS, PILES, ALOG, PLANTS = PUB_LAYOUT.offset(
+    "ctrl", "tab", "board", "players", "piles", "alog", "plants")
+PUB_SIZE = PUB_LAYOUT.size
 PLH = PLANTS                      # pub[PLH + p * N_PLROW + i]: height of building i
 PLR = PLANTS + MAX_BUILD          # pub[PLR + p * N_PLROW + i]: its roof
 
 # ---------------------------------------------------------------- sec: uint64[SEC_SIZE]
-# [0:4] chance stream (xoshiro256**): every shuffle, deal and the Key draw;
-# [S_BIDS + p] seat p's sealed bid; [S_DECKS + t * MAX_CARDS + j] deck t's
-# draw order, top last (pub piles[t, PI_DECK] cards)
-S_BIDS = 4
-S_DECKS = 8
-SEC_SIZE = S_DECKS + N_TYPES * MAX_CARDS
+SEC_LAYOUT = Layout("sec", [
+    Field("chance", 4, "chance stream (xoshiro256**): every shuffle, deal and the Key draw"),
+    Field("bids", MAX_P, "[S_BIDS + p]: seat p's sealed bid"),
+    Field("decks", N_TYPES * MAX_CARDS, "[S_DECKS + t * MAX_CARDS + j]: deck t's draw order, top last"),
+])
+SEC_LAYOUT.export(globals(), "S_")
+SEC_SIZE = SEC_LAYOUT.size
 
 
 class State:
@@ -218,13 +302,14 @@ class State:
     def __init__(self, pub: np.ndarray, hands: np.ndarray, sec: np.ndarray, dims: tuple[int, int, int, int]):
         P, NB, NC, MAXB = dims
         self.pub, self.hands, self.sec, self.dims = pub, hands, sec, dims
-        self.ctrl = pub[CTRL:CTRL + N_CTRL]
-        self.board = pub[BOARD:BOARD + NB * N_BOARD].reshape(NB, N_BOARD)
-        self.players = pub[PLAYERS:PLAYERS + P * N_PROW].reshape(P, N_PROW)
-        self.piles = pub[PILES:PILES + N_TYPES * N_PIROW].reshape(N_TYPES, N_PIROW)
-        self.alog = pub[ALOG:ALOG + MAX_AUC * N_ALOG].reshape(MAX_AUC, N_ALOG)
-        self.plants = pub[PLANTS:PLANTS + P * N_PLROW].reshape(P, 2, MAX_BUILD)[:, :, :MAXB]
-        self.decks = sec[S_DECKS:].reshape(N_TYPES, MAX_CARDS)[:, :NC]
+        v = PUB_LAYOUT.views(pub)
+        self.ctrl = v["ctrl"]
+        self.board = v["board"][:NB * N_BOARD].reshape(NB, N_BOARD)
+        self.players = v["players"][:P * N_PROW].reshape(P, N_PROW)
+        self.piles = v["piles"].reshape(N_TYPES, N_PIROW)
+        self.alog = v["alog"].reshape(MAX_AUC, N_ALOG)
+        self.plants = v["plants"][:P * N_PLROW].reshape(P, 2, MAX_BUILD)[:, :, :MAXB]
+        self.decks = SEC_LAYOUT.views(sec)["decks"].reshape(N_TYPES, MAX_CARDS)[:, :NC]
         self.secret = sec[:S_BIDS + P]
 
     @classmethod

@@ -18,12 +18,48 @@ def test_kind_counts_and_picks_follow_legal_actions():
                 p = pub[C_CUR]
                 n = R.legal_actions_nb(pub, hands, legal)
                 acts = legal[:n].copy()
-                counts = R.main_kind_counts_nb(pub, hands[p], p, legal)
+                counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
                 for kind in range(K_NOACT + 1):
                     of_kind = [a for a in acts if a >> A_SHIFT == kind]
                     assert (counts >> (8 * kind)) & 255 == len(of_kind)
                     for j, a in enumerate(of_kind):
-                        assert R.main_kind_action_nb(pub, hands[p], p, kind, j, legal) == a
+                        assert R.main_kind_action_nb(pub, hands[p], p, kind, j, okd) == a
                 seen += 1
             g.apply_action(g.policy_action("random"))
     assert seen > 100
+
+
+def test_legality_and_effect_agree():
+    """Every action legal_actions_nb lists is accepted by apply_action_nb (the
+    do_* kernel of its kind), and a target the listing leaves out is refused
+    with the state untouched: both sides call the same rule kernels."""
+    from engines.skyline_3000.state import (
+        K_BILLBOARD, K_DRAW, K_FLOOR_TARGET, K_INSTALL, K_PLACE, K_ROOF_TARGET, PH_BID, copy_state,
+    )
+    probe_kind = {K_FLOOR_TARGET, K_ROOF_TARGET, K_INSTALL, K_PLACE, K_DRAW, K_BILLBOARD}
+    checked = refused = 0
+    for seed, n_players in ((5, 4), (6, 2)):
+        g = new_game(n_players=n_players, seed=seed)
+        legal = np.zeros(g.kp.max_actions, np.int64)
+        while not g.is_terminal():
+            st = g.state
+            if st.pub[C_PHASE] != PH_BID:
+                n = R.legal_actions_nb(st.pub, st.hands, legal)
+                acts = set(legal[:n].tolist())
+                for a in acts:
+                    c = copy_state(st)
+                    assert R.apply_action_nb(c.pub, c.hands, c.sec, np.int64(a)), a
+                    checked += 1
+                kinds = {a >> A_SHIFT for a in acts} & probe_kind
+                for kind in kinds:  # details the listing leaves out, up to a bound
+                    for det in range(64):
+                        a = (kind << A_SHIFT) | det
+                        if a in acts:
+                            continue
+                        c = copy_state(st)
+                        ok = R.apply_action_nb(c.pub, c.hands, c.sec, np.int64(a))
+                        assert not ok, (kind, det)
+                        assert (c.pub == st.pub).all() and (c.hands == st.hands).all()
+                        refused += 1
+            g.apply_action(g.policy_action("random"))
+    assert checked > 300 and refused > 1000

@@ -11,7 +11,7 @@ from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.state import (
     A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
-    N_PILE, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
+    PI_DISCARDS, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
     P_NHAND, P_ROOFS, P_SCORE, P_ST_BB_OVER, PH_BID, PH_OVER, PI_DECK, PI_DISC, PL_H, PL_R, State,
 )
 
@@ -50,7 +50,7 @@ def check_invariants(st, kp):
     ids = []
     for t in range(3):
         ids += st.decks[t, : piles[t, PI_DECK]].tolist()
-        ids += piles[t, N_PILE: N_PILE + piles[t, PI_DISC]].tolist()
+        ids += piles[t, PI_DISCARDS: PI_DISCARDS + piles[t, PI_DISC]].tolist()
     for p in range(P):
         ids += st.hands[p, : players[p, P_NHAND]].tolist()
     assert sorted(ids) == list(range(kp.n_cards))

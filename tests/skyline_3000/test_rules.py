@@ -11,7 +11,7 @@ from engines.skyline_3000.state import (
     B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
-    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, N_PILE, P_NBUILD,
+    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -414,7 +414,7 @@ def test_reshuffle_and_empty_deck_fallback():
     # Roof deck: move every card left in it to its discards
     n = piles[ROOF, PI_DECK]
     for j in range(n):
-        piles[ROOF, N_PILE + piles[ROOF, PI_DISC]] = decks[ROOF, j]
+        piles[ROOF, PI_DISCARDS + piles[ROOF, PI_DISC]] = decks[ROOF, j]
         piles[ROOF, PI_DISC] += 1
     piles[ROOF, PI_DECK] = 0
     piles[ROOF, PI_TOP] = -1
@@ -452,15 +452,17 @@ def test_final_tie_hand_value_then_shared():
     players[0, P_NHAND] = 1
     hands[1, 0] = c1
     players[1, P_NHAND] = 1
+    score = np.zeros(4, np.int64)
     rank = np.zeros(4, np.int64)
     hv = np.zeros(4, np.int64)
-    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
-    assert rank.tolist() == [1, 2, 3, 4] and (n_win, tied, tb) == (1, True, True)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp, players=players).pub, hands, score, rank, hv)
+    assert rank.tolist() == [1, 2, 3, 4] and (n_win, n_top > 1, tb) == (1, True, True)
+    assert winner == 0 and margin == 0  # level on points: won on hand value, by 0 points
     hands[1, 0] = card_id(kp, FLOOR, 8, skip=(c8,))
-    n_win, tied, tb = R.final_result_nb(position(kp, players=players).pub, hands, rank, hv)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp, players=players).pub, hands, score, rank, hv)
     assert rank.tolist() == [1, 1, 3, 4] and n_win == 2 and not tb
     kp2 = kp_for(variant="no_tiebreak")
-    n_win, tied, tb = R.final_result_nb(position(kp2, players=players).pub, hands, rank, hv)
+    n_win, n_top, winner, margin, tb = R.final_result_nb(position(kp2, players=players).pub, hands, score, rank, hv)
     assert rank.tolist() == [1, 1, 1, 4] and n_win == 3
 
 

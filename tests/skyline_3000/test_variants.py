@@ -63,3 +63,26 @@ def test_player_count_outside_the_variant_is_refused():
         kernel_params(VARIANTS.load(None), 5)
     with pytest.raises(VariantError):
         kernel_params(VARIANTS.load(None), 1)
+
+
+def test_rule_table_comes_from_the_one_declaration():
+    """Each variant key's kernel slot holds its value (a choice as its index),
+    read back by name through KernelParams; every key of the default variant
+    is declared in state.PARAMS (the schema is PARAMS.schema())."""
+    from engines.core.variant import flatten
+    from engines.skyline_3000.params import SCHEMA
+    from engines.skyline_3000.state import PARAMS
+
+    v = VARIANTS.load("megamall_triple")
+    kp = kernel_params(v, 3)
+    slots = PARAMS.slot_of_key()
+    assert len(slots) > 25
+    for key, slot in slots.items():
+        rule = SCHEMA[key]
+        val = v.get(key)
+        expected = rule.choices.index(val) if rule.kind == "str" else int(val)
+        assert kp.tab[slot] == expected, key
+        name = next(p.name for p in PARAMS.params if p.key == key)
+        assert getattr(kp, name) == expected
+    assert kp.n_players == 3 and kp.megamall_mult == 3
+    assert set(flatten(v.values)) == set(SCHEMA)
