@@ -436,11 +436,8 @@ def test_many_random_valid_variants_slow(game_id, data):
 
 
 # Found by the slow fuzzing (x_penalty = 43, one player, seed 1, game 0): the
-# `x_penalty` column is int8, so 3 steps x 43 = 129 points lost is recorded as
-# -127 (the score itself is right). The column's dtype lives in the Cityline
-# engine's table writer; strict, so the fix turns this test red until the
-# marker goes.
-@pytest.mark.xfail(strict=True, reason="cityline players.x_penalty is int8 and wraps above 127 (engine table dtype)")
+# `x_penalty` column was int8, so 3 steps x 43 = 129 points lost was recorded as
+# -127 (the score itself was right). The column is int16 now.
 def test_cityline_large_x_penalty_is_recorded_without_overflow():
     spec = get_game("cityline")
     variant = spec.variants.load(None, {"scoring.x_penalty": 43})

@@ -95,7 +95,7 @@ DECISION_COLUMNS = DECISIONS.names
 # the Parquet dtype of each column, by name (the kernels fill int32 / int64 / int8 matrices)
 PLAYER_DTYPES = {
     **{n: np.int8 for n in PLAYERS.names},
-    "game": np.int64, "score": np.int16, "building_points": np.int16,
+    "game": np.int64, "score": np.int16, "building_points": np.int16, "x_penalty": np.int16,
     **{f"points_type{r}": np.int16 for r in range(1, N_TYPES + 1)},
 }
 GAME_DTYPES = {"game": np.int64, "winner": np.int8, "n_winners": np.int8, "margin": np.int16,
