@@ -40,7 +40,10 @@ def plan() -> list[tuple[str, BenchmarkCase]]:
     return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
 
 
-def games_per_second(game: str, players: int, policy: str, n: int, repeats: int = 3) -> float:
+def games_per_second(game: str, players: int, policy: str, n: int, repeats: int = 3) -> tuple[float, float]:
+    """(games/s, mean decisions per game): the best of `repeats` timed calls of simulate;
+    decisions come from the games table's required `decisions` column, so games
+    whose random players decide differently compare per decision too."""
     from engines.core.lineup import make_lineup
     from engines.registry import get_game
 
@@ -49,12 +52,13 @@ def games_per_second(game: str, players: int, policy: str, n: int, repeats: int 
     kp = spec.kernel_params(spec.variants.load(None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
-    best = float("inf")
+    best, decisions = float("inf"), 0.0
     for r in range(repeats):
         t0 = time.perf_counter()
-        spec.simulate(kp, ids, w, True, 1, r * n, n)
+        tables = spec.simulate(kp, ids, w, True, 1, r * n, n)
         best = min(best, time.perf_counter() - t0)
-    return n / best
+        decisions = float(np.mean(tables["games"]["decisions"]))
+    return n / best, decisions
 
 
 def _first_game_seconds(game: str, cache_dir: str) -> float:
@@ -143,20 +147,21 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
     c_rates = c_reference(Path(c_dir), quick, programs) if c_dir else {}
 
     print("\n## Throughput, one core, compile excluded (best of 3)")
-    print(f"{'game':14s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s}  vs C")
+    print(f"{'game':20s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s} {'ns/decision':>11s}  vs C")
     for game, case in cases:
         players, policy = case.players, case.policy
-        rate = games_per_second(game, players, policy, max(50, int(case.games * scale)))
+        rate, decisions = games_per_second(game, players, policy, max(50, int(case.games * scale)))
         c_ref = c_rates.get(case.c_reference) if case.c_reference else None
         ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
-        print(f"{game:14s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f}  {ratio}")
+        per_decision = 1e9 / rate / decisions if decisions else float("nan")
+        print(f"{game:20s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f} {per_decision:11.0f}  {ratio}")
 
     print("\n## Start-up: fresh process to first finished game")
     for game in game_ids():
         cache = tempfile.mkdtemp(prefix="numba-cache-")
         cold = _first_game_seconds(game, cache)
         warm = _first_game_seconds(game, cache)
-        print(f"{game:14s} cold (empty cache) {cold:6.1f} s   cached {warm:5.2f} s")
+        print(f"{game:20s} cold (empty cache) {cold:6.1f} s   cached {warm:5.2f} s")
         shutil.rmtree(cache, ignore_errors=True)
     with tempfile.TemporaryDirectory() as tmp:
         cache = os.path.join(tmp, "cache")
