@@ -109,7 +109,7 @@ def roof_type_points(run: Run) -> Section:
     text = ("Mean building points each roof type contributes per player and game (0 when the player "
             "built none of that type), with 95% intervals over games (cluster-robust by game), and its share of all "
             "building points. "
-            "Same-type buildings at the same occupancy level score once (GAPS). Top type per policy: "
+            "Same-type buildings at the same occupancy level score once (the default variant's rule). Top type per policy: "
             + "; ".join(f"{r['policy']}: {r['roof']} ({r['mean']:.2f})" for r in best.iter_rows(named=True)) + ".")
     return Section("Points per roof type", text,
                    [("points per roof type and policy", table.select("policy", "roof", "n", "mean", "low", "high",

@@ -1,6 +1,6 @@
 """Skyline 3000's own report sections and experiment metrics (found by the
 game id: analysis.<game_id>), from the tables its GameSpec declares and the rulebook's language
-(/work/shared/rules/skyline-3000.txt):
+(the Skyline 3000 rulebook):
 
 - auction value curves: what the winner paid for a Greenspace, Spaceport or
   Megamall, round by round, and how prices spread;
@@ -29,7 +29,7 @@ from engines.registry import get_game
 
 N_PRICE_BINS = 8
 CARD_USES = ("played", "bid", "kept")
-# Blocks 0-8: block b lies in district b // 3 (GAPS.md). Colours as in the rulebook.
+# Blocks 0-8: block b lies in district b // 3 (variants/default.toml). Colours as in the rulebook.
 DISTRICT_NAMES = ("red", "yellow", "blue")
 
 POLICY_SUMMARY_COLUMNS = (

@@ -272,7 +272,43 @@ def check_cityline(variant, kparams, tables, n_players, count) -> None:
         np.argsort(np.argsort(np.asarray(gm["game"])))]).all()
 
 
-GAME_CHECKS = {"skyline_3000": check_skyline_3000, "cityline": check_cityline}
+def _per_game(values, count, n_players) -> np.ndarray:
+    return np.asarray(values).reshape(count, n_players)
+
+
+def check_skyline_of_the_world(variant, kparams, tables, n_players, count) -> None:
+    pl, gm = tables["players"], tables["games"]
+    order = np.argsort(np.asarray(gm["game"]))  # players rows come game by game, in game order
+    score = _per_game(pl["score"], count, n_players)
+    assert (np.asarray(gm["top_score"])[order] == score.max(axis=1)).all(), "top_score = best prestige"
+    assert (_per_game(pl["penthouses"], count, n_players).sum(axis=1)
+            == np.asarray(gm["penthouses"])[order]).all(), "penthouses on the board = penthouses built"
+    stalled = np.asarray(gm["stalled"]) == 1
+    trigger = np.asarray(gm["trigger_seat"])
+    # a game ends by a penthouse trigger or by the turn cap, never both, never neither
+    assert (stalled == (trigger < 0)).all(), "stalled exactly when no penthouse ended the game"
+    assert (_per_game(pl["triggered_end"], count, n_players).sum(axis=1) == (~stalled[order]).astype(int)).all()
+    cash = np.asarray(pl["cash"])
+    assert (cash >= 0).all() and (np.asarray(pl["cap_lost"]) >= 0).all(), "cash and money lost never negative"
+    assert (np.asarray(gm["turns"]) <= variant.get("end.turn_cap")).all(), "no game passes the turn cap"
+
+
+def check_project_skyline(variant, kparams, tables, n_players, count) -> None:
+    pl, gm = tables["players"], tables["games"]
+    order = np.argsort(np.asarray(gm["game"]))
+    score = _per_game(pl["score"], count, n_players)
+    assert (np.asarray(gm["top_score"])[order] == score.max(axis=1)).all(), "top_score = best score"
+    assert (np.asarray(pl["score"]) >= 0).all(), "final money is never below 0"
+    assert (np.asarray(pl["money"]) >= 0).all(), "the money track is never below 0"
+    ending = np.asarray(gm["ending"])
+    assert np.isin(ending, (1, 2, 3)).all()
+    assert ((ending == 3) == (np.asarray(gm["stalled"]) == 1)).all(), "ending 3 is exactly a stalled game"
+    for col in ("bought", "taken", "sold", "played", "floors_built", "floors_forfeited", "upgrades", "deck_size"):
+        assert (np.asarray(pl[col]) >= 0).all(), col
+
+
+GAME_CHECKS = {"skyline_3000": check_skyline_3000, "cityline": check_cityline,
+               "skyline_of_the_world": check_skyline_of_the_world, "project_skyline": check_project_skyline}
 
 
 def _one_line_naming(err: VariantError, key: str) -> None:

@@ -1,7 +1,7 @@
 """Cityline: the roll-and-write city builder (solo, or 2-6 players sharing the dice).
 
-Rulebook: shared/rules/cityline.txt; open points and our defaults: shared/rules/GAPS.md
-and variants/default.toml. Layout: params.py (variant schema -> KernelParams), state.py
+Rulebook: Cityline; its open points and our defaults are rule choices in
+variants/default.toml (one comment each). Layout: params.py (variant schema -> KernelParams), state.py
 (flat state vector), rules.py (rule kernels), policies.py, batch.py (simulate), game.py
 (step API), render.py, tables.py.
 """

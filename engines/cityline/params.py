@@ -2,7 +2,7 @@
 the conversion of a validated variant into the `KernelParams` NamedTuple the
 kernels read.
 
-Rulebook: shared/rules/cityline.txt; open points: shared/rules/GAPS.md.
+Rulebook: Cityline; its open points are rule choices in variants/default.toml (one comment each).
 Every rule choice lives in `variants/default.toml`, one comment per key.
 
 Roof types are data: for each die face v (1..6) a variant gives a

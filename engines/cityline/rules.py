@@ -1,7 +1,7 @@
 """Cityline rules as pure kernels over the flat state vector (state.py) and the rule
 vector `cfg` (params.KernelParams.cfg).
 
-Rulebook: shared/rules/cityline.txt; open points: shared/rules/GAPS.md.
+Rulebook: Cityline; its open points are rule choices in variants/default.toml (one comment each).
 The step API (game.py) and the batch loop (batch.py) call these same kernels;
 no rule exists twice. The `*_nb(d, rng, cfg, ...)` kernels are the rules; the
 `*_action_nb(st, kp, ...)` ones are thin wrappers taking the NamedTuples.

@@ -1,6 +1,6 @@
 """Cityline game state: one int64 vector plus the chance stream.
 
-Rulebook: shared/rules/cityline.txt; open points: shared/rules/GAPS.md.
+Rulebook: Cityline; its open points are rule choices in variants/default.toml (one comment each).
 
 Why one flat vector: numba passes every array argument as a dozen machine
 words, so a state of six arrays (and a parameter tuple of eight) made each

@@ -10,7 +10,7 @@ A stream is a `uint64[4]` array, advanced in place. The per-draw functions
 (`next_u64`, `below`, `random_bits`, `uniform`) are inline kernels: numba
 copies them into each caller, so a draw in a hot loop costs no call and no
 reference count on the stream array. The algorithms and the
-seeding match `shared/reference/c/common.h` bit for bit (tested), so the
+seeding match the C reference playouts' `common.h` (benchmark --c-reference) bit for bit (tested), so the
 C yardstick and the engines draw the same numbers from the same seed.
 
 Streams used by the engines (one game, one run seed):

@@ -1,6 +1,6 @@
 """Skyline 3000 (Moon & Weissblum): rule engine, variants, policies, batch
-kernel and step-by-step API. Rulebook: shared/rules/skyline-3000.txt, gaps
-and defaults: shared/rules/GAPS.md (as data in variants/default.toml).
+kernel and step-by-step API. What the rulebook leaves
+open is played as data: variants/default.toml, one comment per rule choice.
 
 Importing this package loads the jitted kernels lazily: `SPEC` is cheap to
 build; `simulate` and `new_game` import the kernels on first call.

@@ -56,7 +56,7 @@ def random_bid_nb(hand, nh, rng):
 @inline_kernel
 def policy_random_nb(pub, hand, legal, n, w, rng):
     """Uniform action KIND first, then uniform among that kind's actions, as
-    the C reference player (shared/reference): in construction the kind is
+    the C reference player (benchmark --c-reference): in construction the kind is
     one of pass / floor / roof / contract / billboard / card without acting,
     then the card (or block), then each detail decision uniformly. Bids: each
     hand card joins with probability 1/2. Draws: uniform among decks that

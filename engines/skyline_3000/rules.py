@@ -1,8 +1,8 @@
 """Skyline 3000 rules as pure kernels over the buffers pub, hands, sec (see
 state.py for the layout; the variant is in pub's table section).
 
-Rulebook: shared/rules/skyline-3000.txt; defaults for its gaps:
-shared/rules/GAPS.md (all of them data in variants/default.toml).
+Rulebook: Skyline 3000; what it leaves open is data in variants/default.toml
+(one comment per rule choice).
 
 A turn is split into small decision points (the phases in state.py):
 
@@ -301,7 +301,7 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
     `tall_who` (who = -1: the board as is). Scoring calls it with who = -1;
     policies use it to value an install without touching the board.
 
-    Resolving Ties + GAPS mixed ties: among the seats tied for most floors,
+    Resolving Ties + our mixed-tie rule (variants/default.toml): among the seats tied for most floors,
     those with the tallest building take First (several if level), the rest
     of the tied group Second, and lower seats nothing. With one leader, the
     seats with the second-most floors all take Second. block_tie 1 ("share"):
@@ -458,7 +458,7 @@ def _end_turn(pub):
     pub[C_TURN] += 1
     pub[C_TURNS_TOTAL] += 1
     pub[PLAYERS + p * N_PROW + P_TURNS_ROUND] += 1
-    if pub[C_TURN] >= pub[TAB + T_TURN_CAP]:  # GAPS Everywhere: stalled game
+    if pub[C_TURN] >= pub[TAB + T_TURN_CAP]:  # the turn cap: a stalled game
         pub[C_STALLED] = 1
         pub[C_PHASE] = PH_OVER
         pub[C_CUR] = -1

@@ -1,6 +1,6 @@
 """Skyline 3000 game state: three flat buffers.
 
-Rulebook: shared/rules/skyline-3000.txt; open points: shared/rules/GAPS.md.
+Rulebook: Skyline 3000; its open points are rule choices in variants/default.toml.
 
 Hidden information is kept physically apart, and the kernels receive whole
 buffers (one reference count each), never tuples of arrays:
