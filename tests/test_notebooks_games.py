@@ -113,3 +113,15 @@ def test_cityline_notebook_plays_its_own_batch(tmp_path, monkeypatch):
     from analysis.run import Run
 
     assert Run.open(out).manifest["games_done"] == 20_000
+
+
+def test_skyline_of_the_world_notebook_on_a_small_run(tmp_path, monkeypatch):
+    from experiments.runner import run_batch
+
+    run = run_batch("skyline_of_the_world", policies=["heuristic", "greedy", "random", "random"], n_games=300,
+                    seed=3, out=tmp_path / "run", progress=False)
+    monkeypatch.setenv("SOTW_RUN", str(run.path))
+    notebook = execute("skyline_of_the_world.ipynb")
+    assert str(run.path) in cell_text(the_cell(notebook, 'os.environ.get("SOTW_RUN")'))
+    assert n_images(notebook) == 2  # income curves, the end-trigger effect
+    assert (run.path / "report" / "report.html").is_file()
