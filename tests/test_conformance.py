@@ -31,7 +31,7 @@ def test_random_play_through_step_api(spec):
             while not game.is_over():   # the StepGame names only (plus policy_action and clone)
                 player = game.current_player()
                 assert 0 <= player < players
-                assert game.phase is not None
+                assert isinstance(game.phase(), str) and game.phase()
                 action = game.policy_action("random")
                 assert action in game.legal_actions()
                 assert isinstance(game.action_name(action), str)

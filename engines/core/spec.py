@@ -86,7 +86,7 @@ class StepGame(Protocol):
     every game). Actions are ints; `legal_actions()` may return any container
     of them (Skyline 3000 returns a BidSpace for bids)."""
 
-    phase: Any                                # the game's current phase
+    def phase(self) -> str: ...               # the current phase's name
 
     def current_player(self) -> int: ...      # seat to decide (-1 when over)
 

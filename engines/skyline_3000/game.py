@@ -98,8 +98,13 @@ class SkylineGame:
     def n_players(self) -> int:
         return self.kp.n_players
 
+    def phase(self) -> str:
+        """The phase's name (the StepGame contract: the same in every game)."""
+        return PHASE_NAMES[self.phase_id]
+
     @property
-    def phase(self) -> int:
+    def phase_id(self) -> int:
+        """The phase as the kernels code it (state.PH_*)."""
         return int(self.state.ctrl[C_PHASE])
 
     def current_player(self) -> int:
@@ -115,7 +120,7 @@ class SkylineGame:
     def legal_actions(self) -> list[int] | BidSpace:
         if self.is_terminal():
             return []
-        if self.phase == PH_BID:
+        if self.phase_id == PH_BID:
             p = self.current_player()
             hand = self.state.hands[p, : self.state.players[p, P_NHAND]]
             return BidSpace(hand, self.kp.card_values()[hand])
@@ -126,8 +131,8 @@ class SkylineGame:
         if self.is_terminal():
             raise ValueError("the game is over")
         a = int(action)
-        if self.phase != PH_BID and a not in set(self._legal_array().tolist()):
-            raise ValueError(f"illegal action {a} ({self.action_to_string(a)}) in phase {PHASE_NAMES[self.phase]}")
+        if self.phase_id != PH_BID and a not in set(self._legal_array().tolist()):
+            raise ValueError(f"illegal action {a} ({self.action_to_string(a)}) in phase {self.phase()}")
         st = self.state
         if not R.apply_action_nb(st.pub, st.hands, st.sec, np.int64(a)):
             raise ValueError(f"illegal action {a} ({self.action_to_string(a)})")

@@ -207,7 +207,7 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     c = card_id(kp, CONTRACT, 1, district=0)
     set_hand(st, p, [c])
     g.apply_action(A_(K_CONTRACT, c))
-    assert g.phase == PH_INSTALL
+    assert g.phase_id == PH_INSTALL
     acts = g.legal_actions()
     onbb = [a for a in acts if a & 1 and ((a & 0xFFFF) >> 1) % 9 == k]
     assert onbb, [g.action_to_string(a) for a in acts]
@@ -239,7 +239,7 @@ def test_play_card_without_acting_is_not_a_pass_and_pass_is_final():
     g.apply_action(A_(K_PASS))
     seen = []
     for _ in range(200):
-        if g.phase != PH_MAIN:
+        if g.phase_id != PH_MAIN:
             break
         seen.append(g.current_player())
         g.apply_action(A_(K_PASS) if g.current_player() != p else next(
@@ -266,16 +266,16 @@ def test_contract_needs_a_legal_install_in_its_district():
 
 def _to_auction(g, hands):
     """Everyone passes construction; then give the seats these hands."""
-    while g.phase == PH_MAIN:
+    while g.phase_id == PH_MAIN:
         g.apply_action(A_(K_PASS))
-    assert g.phase == PH_BID
+    assert g.phase_id == PH_BID
     for p, cards in hands.items():
         set_hand(g.state, p, cards)
 
 
 def _bid(g, values_by_seat):
     """Each bidder in turn bids cards of these values (BidSpace.bid_values)."""
-    while g.phase == PH_BID:
+    while g.phase_id == PH_BID:
         p = g.current_player()
         space = g.legal_actions()
         a = space.bid_values(values_by_seat.get(p, []))
@@ -296,7 +296,7 @@ def test_auction_worked_example_purple_wins_with_2_plus_5():
     assert row[A_WINNER] == PURPLE and row[A_PRICE] == 7 and row[A_TIE] == 0
     assert g.state.players[PURPLE, P_NHAND] == 0          # Purple discards the 2 and the 5
     assert g.state.players[ORANGE, P_NHAND] == 2          # the others take theirs back
-    assert g.phase == PH_PLACE and g.current_player() == PURPLE
+    assert g.phase_id == PH_PLACE and g.current_player() == PURPLE
     free = g.legal_actions()
     assert len(free) == 9
     g.apply_action(A_(K_PLACE, 4))
@@ -345,7 +345,7 @@ def test_all_zero_bids_remove_the_item():
         g.apply_action(g.legal_actions().zero)
     row = g.state.alog[0]
     assert row[A_WINNER] == -1 and row[A_BLOCK] == -1
-    assert g.phase == PH_BID  # straight on to stack 2's auction
+    assert g.phase_id == PH_BID  # straight on to stack 2's auction
     assert g.state.ctrl[C_STACK_POS + 0] == 1 and g.state.ctrl[C_N_AUC] == 1
 
 
@@ -359,7 +359,7 @@ def test_item_with_no_place_is_lost_but_paid_for():
     _bid(g, {key: [5]})
     row = g.state.alog[0]
     assert row[A_WINNER] == key and row[A_PRICE] == 5 and row[A_BLOCK] == -1
-    assert g.phase != PH_PLACE and g.state.players[key, P_NHAND] == 0
+    assert g.phase_id != PH_PLACE and g.state.players[key, P_NHAND] == 0
 
 
 def test_bid_must_be_subset_of_hand():
@@ -377,10 +377,10 @@ def test_bid_must_be_subset_of_hand():
 
 
 def _to_draw(g):
-    while g.phase not in (PH_DRAW,):
-        if g.phase == PH_MAIN:
+    while g.phase_id not in (PH_DRAW,):
+        if g.phase_id == PH_MAIN:
             g.apply_action(A_(K_PASS))
-        elif g.phase == PH_BID:
+        elif g.phase_id == PH_BID:
             g.apply_action(g.legal_actions().zero)
         else:
             g.apply_action(g.legal_actions()[0])
@@ -398,7 +398,7 @@ def test_spaceport_extra_draws_first_two_second_one():
     _to_draw(g)
     assert st.players[a, P_BONUS] == 2 and st.players[b_, P_BONUS] == 1
     hands0 = st.players[:, P_NHAND].copy()
-    while g.phase == PH_DRAW:
+    while g.phase_id == PH_DRAW:
         g.apply_action(g.legal_actions()[0])
     drawn = st.players[:, P_NHAND] - hands0
     assert drawn[a] == 8 and drawn[b_] == 7 and drawn[key] == 6
@@ -437,7 +437,7 @@ def test_reshuffle_and_empty_deck_fallback():
     piles[CONTRACT, PI_TOP] = decks[CONTRACT, 0]
     assert g.legal_actions() == [A_(K_DRAW, CONTRACT)]
     g.apply_action(A_(K_DRAW, CONTRACT))
-    assert g.phase == PH_MAIN and st.ctrl[C_ROUND] == 1
+    assert g.phase_id == PH_MAIN and st.ctrl[C_ROUND] == 1
 
 
 # ---------------------------------------------------------------- end of game
@@ -471,7 +471,7 @@ def test_no_draw_phase_after_final_round_and_four_rounds():
     rounds_seen = set()
     while not g.is_terminal():
         rounds_seen.add(int(g.state.ctrl[C_ROUND]))
-        assert not (g.phase == PH_DRAW and g.state.ctrl[C_ROUND] == 3)
+        assert not (g.phase_id == PH_DRAW and g.state.ctrl[C_ROUND] == 3)
         g.apply_action(g.policy_action("random"))
     assert rounds_seen == {0, 1, 2, 3}
     assert g.state.ctrl[C_N_AUC] == 12
