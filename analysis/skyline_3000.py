@@ -319,7 +319,8 @@ def improvement_placement(run: Run) -> Section:
             "red 0-2, yellow 3-5, blue 6-8). Pre-placed Greenspaces are not counted. A game holds up to 12 "
             "auctions, so the game is the unit: placements are counted per game and each share is a ratio "
             "estimate with a 95% cluster-robust interval grouped by game (Student t on games - 1 degrees of "
-            "freedom).")
+            "freedom). A share of exactly 0 (never placed there) has a zero-width interval: nothing varied "
+            "between games, which is not proof that the block is never chosen.")
     return Section("Where improvements were placed", text,
                    [("Placement share per block", pl.DataFrame(rows)),
                     ("Placement share per item and block, 95% intervals over games", intervals)],
