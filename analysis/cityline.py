@@ -117,6 +117,29 @@ def roof_type_points(run: Run) -> Section:
                    [Plot("cityline_roof_points", fig, "Mean points per roof type, 95% intervals")])
 
 
+def roof_choice_shares(run: Run) -> pl.DataFrame:
+    """Per policy and roof type: buildings per player and game and the share of the policy's buildings
+    with that roof, each with a 95% interval over games (a policy's seats in one game are one cluster).
+
+    Columns: policy, roof, player_games, games, buildings, per_player_game, low, high, share,
+    share_low, share_high.
+    """
+    names = roof_names(run)
+    p = players(run).with_columns(
+        pl.col("game").cast(pl.Int64),
+        pl.sum_horizontal([pl.col(f"buildings_type{r}").cast(pl.Float64) for r in range(1, N_TYPES + 1)])
+        .alias("all_buildings"))
+    long = pl.concat([p.select("policy", "game", pl.lit(names[r]).alias("roof"),
+                               pl.col(f"buildings_type{r}").cast(pl.Float64).alias("buildings"), "all_buildings")
+                      for r in range(1, N_TYPES + 1)])
+    means = stats.game_unit_rates(long, ["policy", "roof"], "buildings")
+    shares = stats.unit_ratio_table(long, ["policy", "roof"], "buildings", "all_buildings", unit="game")
+    return means.select("policy", "roof", "player_games", "games", pl.col("total").alias("buildings"),
+                        pl.col("rate").alias("per_player_game"), "low", "high").join(
+        shares.select("policy", "roof", pl.col("rate").alias("share"), pl.col("low").alias("share_low"),
+                      pl.col("high").alias("share_high")), on=["policy", "roof"], how="left").sort("policy", "roof")
+
+
 def roof_choices(run: Run) -> Section:
     names = roof_names(run)
     p = players(run)
@@ -124,13 +147,23 @@ def roof_choices(run: Run) -> Section:
             pl.col("zeroed").cast(pl.Float64).mean().alias("zeroed")]
     aggs += [pl.col(f"buildings_type{r}").cast(pl.Float64).mean().alias(names[r]) for r in range(1, N_TYPES + 1)]
     agg = p.group_by("policy").agg(aggs).sort("policy").collect()
+    # dead roofs and zeroed buildings per player and game, 95% intervals over games
+    for column in ("dead_roofs", "zeroed"):
+        rates = stats.game_unit_rates(p.with_columns(pl.col("game").cast(pl.Int64)), "policy", column)
+        agg = agg.join(rates.select("policy", pl.col("low").alias(f"{column} low"),
+                                    pl.col("high").alias(f"{column} high")), on="policy", how="left")
+    shares = roof_choice_shares(run)
     fig, (ax,) = plots.new_figure(1, (7.5, 4.0))
     x = np.arange(N_TYPES)
     pols = agg["policy"].to_list()
     width = 0.8 / max(len(pols), 1)
-    for i, row in enumerate(agg.iter_rows(named=True)):
-        ax.bar(x + i * width - 0.4 + width / 2, [row[names[r]] for r in range(1, N_TYPES + 1)], width,
-               label=row["policy"])
+    roof_order = {names[r]: r - 1 for r in range(1, N_TYPES + 1)}
+    for i, pol in enumerate(pols):
+        t = shares.filter(pl.col("policy") == pol).sort(pl.col("roof").replace_strict(roof_order))
+        mean = t["per_player_game"].to_numpy()
+        ax.bar(x + i * width - 0.4 + width / 2, mean, width, label=pol,
+               yerr=np.clip(np.nan_to_num(np.vstack([mean - t["low"].to_numpy(), t["high"].to_numpy() - mean])),
+                            0, None), capsize=2)
     ax.set_xticks(x, [names[r] for r in range(1, N_TYPES + 1)])
     ax.set_ylabel("buildings per player and game")
     ax.set_title("Roof types built")
@@ -138,9 +171,15 @@ def roof_choices(run: Run) -> Section:
     text = ("How many buildings (roofed columns with at least one floor) of each roof type a player "
             "ends with, per game; `dead_roofs` counts roofs put on an empty column (no room, no "
             "points) and `zeroed` buildings scoring nothing because a same-type building took that "
-            "occupancy level first.")
-    return Section("Roof type choices", text, [("buildings per player and game", agg)],
-                   [Plot("cityline_roof_choices", fig, "Buildings per roof type")])
+            "occupancy level first. `share` is the share of a policy's buildings that carry each roof type "
+            "(summed over its seats and games). All intervals are 95% and run over games (the game is the "
+            "unit: a policy's seats in one game share the dice): means per player-game and shares are ratio "
+            "estimates with a cluster-robust standard error grouped by game (Student t on games - 1 degrees "
+            "of freedom).")
+    return Section("Roof type choices", text,
+                   [("buildings per player and game", agg),
+                    ("roof type shares per policy, 95% intervals over games", shares)],
+                   [Plot("cityline_roof_choices", fig, "Buildings per roof type, 95% intervals over games")])
 
 
 def die_value_by_turn(run: Run) -> Section:

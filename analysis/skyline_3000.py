@@ -261,36 +261,71 @@ def auction_tie_breaks(run: Run) -> Section:
     return Section("How auction ties were broken", text, [("Auction tie-breaks per item", table)])
 
 
+PLACES = list(range(9)) + [-1]  # blocks 0-8, then -1 = not placed
+
+
+def placement_shares(run: Run) -> pl.DataFrame:
+    """Share of each item won that went to each block (-1: not placed), with 95% intervals over games.
+
+    A game holds up to 12 auctions (8 Greenspaces), so one auction is not the unit: each game's
+    placements are counted first and the share is the ratio estimate with a cluster-robust standard
+    error grouped by game (stats.unit_ratio_table). Columns: item, block, games, won, placed, share,
+    low, high.
+    """
+    places = pl.LazyFrame({"block_": PLACES}, schema={"block_": pl.Int64})
+    long = (sold_auctions(run).select(pl.col("game").cast(pl.Int64), pl.col("item").cast(pl.Int64),
+                                      pl.col("block").cast(pl.Int64))
+            .join(places, how="cross")
+            .with_columns((pl.col("block") == pl.col("block_")).cast(pl.Float64).alias("placed")))
+    table = stats.unit_ratio_table(long, ["item", "block_"], "placed", unit="game")
+    return table.select("item", pl.col("block_").alias("block"), pl.col("units").alias("games"),
+                        pl.col("total_n").cast(pl.Int64).alias("won"), pl.col("total").cast(pl.Int64).alias("placed"),
+                        pl.col("rate").alias("share"), "low", "high").sort("item", pl.col("block") < 0, "block")
+
+
 def improvement_placement(run: Run) -> Section:
-    sold = sold_auctions(run)
-    counts = sold.group_by("item", "block").agg(pl.len().alias("count")).collect()
-    items = sorted(counts["item"].unique().to_list())
+    shares_long = placement_shares(run)
+    items = sorted(shares_long["item"].unique().to_list())
     figure, panels = plots.new_figure(len(items), figsize=(3.6 * len(items), 3.6))
     rows = []
     for axes, item in zip(panels, items):
-        item_counts = counts.filter(pl.col("item") == item)
-        total = item_counts["count"].sum()
-        by_block = dict(zip(item_counts["block"].to_list(), item_counts["count"].to_list()))
-        shares = np.array([by_block.get(block, 0) / total for block in range(9)])
+        item_rows = shares_long.filter(pl.col("item") == item)
+        by_block = {b: r for b, r in zip(item_rows["block"].to_list(), item_rows.iter_rows(named=True))}
+        total = int(item_rows["won"][0])
+        shares = np.array([by_block[block]["share"] for block in range(9)])
         rows.append({"item": _names("item")[item], "won": total,
                      **{f"block {b}": shares[b] for b in range(9)},
-                     "not placed": by_block.get(-1, 0) / total})
+                     "not placed": by_block[-1]["share"]})
         grid = shares.reshape(3, 3)  # row = district, column = block within the district
         image = axes.imshow(grid, cmap="Greens", vmin=0)
         for district in range(3):
             for column in range(3):
+                block = 3 * district + column
                 share = grid[district, column]
-                axes.text(column, district, f"{share:.2f}\nb{3 * district + column}", ha="center", va="center",
-                          fontsize=8, color="white" if share > 0.6 * grid.max() else "black")
+                low, high = by_block[block]["low"], by_block[block]["high"]
+                bounds = f"{low:.2f}–{high:.2f}" if np.isfinite(low) else "no interval"
+                axes.text(column, district, f"{share:.2f}\n({bounds})\nb{block}", ha="center", va="center",
+                          fontsize=7, color="white" if share > 0.6 * grid.max() else "black")
         axes.set_yticks(range(3), DISTRICT_NAMES)
         axes.set_xticks([])
         axes.set_title(_names("item")[item])
         figure.colorbar(image, ax=axes, shrink=0.7)
+    place_names = {b: f"block {b} ({DISTRICT_NAMES[b // 3]})" for b in range(9)} | {-1: "not placed"}
+    intervals = shares_long.select(
+        pl.col("item").replace_strict(dict(enumerate(_names("item"))), return_dtype=pl.String),
+        pl.col("block").replace_strict(place_names, return_dtype=pl.String).alias("placed in"),
+        "games", "won", "placed", "share", pl.col("low").alias("95% low"), pl.col("high").alias("95% high"))
     text = ("Share of each item won that was placed in each block (blocks 0-8; block b lies in district b // 3: "
-            "red 0-2, yellow 3-5, blue 6-8). Pre-placed Greenspaces are not counted.")
+            "red 0-2, yellow 3-5, blue 6-8). Pre-placed Greenspaces are not counted. A game holds up to 12 "
+            "auctions, so the game is the unit: placements are counted per game and each share is a ratio "
+            "estimate with a 95% cluster-robust interval grouped by game (Student t on games - 1 degrees of "
+            "freedom). A share of exactly 0 (never placed there) has a zero-width interval: nothing varied "
+            "between games, which is not proof that the block is never chosen.")
     return Section("Where improvements were placed", text,
-                   [("Placement share per block", pl.DataFrame(rows))],
-                   [Plot("improvement_placement", figure, "Share of won items placed in each block, by district.")])
+                   [("Placement share per block", pl.DataFrame(rows)),
+                    ("Placement share per item and block, 95% intervals over games", intervals)],
+                   [Plot("improvement_placement", figure, "Share of won items placed in each block, by district, "
+                         "with 95% intervals over games (cluster-robust by game).")])
 
 
 # --- Key Player ---------------------------------------------------------------------------
@@ -365,13 +400,36 @@ def _card_use_with_policy(run: Run) -> pl.LazyFrame:
     return card_use.with_columns(pl.col("lineup_slot").cast(pl.Int64)).join(slots, on="lineup_slot")
 
 
+CARD_USE_UNIT = ("The card_use table is summed per chunk of games (its `game` column is the chunk's first game), "
+                 "so there is no per-game row: the chunk is the independent unit (chunks are disjoint sets of "
+                 "games). Each share is the ratio estimate over chunks with a 95% cluster-robust interval grouped "
+                 "by chunk (Student t on chunks - 1 degrees of freedom).")
+
+
+def card_use_shares(frame: pl.LazyFrame, by: list[str]) -> pl.DataFrame:
+    """Per group of `by`: cards, each use's count and share of the cards with a 95% interval over chunks,
+    and the mean value of the cards of each use with a 95% interval over chunks (NaN below 2 chunks)."""
+    frame = frame.with_columns(pl.sum_horizontal(*CARD_USES).cast(pl.Float64).alias("cards"),
+                               *[(pl.col("value").cast(pl.Float64) * pl.col(use)).alias(f"{use} value")
+                                 for use in CARD_USES])
+    out = None
+    for use in CARD_USES:
+        share = stats.unit_ratio_table(frame, by, use, "cards", unit="game")
+        value = stats.unit_ratio_table(frame, by, f"{use} value", use, unit="game")
+        part = share.select(*by, pl.col("units").alias("chunks"), pl.col("total_n").cast(pl.Int64).alias("cards"),
+                            pl.col("total").cast(pl.Int64).alias(use), pl.col("rate").alias(f"{use} share"),
+                            pl.col("low").alias(f"{use} 95% low"), pl.col("high").alias(f"{use} 95% high"))
+        part = part.join(value.select(*by, pl.col("rate").alias(f"mean value {use}"),
+                                      pl.col("low").alias(f"value {use} 95% low"),
+                                      pl.col("high").alias(f"value {use} 95% high")), on=by, how="left")
+        out = part if out is None else out.join(part.drop("chunks", "cards"), on=by, how="left")
+    return out.sort(by)
+
+
 def card_use(run: Run) -> Section:
     card_use_frame = _card_use_with_policy(run)
-    sums = [pl.col(use).cast(pl.Int64).sum().alias(use) for use in CARD_USES]
-    by_value = card_use_frame.group_by("card_type", "value").agg(*sums).sort("card_type", "value").collect()
-    total = pl.sum_horizontal(*CARD_USES)
-    by_value = by_value.with_columns(total.alias("cards"),
-                                     *[(pl.col(use) / total).alias(f"{use} share") for use in CARD_USES])
+    by_value = card_use_shares(card_use_frame, ["card_type", "value"])
+    chunks = card_use_frame.select(pl.col("game").n_unique()).collect().item()
 
     types = sorted(by_value["card_type"].unique().to_list())
     figure, panels = plots.new_figure(len(types), figsize=(4.2 * len(types), 4))
@@ -381,26 +439,29 @@ def card_use(run: Run) -> Section:
                              title=f"{_names('card_type')[card_type]} cards", xlabel="card value", axes=axes)
 
     # Mean value of a card by what happened to it: do players bid their high cards and build with low ones?
-    weighted = [(pl.col("value").cast(pl.Float64) * pl.col(use)).sum().alias(f"{use} value") for use in CARD_USES]
-    by_policy = (
-        card_use_frame.group_by("policy", "card_type").agg(*sums, *weighted).sort("policy", "card_type").collect()
-        .with_columns(total.alias("cards"))
-        .select("policy", pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)
-                .alias("card type"), "cards",
-                *[(pl.col(use) / pl.col("cards")).alias(f"{use} share") for use in CARD_USES],
-                *[(pl.col(f"{use} value") / pl.col(use)).alias(f"mean value {use}") for use in CARD_USES])
-    )
+    type_name = pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)
+    by_policy = card_use_shares(card_use_frame, ["policy", "card_type"]).select(
+        "policy", type_name.alias("card type"), "chunks", "cards",
+        *[c for use in CARD_USES for c in (f"{use} share", f"{use} 95% low", f"{use} 95% high")],
+        *[c for use in CARD_USES for c in (f"mean value {use}", f"value {use} 95% low", f"value {use} 95% high")])
     table = by_value.select(
-        pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)
-        .alias("card type"), pl.col("value").cast(pl.Int64), "cards", *CARD_USES,
-        *[f"{use} share" for use in CARD_USES])
+        type_name.alias("card type"), pl.col("value").cast(pl.Int64), "cards", *CARD_USES,
+        *[f"{use} share" for use in CARD_USES],
+        *[c for use in CARD_USES for c in (f"{use} 95% low", f"{use} 95% high")])
+    if chunks >= 2:
+        unit = f"{CARD_USE_UNIT} This run has {chunks:,} chunks."
+    else:
+        unit = ("The card_use table is summed per chunk of games and this run has a single chunk, so no interval "
+                "is possible: there is one independent unit and the spread between games is unknown (the "
+                "interval columns read n/a). Run more games, or smaller chunks, to get intervals.")
     text = ("Every card a player held ends one of three ways: **played** in the Construction Phase (its number "
             "ignored), **bid** away in a won auction (only its number counts), or **kept** in hand at the end "
             "(the final tie-break). Counts summed over all games and seats. Cards bid in lost auctions went back "
-            "to hand and are not counted as bid.")
+            "to hand and are not counted as bid.\n\n" + unit)
     return Section("Card values: played, bid or kept", text,
                    [("Card use by type and value", table), ("Card use by policy", by_policy)],
-                   [Plot("card_use", figure, "Share of cards of each value played, bid or kept, per card type.")])
+                   [Plot("card_use", figure, "Share of cards of each value played, bid or kept, per card type "
+                         "(point estimates; 95% intervals over chunks in the tables).")])
 
 
 # --- policies -----------------------------------------------------------------------------------

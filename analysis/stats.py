@@ -148,6 +148,47 @@ def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
     )
 
 
+UNIT_RATIO = ("ratio estimate sum(numerator) / sum(denominator) per group with a cluster-robust standard error "
+              "grouped by the independent unit (statsmodels WLS of numerator/denominator on a constant, weights = "
+              "denominator, cov_type='cluster') and a Student t quantile on units - 1 degrees of freedom")
+
+
+def unit_ratio_table(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str], numerator: str,
+                     denominator: str | None = None, unit: str = "game",
+                     confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Share sum(numerator) / sum(denominator) per group, clustered by `unit` (see UNIT_RATIO).
+
+    Rows are summed per group and unit first (a unit is a game, or a chunk of
+    games when a table is only kept summed per chunk), then the interval runs
+    over units with `cluster_rate_interval`. `denominator` None counts rows
+    (then numerator is usually a 0/1 flag). A group seen in fewer than 2 units,
+    or with no denominator, gets NaN bounds. Columns: by..., units, total_n,
+    total, rate, low, high.
+    """
+    by = [by] if isinstance(by, str) else list(by)
+    den = pl.len().cast(pl.Float64) if denominator is None else pl.col(denominator).cast(pl.Float64).sum()
+    per_unit = (frame.lazy().group_by(*by, unit)
+                .agg(den.alias("n_g"), pl.col(numerator).cast(pl.Float64).sum().alias("w_g")))
+    groups = (
+        per_unit.group_by(by)
+        .agg(pl.len().alias("units"), pl.col("n_g").sum().alias("total_n"), pl.col("w_g").sum().alias("total"),
+             (pl.col("w_g") ** 2).sum().alias("sww"), (pl.col("w_g") * pl.col("n_g")).sum().alias("swn"),
+             (pl.col("n_g") ** 2).sum().alias("snn"))
+        .sort(by)
+        .collect()
+    )
+    rate, low, high = cluster_rate_interval(groups["units"].to_numpy(), groups["total_n"].to_numpy(),
+                                            groups["total"].to_numpy(), groups["sww"].to_numpy(),
+                                            groups["swn"].to_numpy(), groups["snn"].to_numpy(), confidence)
+    usable = groups["total_n"].to_numpy() > 0
+    return groups.select(
+        *by, pl.col("units").cast(pl.Int64), "total_n", "total",
+        pl.Series("rate", np.where(usable, np.atleast_1d(rate), np.nan).astype(float)),
+        pl.Series("low", np.where(usable, np.atleast_1d(low), np.nan).astype(float)),
+        pl.Series("high", np.where(usable, np.atleast_1d(high), np.nan).astype(float)),
+    )
+
+
 def win_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
               confidence: float = CONFIDENCE) -> pl.DataFrame:
     """Win rate per group, counted both ways, with the game as the unit.

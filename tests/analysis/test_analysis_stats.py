@@ -163,3 +163,27 @@ def test_cluster_rate_interval_is_statsmodels_ols_clustered_by_game():
     q = scipy_stats.t.ppf(0.975, 39)
     assert row["high"] - row["rate"] == pytest.approx(q * fit.bse[0], rel=1e-9)
     assert row["interval"] == "cluster-robust by game" and row["games"] == 40
+
+
+def test_unit_ratio_table_is_statsmodels_wls_clustered_by_unit():
+    # Shares with unequal denominators (e.g. one roof type out of each seat's
+    # buildings), 1-3 rows per unit: the ratio estimate and its interval equal
+    # statsmodels WLS of numerator/denominator on a constant, weights =
+    # denominator, cov_type='cluster' by unit, with a t quantile on units - 1.
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(11)
+    units = np.repeat(np.arange(30), rng.integers(1, 4, 30))
+    den = rng.integers(1, 9, units.size).astype(float)
+    num = rng.binomial(den.astype(int), 0.35).astype(float)
+    fit = sm.WLS(num / den, np.ones(units.size), weights=den).fit(cov_type="cluster", cov_kwds={"groups": units})
+    frame = pl.DataFrame({"chunk": units, "policy": "a", "num": num, "den": den})
+    row = stats.unit_ratio_table(frame, "policy", "num", "den", unit="chunk").row(0, named=True)
+    assert row["rate"] == pytest.approx(fit.params[0])
+    q = scipy_stats.t.ppf(0.975, 29)
+    assert row["high"] - row["rate"] == pytest.approx(q * fit.bse[0], rel=1e-9)
+    assert row["rate"] - row["low"] == pytest.approx(q * fit.bse[0], rel=1e-9)
+    assert row["units"] == 30 and row["total"] == num.sum() and row["total_n"] == den.sum()
+    single = stats.unit_ratio_table(frame.with_columns(pl.lit(0).alias("chunk")), "policy", "num", "den",
+                                    unit="chunk").row(0, named=True)
+    assert np.isnan(single["low"]) and np.isnan(single["high"])  # one unit: no interval

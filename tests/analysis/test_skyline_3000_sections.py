@@ -142,3 +142,52 @@ def test_missing_engine_columns_are_named(make_run):
     pl.read_parquet(part).drop("tie_break").write_parquet(part)
     with pytest.raises(ValueError, match=r"'auctions' lacks columns \['tie_break'\]"):
         skyline_3000.sections(Run.open(run))
+
+
+def test_placement_shares_have_intervals_over_games_that_cover_the_truth(make_run):
+    # The synthetic engine places every sold item in a uniform block 0-8: truth 1/9 each.
+    import numpy as np
+
+    run = make_run(n_games=1000, chunk_size=250, seed=3)
+    section = next(s for s in skyline_3000.sections(Run.open(run)) if s.title == "Where improvements were placed")
+    tables = dict(section.tables)
+    assert list(tables["Placement share per block"].columns)[:2] == ["item", "won"]  # the old table is kept
+    long = tables["Placement share per item and block, 95% intervals over games"]
+    assert {"share", "95% low", "95% high", "games"} <= set(long.columns)
+    blocks = long.filter(long["placed in"] != "not placed")
+    assert blocks.height == 27 and (blocks["games"] == 1000).all()
+    assert ((blocks["95% low"] <= blocks["share"]) & (blocks["share"] <= blocks["95% high"])).all()
+    covered = ((blocks["95% low"] <= 1 / 9) & (1 / 9 <= blocks["95% high"])).to_numpy()
+    assert covered.mean() >= 0.85
+    # The interval runs over games (8 Greenspaces a game), as stats.unit_ratio_table clusters it.
+    auctions = read_table(run, "auctions").query("winner >= 0 and item == 0")
+    per_game = auctions.assign(hit=(auctions["block"] == 0)).groupby("game").agg(w=("hit", "sum"), n=("hit", "size"))
+    rate = per_game["w"].sum() / per_game["n"].sum()
+    g = len(per_game)
+    se = np.sqrt(g / (g - 1) * ((per_game["w"] - rate * per_game["n"]) ** 2).sum()) / per_game["n"].sum()
+    row = long.filter((long["item"] == "greenspace") & (long["placed in"] == "block 0 (red)")).row(0, named=True)
+    from scipy import stats as scipy_stats
+    assert row["95% high"] == pytest.approx(rate + scipy_stats.t.ppf(0.975, g - 1) * se)
+
+
+def test_card_use_shares_have_intervals_over_chunks_that_cover_the_truth(make_run):
+    # Synthetic card use per chunk and slot: played ~ Poisson(40 - 3v), bid ~ Poisson(5v), kept ~ Poisson(8).
+    run = make_run(n_games=1000, chunk_size=100, seed=5)
+    section = next(s for s in skyline_3000.sections(Run.open(run)) if s.title == "Card values: played, bid or kept")
+    assert "the chunk is the independent unit" in section.text and "10 chunks" in section.text
+    table = dict(section.tables)["Card use by type and value"]
+    truth = (40 - 3 * table["value"]) / (48 + 2 * table["value"])
+    assert ((table["played 95% low"] <= table["played share"]) & (table["played share"] <= table["played 95% high"])).all()
+    covered = ((table["played 95% low"] <= truth) & (truth <= table["played 95% high"])).to_numpy()
+    assert covered.mean() >= 0.8
+    by_policy = dict(section.tables)["Card use by policy"]
+    assert {"played 95% low", "bid 95% high", "value bid 95% low", "chunks"} <= set(by_policy.columns)
+    assert (by_policy["chunks"] == 10).all()
+
+
+def test_card_use_with_one_chunk_says_no_interval_is_possible(make_run):
+    run = make_run(n_games=100, chunk_size=200)
+    section = next(s for s in skyline_3000.sections(Run.open(run)) if s.title == "Card values: played, bid or kept")
+    assert "single chunk, so no interval is possible" in section.text
+    table = dict(section.tables)["Card use by type and value"]
+    assert table["played 95% low"].is_nan().all() and table["bid 95% high"].is_nan().all()
