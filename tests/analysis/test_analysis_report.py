@@ -203,4 +203,4 @@ def test_report_on_a_large_run_is_fast(tmp_path):
     build_report(run)
     assert time.perf_counter() - start < 60
     assert np.isfinite(number(markdown_tables((run / "report" / "report.md").read_text())
-                              ["Win rate by seat, 95% Wilson intervals"][0]["win rate"]))
+                              ["Win rate by turn-order position, 95% intervals over games"][0]["win rate"]))
