@@ -41,19 +41,22 @@ def draw_reference(axes: Axes, value: float | None, label: str | None) -> None:
 
 def rate_chart(labels: Sequence[str], rate, low, high, *, title: str, ylabel: str,
                reference: float | None = None, reference_label: str | None = None,
-               axes: Axes | None = None) -> Figure:
+               axes: Axes | None = None, from_zero: bool = True,
+               point_label: str = "rate, 95% interval") -> Figure:
     """One point per group with its interval as an error bar, and an optional
-    reference line (e.g. the fair share 1/P)."""
+    reference line (e.g. the fair share 1/P). `from_zero=False` for differences:
+    the axis then spans the values, so small differences stay visible."""
     figure = None
     if axes is None:
         figure, (axes,) = new_figure()
     x = np.arange(len(labels))
-    axes.errorbar(x, rate, yerr=_error_extent(rate, low, high), fmt="o", capsize=4, label="rate, 95% interval")
+    axes.errorbar(x, rate, yerr=_error_extent(rate, low, high), fmt="o", capsize=4, label=point_label)
     draw_reference(axes, reference, reference_label)
     axes.set_xticks(x, [str(label) for label in labels])
     axes.set_title(title)
     axes.set_ylabel(ylabel)
-    axes.set_ylim(bottom=0)
+    if from_zero:
+        axes.set_ylim(bottom=0)
     axes.legend(loc="best", fontsize="small")
     return figure if figure is not None else axes.figure
 

@@ -246,12 +246,23 @@ def seat_win_rates(run: Run) -> Section:
     if not run.manifest.get("rotate", True) and len(set(run.lineup)) > 1:
         text_lines.append("Seats did **not** rotate and the line-up mixes policies, so each seat's "
                           "rate also carries its policy's strength.")
-    figure = plots.rate_chart(
+    # two panels: the rates on an axis from 0, and their differences (per-game edges) on an
+    # axis scaled to the differences, where an edge of a point or two is visible
+    figure, (rate_axes, edge_axes) = plots.new_figure(2)
+    plots.rate_chart(
         [f"position {s}" for s in rates["position"].to_list()],
         rates["win_rate"], rates["win_low"], rates["win_high"],
         title="Win rate by turn-order position", ylabel="win rate (shared wins count)",
-        reference=fair, reference_label=f"fair share 1/{n_players}",
+        reference=fair, reference_label=f"fair share 1/{n_players}", axes=rate_axes,
     )
+    if edges.height:
+        plots.rate_chart(
+            [f"position {s}" for s in edges["position"].to_list()],
+            edges["edge"], edges["low"], edges["high"],
+            title="Edge: win minus the game's mean win", ylabel="edge (simultaneous 95% interval)",
+            reference=0.0, reference_label="no edge", axes=edge_axes, from_zero=False,
+            point_label="edge, simultaneous 95% interval",
+        )
     table = pl.DataFrame({"position": rates["position"].cast(pl.Int64)}).hstack(_win_rate_columns(rates))
     edge_table = edges.select(
         pl.col("position").cast(pl.Int64), "games", pl.col("edge").alias("mean edge"),
@@ -260,8 +271,9 @@ def seat_win_rates(run: Run) -> Section:
     return Section("Win rate by seat", "\n\n".join(text_lines),
                    [("Win rate by turn-order position, 95% intervals over games", table),
                     ("Per-game seat edges by position (win minus the game's mean win)", edge_table)],
-                   [Plot("seat_win_rates", figure, "Win rate by turn-order position with 95% intervals over "
-                         f"games; dashed line: fair share 1/{n_players}.")])
+                   [Plot("seat_win_rates", figure, "Left: win rate by turn-order position with 95% intervals over "
+                         f"games; dashed line: fair share 1/{n_players}. Right: each position's edge (win minus "
+                         "the game's mean win) with simultaneous 95% intervals, on an axis scaled to the differences.")])
 
 
 def policy_win_rates(run: Run) -> Section:

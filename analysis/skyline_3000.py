@@ -307,9 +307,11 @@ def improvement_placement(run: Run) -> Section:
                 axes.text(column, district, f"{share:.2f}\n({bounds})\nb{block}", ha="center", va="center",
                           fontsize=7, color="white" if share > 0.6 * grid.max() else "black")
         axes.set_yticks(range(3), DISTRICT_NAMES)
-        axes.set_xticks([])
+        axes.set_ylabel("district")
+        axes.set_xticks(range(3), ["1st", "2nd", "3rd"])
+        axes.set_xlabel("block in the district (cell: b#)")
         axes.set_title(_names("item")[item])
-        figure.colorbar(image, ax=axes, shrink=0.7)
+        figure.colorbar(image, ax=axes, shrink=0.7, label="share of items won placed there")
     place_names = {b: f"block {b} ({DISTRICT_NAMES[b // 3]})" for b in range(9)} | {-1: "not placed"}
     intervals = shares_long.select(
         pl.col("item").replace_strict(dict(enumerate(_names("item"))), return_dtype=pl.String),

@@ -191,3 +191,25 @@ def test_card_use_with_one_chunk_says_no_interval_is_possible(make_run):
     assert "single chunk, so no interval is possible" in section.text
     table = dict(section.tables)["Card use by type and value"]
     assert table["played 95% low"].is_nan().all() and table["bid 95% high"].is_nan().all()
+
+
+def test_placement_heatmaps_are_labelled(skyline_run):
+    figure = skyline_3000.improvement_placement(Run.open(skyline_run)).plots[0].figure
+    heatmaps = [a for a in figure.axes if a.images]
+    assert heatmaps
+    for axes in heatmaps:  # a reader can tell rows, columns and colour apart without the text
+        assert axes.get_xlabel() and axes.get_ylabel() and axes.get_title()
+        assert [t.get_text() for t in axes.get_xticklabels()] == ["1st", "2nd", "3rd"]
+    colorbars = [a for a in figure.axes if not a.images and a.get_ylabel()]
+    assert len(colorbars) == len(heatmaps)
+
+
+def test_seat_chart_shows_the_differences_on_their_own_axis(skyline_run):
+    from analysis.report import seat_win_rates
+
+    figure = seat_win_rates(Run.open(skyline_run)).plots[0].figure
+    rates, edges = figure.axes[:2]
+    assert rates.get_ylim()[0] == 0  # rates from zero
+    low, high = edges.get_ylim()
+    # edges sit around 0: the axis spans them (both signs) instead of starting at 0
+    assert low < 0 < high and high - low < 1
