@@ -90,10 +90,12 @@ INCOME = TableSpec(
 
 TABLES = {t.name: t for t in (PLAYERS, GAMES, INCOME)}
 
-PLAYER_DTYPES = {**{n: np.int16 for n in PLAYERS.names}, "game": np.int64, "seat": np.int8,
+# money sums over a game reach past int16 when a variant allows long games (fuzzing found cap_lost
+# at 32,778 with a turn cap of 4,785): every count and sum is int32, flags and seats int8
+PLAYER_DTYPES = {**{n: np.int32 for n in PLAYERS.names}, "game": np.int64, "seat": np.int8,
                  "lineup_slot": np.int8, "rank": np.int8, "win": np.int8, "shared_win": np.int8,
                  "turn_order": np.int8, "mission_done": np.int8, "triggered_end": np.int8}
-GAME_DTYPES = {**{n: np.int16 for n in GAMES.names}, "game": np.int64, "winner": np.int8, "n_winners": np.int8,
+GAME_DTYPES = {**{n: np.int32 for n in GAMES.names}, "game": np.int64, "winner": np.int8, "n_winners": np.int8,
                "decisions": np.int32, "stalled": np.int8, "start_player": np.int8, "trigger_seat": np.int8,
                "trigger_order": np.int8, "trigger_won": np.int8, "bank_net": np.int32}
 INCOME_DTYPES = {**{n: np.int16 for n in INCOME.names}, "game": np.int64, "seat": np.int8, "lineup_slot": np.int8}
