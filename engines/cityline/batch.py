@@ -191,13 +191,17 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     dec, dcode, dgame = unowned(dec_own), unowned(dcode_own), unowned(dgame_own)
     cfg = unowned(cfg)
     fill = unowned(fill)
-    slots = np.empty(P, np.int64)
-    score = np.zeros(P, np.int64)
-    rank = np.zeros(P, np.int64)
+    slots_own = np.empty(P, np.int64)
+    score_own = np.zeros(P, np.int64)
+    rank_own = np.zeros(P, np.int64)
+    # the per-game bookkeeping too: each owned array handed to a kernel costs an atomic count
+    slots, score, rank = unowned(slots_own), unowned(score_own), unowned(rank_own)
+    pl_b, ga_b = unowned(players), unowned(games)
+    ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
     drow = 0
     for k in range(count):
         gi = start + k
-        seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
+        seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
         d0 = drow
         drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow)
         top = -(1 << 30)
@@ -206,17 +210,18 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
             score[s] = sc
             if sc > top:
                 top = sc
-            write_seat_columns_nb(d, cfg, s, k * P + s, players, tp, xc, xpen, bonus, zeroed, sc)
+            write_seat_columns_nb(d, cfg, s, k * P + s, pl_b, tp, xc, xpen, bonus, zeroed, sc)
         n_win, n_top, winner, margin = rank_nb(score, score, False, rank)
-        write_seat_results_nb(players, k * P, PL_REQ, k, slots, score, rank, n_win)
-        write_game_result_nb(games, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
-        games[GA_TOP, k] = top
+        write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
+        write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
+        ga_b[GA_TOP, k] = top
         for r in range(d0, drow):
             dgame[r] = gi  # the run's game number: no conversion on the Python side
             s = dec[DE_SEAT, r]
             dec[DE_SLOT, r] = slots[s]
             dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
-    keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, tp_own, cp_own)
+    keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, tp_own, cp_own,
+                   slots_own, score_own, rank_own, seat_policy_ids, seat_weights)
     return players, games, dec_own[:, :drow], dcode_own[:drow], dgame_own[:drow]
 
 

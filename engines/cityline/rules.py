@@ -76,7 +76,7 @@ def populating_faces_nb(d, cfg, roof):
     return ok
 
 
-@kernel
+@inline_kernel
 def matches_nb(d, cfg, roof):
     """How many of the rolled dice populate a building of this roof type."""
     ok = populating_faces_nb(d, cfg, roof)
@@ -93,7 +93,7 @@ def is_open_nb(d, b, c):
     return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
 
 
-@kernel
+@inline_kernel
 def n_open_nb(d, cfg, b):
     """Open buildings (is_open_nb) of the player at block b."""
     k = 0
@@ -103,7 +103,7 @@ def n_open_nb(d, cfg, b):
     return k
 
 
-@kernel
+@inline_kernel
 def fill_outcome_nb(d, cfg, b, c):
     """Populating building c of the player at block b with the rolled dice, in one go: (placed,
     xs, matches) -- matching dice become occupants up to the free space, every other free space
@@ -114,7 +114,7 @@ def fill_outcome_nb(d, cfg, b, c):
     return placed, free - placed, m
 
 
-@kernel
+@inline_kernel
 def sky_of_nb(cfg, odd, even):
     """The time phase's rule: the sky from the construction set-aside dice (odd / even counts)."""
     if odd >= cfg[K_SUN_MIN_ODD]:
@@ -288,7 +288,7 @@ def start_construction_turn_nb(d, rng, cfg):
         build_walls_nb(d, cfg)
 
 
-@kernel
+@inline_kernel
 def draw_roofs_nb(d, cfg):
     """Everyone has chosen: draw the roofs, note the set-aside dice."""
     turn = d[M_TURN]
@@ -306,7 +306,7 @@ def draw_roofs_nb(d, cfg):
     d[M_TURN] = turn + 1
 
 
-@kernel
+@inline_kernel
 def time_phase_nb(d, cfg):
     """Each player's sky from its construction set-aside dice."""
     for q in range(d[M_NPLAYERS]):
@@ -345,7 +345,7 @@ def start_occupancy_turn_nb(d, rng, cfg):
     d[M_PLAYER] = first
 
 
-@kernel
+@inline_kernel
 def fill_buildings_nb(d, cfg):
     """Every active player has chosen: fill each chosen building in one go (fill_outcome_nb)."""
     turn = d[M_TURN]
@@ -373,7 +373,7 @@ def fill_buildings_nb(d, cfg):
 
 # ---------------------------------------------------------------- one kernel per decision kind
 
-@kernel
+@inline_kernel
 def reroll_nb(d, cfg, mask):
     """PH_REROLL: re-roll die i for each bit i of `mask` (it shows reserve die i), then the walls
     and the roof decision, seat 0 first."""
@@ -393,7 +393,7 @@ def reroll_nb(d, cfg, mask):
     build_walls_nb(d, cfg)
 
 
-@kernel
+@inline_kernel
 def roof_nb(d, rng, cfg, action):
     """PH_ROOF: the player to move writes down (die value, column); after the last seat the roofs
     are drawn, then the next construction turn -- or the time phase and the first occupancy turn."""
@@ -414,7 +414,7 @@ def roof_nb(d, rng, cfg, action):
         start_occupancy_turn_nb(d, rng, cfg)
 
 
-@kernel
+@inline_kernel
 def occupy_nb(d, rng, cfg, action):
     """PH_OCCUPY: the player to move writes down (building, set-aside die); after the last active
     seat every chosen building is filled, then the next occupancy turn (or the end)."""

@@ -485,7 +485,7 @@ def _any_cards(pub):
     return False
 
 
-@kernel
+@inline_kernel
 def _advance(pub, hands, sec, step):
     """Run the automatic steps (auction set-up and resolution, scoring, the
     Draw Phase hand-over) until the next decision."""
@@ -844,7 +844,7 @@ def list_draws_nb(pub, out):
     return n
 
 
-@kernel
+@inline_kernel
 def legal_actions_nb(pub, hands, out):
     """Write the legal action ids into out (int64[kp.max_actions]); return how
     many. In PH_BID it returns 0: a bid is any subset of the hand."""
@@ -1064,7 +1064,7 @@ def do_draw_nb(pub, hands, sec, p, t):
     return STEP_NONE
 
 
-@kernel
+@inline_kernel
 def apply_action_nb(pub, hands, sec, action):
     """Apply one decision of the current player (the do_* kernel of its kind)
     and run the game on to the next decision. Returns False (state untouched)
