@@ -53,14 +53,19 @@ def _names(kind: str) -> tuple[str, ...]:
 
 def sections(run: Run) -> list[Section]:
     check_columns(run)
-    result = [
-        auction_prices(run),
-        buyer_outcomes(run),
-        unsold_items(run),
-        auction_tie_breaks(run),
-        improvement_placement(run),
-        key_player_effect(run),
-    ]
+    held, sold = auction_counts(run)
+    if sold:
+        result = [auction_prices(run), buyer_outcomes(run), unsold_items(run), auction_tie_breaks(run),
+                  improvement_placement(run)]
+    else:  # a degenerate variant (empty stacks, a one-turn cap, nothing to bid): say so, plot nothing
+        why = ("no auction was held (the variant's auction stacks are empty, or every game ended before "
+               "the first auction)" if not held else
+               f"none of the {held:,} auctions held was sold (every player bid zero every time)")
+        result = [Section("Auctions", f"No auctions were sold in this run: {why}. Prices, buyers, tie-breaks "
+                          "and placements have nothing to show.")]
+        if held:
+            result.append(unsold_items(run))
+    result.append(key_player_effect(run))
     if "card_use" in run.tables():
         result.append(card_use(run))
     else:
@@ -82,6 +87,14 @@ def check_columns(run: Run) -> None:
 
 def _item_name(column: str = "item") -> pl.Expr:
     return pl.col(column).replace_strict(dict(enumerate(_names("item"))), return_dtype=pl.String)
+
+
+def auction_counts(run: Run) -> tuple[int, int]:
+    """(auctions held, auctions sold) over the whole run; 0 held when there is no auctions table."""
+    if "auctions" not in run.tables():
+        return 0, 0
+    counts = run.scan("auctions").select(pl.len().alias("held"), (pl.col("winner") >= 0).sum().alias("sold")).collect()
+    return int(counts["held"][0]), int(counts["sold"][0] or 0)
 
 
 def sold_auctions(run: Run) -> pl.LazyFrame:

@@ -213,3 +213,16 @@ def test_seat_chart_shows_the_differences_on_their_own_axis(skyline_run):
     low, high = edges.get_ylim()
     # edges sit around 0: the axis spans them (both signs) instead of starting at 0
     assert low < 0 < high and high - low < 1
+
+
+@pytest.mark.parametrize("override", [{"game.construction_turn_cap": 1}, {"auction.stacks": [[], [], []]}])
+def test_a_variant_with_no_auction_sold_gets_a_report_that_says_so(tmp_path, override):
+    # degenerate but valid variants: a one-turn cap stalls every game before any bid; empty stacks
+    # hold no auction at all. The report says so instead of failing on empty price tables.
+    from analysis.report import build_report
+    from experiments.runner import run_batch
+
+    run = run_batch("skyline_3000", n_games=40, overrides=override, out=tmp_path / "run", progress=False)
+    markdown = build_report(run.path).read_text()
+    assert "No auctions were sold in this run" in markdown
+    assert "Auction prices by item and round" not in markdown
