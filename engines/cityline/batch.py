@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.lineup import seat_arrays
 from engines.cityline.params import K_FACES, K_COLUMNS, K_CONSTRUCTION_TURNS, K_OCCUPANCY_TURNS, \
     K_RECORD_DECISIONS, K_TABLE, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE, KernelParams
 from engines.cityline.policies import RANDOM, choose_action_nb, random_choice_nb
@@ -228,15 +229,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
-    ids = np.ascontiguousarray(seat_policy_ids, dtype=np.int64)
-    w = np.ascontiguousarray(seat_weights, dtype=np.float64)
-    if w.ndim == 1:
-        w = w.reshape(len(ids), -1)
-    if len(ids) != kparams.n_players or w.shape[0] != kparams.n_players:
-        raise ValueError(f"line-up has {len(ids)} policies and {w.shape[0]} weight rows "
-                         f"for {kparams.n_players} players")
-    if w.shape[1] < 8:
-        w = np.hstack([w, np.zeros((w.shape[0], 8 - w.shape[1]))])
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
     players, games, dec, dcode, dgame = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
                                                           np.uint64(seed), np.int64(start), np.int64(count))
     return {

@@ -116,3 +116,18 @@ def make_lineup(spec: GameSpec, policies: list[str] | None, players: int, rotate
     if len(policies) != players:
         raise LineupError(f"{len(policies)} policies given for {players} players: give one, or one per seat")
     return Lineup(tuple(parse_policy(spec, p) for p in policies), rotate)
+
+
+def seat_arrays(seat_policy_ids, seat_weights, n_players: int, min_width: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The line-up as a game's `simulate` hands it to its kernels: policy ids int64[P] and a
+    C-contiguous weight matrix float64[P, >= min_width] (a flat row is one seat's; missing
+    columns are zeros, which no policy reads). Refuses a line-up of the wrong size."""
+    ids = np.ascontiguousarray(seat_policy_ids, dtype=np.int64)
+    w = np.ascontiguousarray(seat_weights, dtype=np.float64)
+    if w.ndim == 1:
+        w = w.reshape(len(ids), -1)
+    if len(ids) != n_players or w.shape[0] != n_players:
+        raise ValueError(f"line-up has {len(ids)} policies and {w.shape[0]} weight rows for {n_players} players")
+    if w.shape[1] < min_width:
+        w = np.hstack([w, np.zeros((w.shape[0], min_width - w.shape[1]))])
+    return ids, w

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.lineup import seat_arrays
 from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, columns, keep_alive_all,
     required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
@@ -184,14 +185,7 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     """
     kp = kparams
     P = kp.n_players
-    ids = np.ascontiguousarray(seat_policy_ids, dtype=np.int64)
-    w = np.ascontiguousarray(seat_weights, dtype=np.float64)
-    if w.ndim == 1:
-        w = w.reshape(P, -1)
-    if ids.shape[0] != P or w.shape[0] != P:
-        raise ValueError(f"need one policy and one weight row per seat ({P}), got {ids.shape[0]} and {w.shape[0]}")
-    if w.shape[1] == 0:
-        w = np.zeros((P, 1))
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, P, min_width=1)
     count = int(count)
     pl = np.zeros((len(PL_COLS), count * P), np.int32)
     au = np.zeros((len(AU_COLS), count * kp.n_auctions), np.int32)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.lineup import seat_arrays
 from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
@@ -173,15 +174,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
-    ids = np.ascontiguousarray(seat_policy_ids, dtype=np.int64)
-    w = np.ascontiguousarray(seat_weights, dtype=np.float64)
-    if w.ndim == 1:
-        w = w.reshape(len(ids), -1)
-    if len(ids) != kparams.n_players or w.shape[0] != kparams.n_players:
-        raise ValueError(f"line-up has {len(ids)} policies and {w.shape[0]} weight rows "
-                         f"for {kparams.n_players} players")
-    if w.shape[1] < 8:
-        w = np.hstack([w, np.zeros((w.shape[0], 8 - w.shape[1]))])
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
     players, games, inc = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                                             np.int64(count))
     out = {
