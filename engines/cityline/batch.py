@@ -15,7 +15,8 @@ import numpy as np
 from engines.core.lineup import seat_arrays
 from engines.cityline.params import K_FACES, K_COLUMNS, K_CONSTRUCTION_TURNS, K_OCCUPANCY_TURNS, \
     K_RECORD_DECISIONS, K_TABLE, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE, KernelParams
-from engines.cityline.policies import RANDOM, choose_action_nb, random_choice_nb
+from engines.cityline.policies import RANDOM, SEARCH, choose_action_nb, random_choice_nb
+from engines.cityline.search import search_context_nb, search_nb
 from engines.cityline.rules import apply_nb, decode_nb, fill_outcome_nb, legal_nb, reset_nb, score_nb
 from engines.cityline.state import (
     DC, E0, H0, M_DECISIONS, M_NDICE, M_PHASE, M_PLAYER, M_REROLLED, M_TURN, O0, OCC_BASE, P_C_ODD,
@@ -30,6 +31,7 @@ from engines.core.harness import (
 )
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
+from engines.core.search import N_STATS, STAT_SIMULATED
 
 # ---------------------------------------------------------------- output columns, by name
 check_tables(TABLES)
@@ -42,7 +44,7 @@ GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
     "odd_construction", "odd_occupancy", "even_occupancy")
 PL_PTS_TYPE = columns(PLAYERS, *(f"points_type{r}" for r in range(1, N_TYPES + 1)))      # by roof type - 1
 PL_BLD_TYPE = columns(PLAYERS, *(f"buildings_type{r}" for r in range(1, N_TYPES + 1)))
-GA_TOP = columns(GAMES, "top_score")
+GA_TOP, GA_SEARCH = columns(GAMES, "top_score", "search_simulated")
 (DE_SEAT, DE_SLOT, DE_PHASE, DE_TURN, DE_NDICE, DE_REROLLED, DE_DIE, DE_COL, DE_ROOF, DE_HEIGHT, DE_PLACED,
  DE_XS, DE_STAKE, DE_COLPTS) = columns(
     DECISIONS, "seat", "lineup_slot", "phase", "turn", "n_dice", "rerolled", "die", "column", "roof", "height",
@@ -95,9 +97,10 @@ def record_decision_nb(d, cfg, a, dec, dcode, row):
 
 
 @kernel
-def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow):
+def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx, sstats):
     """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
-    legal_nb, choose_action_nb, apply_nb); pol[s] / wts[s] are seat s's policy id and weights.
+    legal_nb, choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and
+    its counters in sstats); pol[s] / wts[s] are seat s's policy id and weights.
     Decisions go to dec[drow:] when cfg[K_RECORD_DECISIONS]; returns the next free row."""
     reset_nb(d, rng, cfg, seed, gi)
     seed_policies_nb(prngs, seed, gi)
@@ -107,6 +110,8 @@ def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, d
         phase = d[M_PHASE]
         if pol[p] == RANDOM:  # random_action_nb's draw, sampled from the choice set without listing it
             a = random_choice_nb(d, cfg, prngs[p])
+        elif pol[p] == SEARCH:
+            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
         else:
             n = 0
             if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
@@ -197,6 +202,8 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
     rank_own = np.zeros(P, np.int64)
     # the per-game bookkeeping too: each owned array handed to a kernel costs an atomic count
     slots, score, rank = unowned(slots_own), unowned(score_own), unowned(rank_own)
+    sctx = search_context_nb(cfg, fill)
+    sstats = np.zeros(N_STATS, np.int64)
     pl_b, ga_b = unowned(players), unowned(games)
     ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
     drow = 0
@@ -204,7 +211,9 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
         gi = start + k
         seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
         d0 = drow
-        drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow)
+        sstats[STAT_SIMULATED] = 0
+        drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx,
+                            sstats)
         top = -(1 << 30)
         for s in range(P):
             sc, xc, xpen, bonus, zeroed = score_nb(d, cfg, s, tp, cp[s])
@@ -216,6 +225,7 @@ def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, st
         write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
         write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
         ga_b[GA_TOP, k] = top
+        ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
         for r in range(d0, drow):
             dgame[r] = gi  # the run's game number: no conversion on the Python side
             s = dec[DE_SEAT, r]

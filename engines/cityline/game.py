@@ -16,7 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from engines.cityline.params import VARIANTS, KernelParams, kernel_params, roof_names
-from engines.cityline.policies import POLICIES, choose_action_nb, default_weights
+from engines.cityline.policies import POLICIES, SEARCH, choose_action_nb
+from engines.cityline.search import search_action_nb
+from engines.core.lineup import policy_row
+from engines.core.search import N_STATS
 from engines.cityline.render import render
 from engines.cityline.rules import apply_nb, legal_nb, new_state_nb, observe_nb, scores_nb
 from engines.cityline.state import (
@@ -38,6 +41,7 @@ class Game:
         self._names = names
         self._legal = np.empty(256, np.int64)
         self._scratch = np.empty(256)
+        self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     @property
     def n_players(self) -> int:
@@ -78,10 +82,14 @@ class Game:
         apply_nb(self.state.data, self.state.rng, self.kp.cfg, int(action))
 
     def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
-        """The action policy `name` picks for the player to move (draws from that seat's stream)."""
+        """The action policy `name` picks for the player to move (draws from that seat's stream).
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
         p = self.current_player()
-        info = POLICIES[name]
-        w = default_weights(name) if weights is None else np.asarray(weights, np.float64)
+        info, row = policy_row(POLICIES, name)
+        w = row if weights is None else np.asarray(weights, np.float64)
+        if info.policy_id == SEARCH:
+            return int(search_action_nb(self.state.data, self.state.rng, self.kp.cfg, self.kp.fill, w,
+                                        self._prngs[p], self.search_stats))
         n = 0
         if self.state.data[M_PHASE] != PH_REROLL:
             n = legal_nb(self.state.data, self.kp.cfg, self._legal)

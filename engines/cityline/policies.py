@@ -3,7 +3,8 @@
 Every policy reads only what its player may see: its own sheet (all sheets are
 public), the shared dice and the turn; never the chance stream, the re-roll
 reserve or another player's pending choice (the strong policy's rollouts
-re-seed the dice they imagine, see `_rollout_value_nb`).
+re-seed the dice they imagine and redraw the pending choices, see `_rollout_value_nb`;
+tests/engines/test_observation.py scrambles all three and checks no decision changes).
 
     random     uniform over the legal actions -- (distinct die value, column)
                pairs, so a value rolled twice is not twice as likely (the C
@@ -34,7 +35,7 @@ from engines.core.kernel import inline_kernel
 from engines.core.harness import keep_alive_all
 from engines.core.lowlevel import nth_bit_index, popcount, unowned
 from engines.cityline.rules import (
-    action_of_choice_nb, apply_nb, choice_mask_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
+    action_of_choice_nb, apply_nb, choice_mask_nb, redraw_hidden_choices_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
     sky_bonus_nb, sky_of_nb,
 )
 from engines.cityline.state import (
@@ -43,9 +44,11 @@ from engines.cityline.state import (
 )
 from engines.core.kernel import kernel
 from engines.core.rng import below, next_u64, random_bits, seed_into
+from engines.core.lineup import policy_row
+from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
-RANDOM, GREEDY, HEURISTIC, STRONG = 0, 1, 2, 3
+RANDOM, GREEDY, HEURISTIC, STRONG, SEARCH = 0, 1, 2, 3, 4
 
 HEURISTIC_WEIGHTS = {
     "value": 1.0,        # weight of a building's expected points (table x chance of filling it)
@@ -72,13 +75,14 @@ POLICIES = {
     "strong": PolicyInfo("strong", STRONG, "Monte Carlo rollouts of the heuristic per candidate action",
                          dict(STRONG_WEIGHTS)),
 }
+# the search player (engines.core.search; Cityline's side in search.py, dispatched by the batch
+# loop and the step API, never by choose_action_nb)
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
 
 
 def default_weights(name: str, width: int = 8) -> np.ndarray:
-    row = np.zeros(width)
-    vals = list(POLICIES[name].weights.values())
-    row[:len(vals)] = vals
-    return row
+    """Policy `name`'s default weight row (a search player's includes its rollout's weights)."""
+    return policy_row(POLICIES, name, width)[1]
 
 
 # ---------------------------------------------------------------- shared estimates
@@ -297,6 +301,7 @@ def _rollout_value_nb(d, cfg, fill, p, action, seed, sim, srng, legal, scores, t
     is imagined too), then everyone plays the default heuristic."""
     sim[:] = d
     seed_into(srng, seed)
+    redraw_hidden_choices_nb(sim, cfg, p, srng, legal)  # never the other seats' pending choices
     if sim[M_PHASE] == PH_REROLL:
         for i in range(sim[M_NDICE]):
             sim[DR + i] = 1 + below(srng, cfg[K_FACES])
@@ -315,7 +320,7 @@ def _rollout_value_nb(d, cfg, fill, p, action, seed, sim, srng, legal, scores, t
 
 
 @kernel
-def _canonical_mask(d, nd, mask):
+def canonical_mask_nb(d, nd, mask):
     """Among dice showing the same value, re-roll only the later ones: one mask per multiset."""
     for i in range(nd):
         if (mask >> i) & 1:
@@ -348,7 +353,7 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
         nd = d[M_NDICE]
         rollouts = np.int64(w[2])
         for mask in range(1 << nd):
-            if _canonical_mask(d, nd, mask):
+            if canonical_mask_nb(d, nd, mask):
                 cand[k] = mask
                 k += 1
     else:

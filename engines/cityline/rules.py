@@ -493,6 +493,31 @@ def score_nb(d, cfg, p, type_points, col_points):
     return total - xpen + bonus, xcount, xpen, bonus, zeroed
 
 
+# ---------------------------------------------------------------- what a seat cannot see
+
+@kernel
+def redraw_hidden_choices_nb(d, cfg, p, prng, buf):
+    """Redraw, in place, the pending choices seat p has not seen: those of the seats that wrote
+    theirs down before p in this simultaneous roof / occupancy turn, each uniformly among that
+    seat's legal choices (its sheet and the dice are public). buf: int64[>= 256] scratch."""
+    phase = d[M_PHASE]
+    if phase != PH_ROOF and phase != PH_OCCUPY:
+        return
+    me = d[M_PLAYER]
+    base = ROOF_BASE if phase == PH_ROOF else OCC_BASE
+    for q in range(min(me, d[M_NPLAYERS])):
+        b = PBASE + q * PB
+        if q == p or (phase == PH_OCCUPY and d[b + PS + P_ACTIVE] == 0):
+            continue
+        d[M_PLAYER] = q
+        n = legal_nb(d, cfg, buf)
+        d[M_PLAYER] = me
+        if n > 0:
+            v, c = decode_nb(buf[below(prng, n)], base)
+            d[b + PS + P_PEND_V] = v
+            d[b + PS + P_PEND_C] = c
+
+
 # ---------------------------------------------------------------- NamedTuple API
 
 @kernel

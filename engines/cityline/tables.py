@@ -7,6 +7,8 @@ Columns are 1..6 as on the sheet; roof types are the set-aside die value 1..6
 """
 import numpy as np
 
+from engines.core.search import SEARCH_SIMULATED
+
 from engines.core.spec import Column, TableSpec
 
 SKY_NAMES = ("sun", "moon", "cloud")
@@ -61,6 +63,7 @@ GAMES = TableSpec(
         Column("decisions", "decisions taken in the game (re-roll decisions included)"),
         Column("stalled", "always 0: a Cityline game always ends within 12 turns"),
         Column("top_score", "best score at the table"),
+        SEARCH_SIMULATED,
     ),
 )
 
@@ -99,6 +102,7 @@ PLAYER_DTYPES = {
     **{f"points_type{r}": np.int16 for r in range(1, N_TYPES + 1)},
 }
 GAME_DTYPES = {"game": np.int64, "winner": np.int8, "n_winners": np.int8, "margin": np.int16,
-               "decisions": np.int16, "stalled": np.int8, "top_score": np.int16}
+               "decisions": np.int16, "stalled": np.int8, "top_score": np.int16,
+               "search_simulated": np.int64}
 DECISION_DTYPES = {**{n: np.int8 for n in DECISIONS.names}, "game": np.int64, "dice_code": np.int32}
 DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "decisions": DECISION_DTYPES}

@@ -49,24 +49,44 @@ def check_weight(policy: PolicyInfo, key: str, value: float) -> str | None:
 class SeatPolicy:
     info: PolicyInfo
     weights: dict[str, float]
+    # the weights appended after the policy's own (PolicyInfo.follow): the chosen rollout
+    # policy's defaults for a search player
+    tail: tuple[float, ...] = ()
+
+    def shown(self, key: str, value: float) -> str:
+        for name, v in self.info.choices.get(key, {}).items():
+            if v == value:
+                return name
+        return f"{value:g}"
 
     @property
     def label(self) -> str:
         changed = {k: v for k, v in self.weights.items() if v != self.info.weights.get(k)}
         if not changed:
             return self.info.name
-        inner = ", ".join(f"{k}={v:g}" for k, v in changed.items())
+        inner = ", ".join(f"{k}={self.shown(k, v)}" for k, v in changed.items())
         return f"{self.info.name}({inner})"
+
+    @property
+    def row(self) -> list[float]:
+        """The kernel's weight row: the policy's weights in order, then the tail."""
+        return list(self.weights.values()) + list(self.tail)
 
 
 def parse_policy(spec: GameSpec, text: str) -> SeatPolicy:
+    """`name` or `name(weight=value, ...)` -> the seat's policy and weights (LineupError says why not)."""
+    return parse_policy_text(spec.policies, text, spec.game_id)
+
+
+def parse_policy_text(policies: dict[str, PolicyInfo], text: str, game_id: str = "this game") -> SeatPolicy:
+    """parse_policy over a game's policies table (what a game's step API uses: it has no spec yet)."""
     match = _POLICY_RE.match(text)
     if not match:
         raise LineupError(f"policy '{text}' is not of the form name or name(weight=value, ...)")
     name, args = match.group(1), match.group(2)
-    if name not in spec.policies:
-        raise LineupError(f"unknown policy '{name}' for {spec.game_id} (known: {', '.join(spec.policies)})")
-    info = spec.policies[name]
+    if name not in policies:
+        raise LineupError(f"unknown policy '{name}' for {game_id} (known: {', '.join(policies)})")
+    info = policies[name]
     weights = dict(info.weights)
     for part in filter(None, (a.strip() for a in (args or "").split(","))):
         if "=" not in part:
@@ -75,6 +95,12 @@ def parse_policy(spec: GameSpec, text: str) -> SeatPolicy:
         if key not in weights:
             known = ", ".join(weights) or "none"
             raise LineupError(f"policy '{name}' has no weight '{key}' (its weights: {known})")
+        if key in info.choices:
+            if raw not in info.choices[key]:
+                raise LineupError(f"policy '{text}': {key} must be one of {', '.join(info.choices[key])}, "
+                                  f"not '{raw}'")
+            weights[key] = float(info.choices[key][raw])
+            continue
         try:
             weights[key] = float(raw)
         except ValueError:
@@ -82,7 +108,20 @@ def parse_policy(spec: GameSpec, text: str) -> SeatPolicy:
         why = check_weight(info, key, weights[key])
         if why:
             raise LineupError(f"policy '{text}': weight {key} {why}")
-    return SeatPolicy(info, weights)
+    tail: tuple[float, ...] = ()
+    if info.follow:
+        chosen = int(weights[info.follow])
+        followed = next(p for p in policies.values() if p.policy_id == chosen)
+        tail = tuple(followed.weights.values())
+    return SeatPolicy(info, weights, tail)
+
+
+def policy_row(policies: dict[str, PolicyInfo], text: str, width: int = 8) -> tuple[PolicyInfo, np.ndarray]:
+    """A step API's `policy_action(text)`: the policy and its kernel weight row (>= width wide)."""
+    seat = parse_policy_text(policies, text)
+    row = np.zeros(max(width, len(seat.row)))
+    row[:len(seat.row)] = seat.row
+    return seat.info, row
 
 
 @dataclass(frozen=True)
@@ -98,11 +137,12 @@ class Lineup:
         return np.array([s.info.policy_id for s in self.seats], dtype=np.int64)
 
     def weight_rows(self, width: int) -> np.ndarray:
+        """One weight row per seat, at least `width` wide (wider when a seat's row needs it:
+        a search player's row carries its rollout policy's weights after its own)."""
+        width = max([width] + [len(seat.row) for seat in self.seats])
         rows = np.zeros((len(self.seats), width), dtype=np.float64)
         for i, seat in enumerate(self.seats):
-            values = list(seat.weights.values())
-            if len(values) > width:
-                raise LineupError(f"policy {seat.info.name} has more than {width} weights")
+            values = seat.row
             rows[i, : len(values)] = values
         return rows
 

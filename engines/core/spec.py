@@ -43,12 +43,20 @@ from engines.core.variant import VariantLoader
 @dataclass(frozen=True)
 class PolicyInfo:
     """A scripted player. `weights` are its named, tunable knobs with defaults,
-    in the order the kernel reads them from its weight row."""
+    in the order the kernel reads them from its weight row.
+
+    `choices[w]` names the values weight w may take (a line-up writes the name:
+    rollout=heuristic); `follow` names the choice weight whose chosen policy's own
+    default weights are appended to this policy's row (the search player's rollout
+    policy reads its weights from there)."""
 
     name: str
     policy_id: int
     description: str
     weights: dict[str, float] = field(default_factory=dict)
+    choices: dict[str, dict[str, int]] = field(default_factory=dict)
+    follow: str = ""
+    weight_ranges: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

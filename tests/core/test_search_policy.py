@@ -1,0 +1,30 @@
+"""The search player's line-up syntax (engines.core.search.search_policy, engines.core.lineup)."""
+import pytest
+
+from engines.core.lineup import LineupError, parse_policy_text, policy_row
+from engines.core.search import SEARCH_HEAD, SEARCH_WEIGHTS, search_policy
+from engines.core.spec import PolicyInfo
+
+SCRIPTED = {"random": PolicyInfo("random", 0, "r"),
+            "heuristic": PolicyInfo("heuristic", 1, "h", {"a": 2.0, "b": 3.0})}
+POLICIES = {**SCRIPTED, "search": search_policy(2, SCRIPTED)}
+
+
+def test_defaults_and_row_carry_the_rollout_weights():
+    info, row = policy_row(POLICIES, "search(rollout=heuristic, iterations=64)")
+    assert info.policy_id == 2 and len(SEARCH_WEIGHTS) == SEARCH_HEAD
+    assert list(row[:SEARCH_HEAD + 2]) == [64, 1, SEARCH_WEIGHTS["exploration"], 0, 2.0, 3.0]
+    assert parse_policy_text(POLICIES, "search(rollout=heuristic)").label == "search(rollout=heuristic)"
+    assert parse_policy_text(POLICIES, "search").label == "search"
+
+
+@pytest.mark.parametrize("text, why", [
+    ("search(rollout=search)", "rollout must be one of random, heuristic"),
+    ("search(rollout=3)", "rollout must be one of"),
+    ("search(iterations=0)", "at least 1"),
+    ("search(exploration=-1)", "at least 0"),
+    ("search(depth=3)", "no weight 'depth'"),
+])
+def test_bad_search_weights_are_refused_with_the_reason(text, why):
+    with pytest.raises(LineupError, match=why):
+        parse_policy_text(POLICIES, text)
