@@ -304,6 +304,40 @@ def power_cmd(
     cli_power(experiment, effects=list(effect or []), pilot=pilot, power=power, alpha=alpha, workers=workers)
 
 
+@app.command("ladder")
+def ladder_cmd(
+    game: str = typer.Argument(DEFAULT_GAME, help="Game id."),
+    games: Optional[int] = typer.Option(None, "--games", "-n",
+                                        help="Games per rating table (default: the game's ladder_games)."),
+    findings_games: Optional[int] = typer.Option(
+        None, "--findings-games", help="Self-play games per rung for the findings (0: none; default: the game's)."),
+    rung: Optional[List[str]] = typer.Option(None, "--rung", metavar="POLICY",
+                                             help="A rung, weakest first (repeat; default: the game's ladder)."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats per table (default: the game's)."),
+    seed: int = typer.Option(0, "--seed", help="Run seed."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Ladder folder (default results/ladder-GAME-...)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
+    progress: bool = typer.Option(True, "--progress/--quiet", help="Show progress bars."),
+):
+    """Play the game's skill ladder (mixed tables of random ... search), fit ratings with intervals,
+    report balance findings per rung; prints the ladder and writes ladder.md / ladder.png."""
+    from experiments.ladder import ladder_text, plan_ladder, run_ladder
+
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    try:
+        plan = plan_ladder(game, games=games, findings_games=findings_games, players=players,
+                           rungs=list(rung) if rung else None, seed=seed)
+        folder = out or Path("results") / f"ladder-{game}-{plan.players}p-seed{seed}-{plan.games}g"
+        result = run_ladder(plan, folder, workers=workers, progress=progress)
+    except _user_errors() as exc:
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: finished games are kept; run the same command again to resume", err=True)
+        raise typer.Exit(code=130)
+    typer.echo(ladder_text(result))
+    typer.echo(f"ladder: {folder / 'ladder.md'} (plot: {folder / 'ladder.png'})")
+
+
 @app.command("bench")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),

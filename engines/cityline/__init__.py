@@ -42,6 +42,11 @@ SPEC = GameSpec(
                BenchmarkCase(1, "heuristic", 100_000), BenchmarkCase(1, "strong", 200),
                BenchmarkCase(4, "random", 100_000)),
     source_digest=SOURCE_DIGEST,
+    # shared dice: four seats see the same rolls, so the finishing order measures decisions only
+    ladder=("random", "greedy", "heuristic", "search(iterations=100)", "search(iterations=400)"),
+    ladder_players=4,
+    ladder_games=400,
+    ladder_findings_games=400,
 )
 
 __all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]
