@@ -171,15 +171,13 @@ def play_text(r: Play) -> str:
 
 
 def batch_text(r: Batch) -> str:
+    from engines.core.lineup import make_lineup
     from engines.registry import get_game
 
     spec = get_game(r.game)
     kp = spec.kernel_params(spec.variants.load(r.variant), r.n_players)
-    ids = np.array([spec.policy(p).policy_id for p in r.seats], np.int64)
-    w = np.zeros((r.n_players, spec.max_weights))
-    for s, p in enumerate(r.seats):
-        vals = list(spec.policy(p).weights.values())
-        w[s, : len(vals)] = vals
+    lineup = make_lineup(spec, list(r.seats), r.n_players, r.rotate)
+    ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     tables = spec.simulate(kp, ids, w, r.rotate, r.seed, r.start, r.count)
     out = [
         f"# golden batch {r.game}/{r.name} (tests/golden/regenerate.py)",
