@@ -40,7 +40,12 @@ SPEC = GameSpec(
     benchmark=(BenchmarkCase(1, "random", 400_000, c_reference="cityline",
                              c_games=2_000_000), BenchmarkCase(1, "greedy", 100_000),
                BenchmarkCase(1, "heuristic", 100_000), BenchmarkCase(1, "strong", 200),
-               BenchmarkCase(4, "random", 100_000)),
+               BenchmarkCase(4, "random", 100_000),
+               # the search player's cost (experiments/benchmark.py prints ns per simulated decision)
+               BenchmarkCase(1, "search(iterations=400)", 40),
+               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 8,
+                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
+                                     "heuristic"))),
     source_digest=SOURCE_DIGEST,
     # shared dice: four seats see the same rolls, so the finishing order measures decisions only
     ladder=("random", "greedy", "heuristic", "search(iterations=100)", "search(iterations=400)"),

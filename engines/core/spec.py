@@ -157,6 +157,7 @@ class BenchmarkCase:
     games: int
     c_reference: str = ""
     c_games: int = 0
+    lineup: tuple[str, ...] = ()   # a mixed line-up instead of `policy` in every seat (the label is `policy`)
 
 
 @dataclass(frozen=True)
