@@ -5,7 +5,7 @@
 An experiment file names a game, a base set-up and the metrics of interest,
 plus at most one of a sweep, a comparison or a fairness matrix:
 
-    # What happens to the Key Player's edge if Megamalls triple instead of double?
+    # What happens to the first builder's edge if Megamalls triple instead of double?
     [experiment]
     game = "skyline_3000"
     variant = "default"                 # optional; a variant name or a .toml path
@@ -15,8 +15,8 @@ plus at most one of a sweep, a comparison or a fairness matrix:
     rotate = true                       # optional; seats rotate through the line-up
     games = 20000
     seed = 1
-    metrics = ["key_player_win_rate", "seat_edge", "score_spread", "margin"]
-    answer = ["key_player_win_rate"]    # optional; metrics the answer discusses (default: the first)
+    metrics = ["first_builder_win_rate", "seat_edge", "score_spread", "margin"]
+    answer = ["first_builder_win_rate"]    # optional; metrics the answer discusses (default: the first)
     confidence = 0.95                   # optional
     seat_margin = 0.02                  # optional: largest seat edge that does not matter; "fair" is
                                         # concluded only when every seat is shown inside +-margin (TOST)
@@ -35,7 +35,7 @@ plus at most one of a sweep, a comparison or a fairness matrix:
     policies = ["random", "greedy", "heuristic"]   # weakest first
 
     [precision]                         # optional: add games until the intervals are narrow enough
-    metrics = ["key_player_win_rate"]   # default: the answer metrics
+    metrics = ["first_builder_win_rate"]   # default: the answer metrics
     half_width = 0.005                  # target 95% half-width
     max_games = 200000                  # cap per batch
     on = "differences"                  # or "estimates"; default: differences for sweeps/comparisons
@@ -242,6 +242,8 @@ def _known_metric(source: str, where: str, metric: str, known, game: str) -> Non
     if metric not in known:
         close = difflib.get_close_matches(metric, list(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
+        if new := M.renamed_metric(game, metric):
+            hint = f" (renamed: use '{new}')"
         raise ExperimentError(source, where, f"unknown metric '{metric}' for {game}{hint}; known: {', '.join(known)}")
 
 
@@ -898,7 +900,10 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
     known = M.metrics_for(experiment.game)
     for metric in effects:
         if metric not in known:
-            raise ExperimentError("command line", "effect", f"unknown metric '{metric}' (known: {', '.join(known)})")
+            new = M.renamed_metric(experiment.game, metric)
+            renamed = f" (renamed: use '{new}')" if new else ""
+            raise ExperimentError("command line", "effect",
+                                  f"unknown metric '{metric}'{renamed} (known: {', '.join(known)})")
     if metric_not_computed := [m for m in effects if m not in experiment.all_metrics]:
         experiment = replace(experiment, metrics=experiment.metrics + metric_not_computed)
     cache_dir = Path(cache) if cache is not None else Path(results) / CACHE_NAME

@@ -51,8 +51,9 @@ SPEC = GameSpec(
     simulate=simulate,
     new_game=new_game,
     default_lineup=("heuristic", "greedy", "random", "random"),
-    # the round-1 Key Player builds first (rulebook: the Key starts the Construction Phase)
-    turn_order=TurnOrder("games.first_key", "the round-1 Key Player moves first"),
+    # the round-1 Key Player builds first in round 1 (rulebook: the Key Player starts the Construction
+    # Phase; the Key passes clockwise after each round, so position k builds first in round k + 1)
+    turn_order=TurnOrder("games.first_key", "the round-1 Key Player builds first in round 1"),
     tie_break=TieBreak(level_on_points="points_tied", decided="tie_break_decided"),
     labels={"item": ITEM_NAMES, "tie_break": TIE_BREAK_NAMES, "card_type": CARD_TYPE_NAMES},
     benchmark=(BenchmarkCase(4, "random", 20_000, c_reference="skyline", c_games=200_000), BenchmarkCase(4, "greedy", 10_000),

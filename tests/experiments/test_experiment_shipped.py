@@ -27,7 +27,7 @@ def test_shipped_experiment_validates(path):
     if exp.kind == "sweep":
         assert exp.plans[exp.baseline].params == {"scoring.megamall_multiplier": 2}
     if exp.name == "skyline_3p_fairness":
-        assert [p.config.variant.get("board.small_platforms") for p in exp.plans] == [6, 5]
+        assert [p.config.variant.get("board.small_platforms") for p in exp.plans] == [7, 5]
         assert {p.players for p in exp.plans} == {3}
 
 

@@ -80,6 +80,10 @@ RECIPES: list[Play | Batch] = [
          seed=8, game_index=1, variant="megamall_triple", pick_seed=8, render_every=100),
     Batch("batch_4p", "skyline_3000", 4, ("random", "greedy", "heuristic", "random"), seed=2024, start=7,
           count=3),
+    # the board played as default before issue 12 (6 small platforms, Greenspaces on 4 of them):
+    # the same games as batch_4p had then, table for table
+    Batch("batch_4p_six_platforms", "skyline_3000", 4, ("random", "greedy", "heuristic", "random"), seed=2024,
+          start=7, count=3, variant="six_platforms"),
     Batch("batch_2p_no_tiebreak", "skyline_3000", 2, ("heuristic", "greedy"), seed=99, start=0, count=3,
           variant="no_tiebreak"),
     Batch("batch_3p_5_platforms", "skyline_3000", 3, ("heuristic", "random", "greedy"), seed=7, start=40,
