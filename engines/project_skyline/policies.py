@@ -12,13 +12,17 @@ view; these kernels keep to it by construction).
                with the most money on its cards, builds where the money comes now (bonus
                spaces, completing an area, a monument's bonus), sells whenever it can
     heuristic  a one-ply evaluation with named weights (HEURISTIC_WEIGHTS)
+    search     information-set MCTS (engines.core.search; this game's side in search.py,
+               dispatched by the batch loop and the step API, never by choose_action_nb)
 """
 from __future__ import annotations
 
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
+from engines.core.lineup import policy_row
 from engines.core.rng import below
+from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
 from engines.project_skyline.params import (
     BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
@@ -37,7 +41,7 @@ from engines.project_skyline.state import (
     PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
 
 HEURISTIC_WEIGHTS = {
     "area": 1.0,         # area majorities: value of a lead change (x the area's worth)
@@ -57,13 +61,17 @@ POLICIES = {
     "heuristic": PolicyInfo("heuristic", HEURISTIC, "one-ply evaluation with named weights",
                             dict(HEURISTIC_WEIGHTS)),
 }
+N_WEIGHTS = 8  # the widest scripted row; scripted kernels read w[:N_WEIGHTS] whatever the policy
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# every weight row handed to the kernels is at least this wide, so a search seat's rollout
+# weights (its row from SEARCH_HEAD on) hold a whole scripted row: greedy reads w[W_FORCE]
+ROW_WIDTH = SEARCH_HEAD + N_WEIGHTS
 
 
-def default_weights(name: str, width: int = 8) -> np.ndarray:
-    row = np.zeros(width)
-    vals = list(POLICIES[name].weights.values())
-    row[:len(vals)] = vals
-    return row
+def default_weights(name: str, width: int = ROW_WIDTH) -> np.ndarray:
+    """Policy `name`'s default weight row (a search player's includes its rollout's weights);
+    `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
+    return policy_row(POLICIES, name, width)[1]
 
 
 # ---------------------------------------------------------------- random (layered)
