@@ -62,10 +62,15 @@ HEURISTIC_WEIGHTS = {
     "jitter": 0.05,      # tie-break noise: uniform in [0, jitter) points added to each candidate
 }
 W_AREA, W_MON, W_DECK, W_UPG, W_END, W_MONEY, W_TOWER, W_FORCE, W_JITTER = range(9)
-# greedy's row holds its jitter only, in slot 0 (W_AREA, which greedy never reads); the
-# heuristic slots greedy does read (money, monument, deck, endgame, force_card) are zeros in it
+# greedy's row holds its jitter only, in slot 0; it evaluates with the fixed row below (the
+# heuristic's defaults: it reads money, monument, deck, endgame and tower from it; force_card off).
+# Before this row existed greedy read those slots from its own row, all zeros, valued every target
+# at 0 and built on the first legal space.
 GREEDY_WEIGHTS = {"jitter": 0.05}
 G_JITTER = 0
+_GREEDY_EVAL = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
+_GREEDY_EVAL[W_FORCE] = 0.0
+_GREEDY_EVAL[W_JITTER] = 0.0
 
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "layered: an action kind uniformly, then its details uniformly"),
@@ -470,5 +475,5 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     if pid == GREEDY:
-        return scripted_action_nb(d, cfg, p, w, prng, w[G_JITTER], legal, n, True)
+        return scripted_action_nb(d, cfg, p, _GREEDY_EVAL, prng, w[G_JITTER], legal, n, True)
     return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, False)
