@@ -338,6 +338,34 @@ def ladder_cmd(
     typer.echo(f"ladder: {folder / 'ladder.md'} (plot: {folder / 'ladder.png'})")
 
 
+@app.command("tune")
+def tune_cmd(
+    game: str = typer.Argument(..., help="Game id."),
+    policy: str = typer.Argument(..., help="The scripted policy whose weights are tuned (greedy, heuristic)."),
+    against: str = typer.Option("search(iterations=100)", "--against", metavar="POLICY",
+                                help="The opponent in every other seat."),
+    players: int = typer.Option(2, "--players", "-p", help="Seats per game."),
+    trials: int = typer.Option(30, "--trials", help="Weight rows the optimiser tries (the defaults first)."),
+    games: int = typer.Option(200, "--games", "-n", help="Games per trial (the same games every trial)."),
+    validate_games: int = typer.Option(400, "--validate-games", help="Fresh games for the out-of-sample check."),
+    seed: int = typer.Option(0, "--seed", help="Tuning seed (the check uses another)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="Save the best row as this named preset "
+                                         "(the game's presets.toml); default: print only."),
+):
+    """Tune a policy's named weights against an opponent (optuna, common random numbers); report
+    the gain out of sample and optionally keep the weights as a named preset."""
+    from experiments.tune import save_preset, tune, tune_text
+
+    try:
+        result = tune(game, policy, against, players=players, trials=trials, games=games,
+                      validate_games=validate_games, seed=seed)
+        typer.echo(tune_text(result))
+        if preset:
+            typer.echo(f"preset '{preset}' written to {save_preset(result, preset, seed)}")
+    except _user_errors() as exc:
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+
+
 @app.command("bench")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),

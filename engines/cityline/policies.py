@@ -24,6 +24,8 @@ tests/engines/test_observation.py scrambles all three and checks no decision cha
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from engines.cityline.params import (
@@ -45,6 +47,7 @@ from engines.cityline.state import (
 from engines.core.kernel import kernel
 from engines.core.rng import below, next_u64, random_bits, seed_into, uniform
 from engines.core.lineup import policy_row
+from engines.core.presets import PRESETS_FILE, load_presets
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
@@ -90,6 +93,9 @@ POLICIES = {
 # the search player (engines.core.search; Cityline's side in search.py, dispatched by the batch
 # loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them): after the
+# search, whose rollout choices are the scripts with their own defaults
+POLICIES.update(load_presets(POLICIES, Path(__file__).parent / PRESETS_FILE))
 
 
 def default_weights(name: str, width: int = 8) -> np.ndarray:
