@@ -17,11 +17,17 @@ half), with a Wilson interval over those games.
 Ordered means: for every pair of adjacent rungs the higher one's rating is larger and the
 bootstrap interval of the difference excludes 0; "separated" additionally asks that the two
 rating intervals do not overlap (the issue's criterion).
+
+Findings per rung (the ladder command's self-play runs and an experiment's [ladder]): one
+balance figure (a metric and key) at every rung, and a plain verdict (`rung_verdict`): holds
+at every rung / appears only for weak play (only search rungs count as strong) / changes sign /
+no rung shows an effect beyond noise (not evidence of balance) / undetermined (a NaN, or a
+figure with no fair value to be compared with). What counts as an effect is `key_effects`.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -147,14 +153,34 @@ def fit_ladder(rungs: list[str], tables: list[TableGames], seed: int = 0,
 
 # ---------------------------------------------------------------- findings per rung
 
+STRONG_PREFIX = "search"   # only search rungs count as strong play ("appears only for weak play")
+FAIR_VALUE = "its fair value"
+KEY_MEAN = "the mean of the keys in the same games"
+NO_FAIR_VALUE = "no fair value"
+UNDETERMINED_NAN = "undetermined: a rung has no estimate (NaN)"
+UNDETERMINED_NO_REFERENCE = "undetermined: the metric has no fair value to compare with"
+
+
+def is_strong(rung: str) -> bool:
+    return rung.startswith(STRONG_PREFIX)
+
+
+def weak_rungs(rungs) -> set[str]:
+    """The scripted rungs (random, greedy, heuristic ...): every rung that is not a search."""
+    return {r for r in rungs if not is_strong(r)}
+
+
 def rung_verdict(rows: list[dict], weak: set[str]) -> str:
     """One finding (a metric and key) across the rungs' self-play runs: each row has rung,
-    estimate, low, high and `reference` (the fair value). A NaN never becomes a verdict."""
+    estimate, low, high and `reference` (the fair value). A NaN never becomes a verdict:
+    neither a NaN estimate nor a NaN reference (a figure with nothing to be compared with)."""
     signs = {}
     for r in rows:
         if any(math.isnan(r[k]) for k in ("estimate", "low", "high")):
-            return "undetermined: a rung has no estimate (NaN)"
+            return UNDETERMINED_NAN
         ref = r["reference"]
+        if ref is None or math.isnan(ref):
+            return UNDETERMINED_NO_REFERENCE
         signs[r["rung"]] = 1 if r["low"] > ref else (-1 if r["high"] < ref else 0)
     significant = {k: s for k, s in signs.items() if s != 0}
     if not significant:
@@ -164,6 +190,73 @@ def rung_verdict(rows: list[dict], weak: set[str]) -> str:
     if len(significant) == len(signs):
         return "holds at every rung"
     strong = [k for k in signs if k not in weak]
-    if all(signs[k] == 0 for k in strong):
+    # without a strong rung nothing can be said about strong play: "only for weak play" needs one
+    if strong and all(signs[k] == 0 for k in strong):
         return "appears only for weak play (scripted rungs), not for the search rungs"
     return "appears at some rungs only: " + ", ".join(k for k, s in signs.items() if s != 0)
+
+
+def key_effects(metric, values: pl.DataFrame, reference: float, confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """Per key of one rung's per-game `values` (game, key, value) of `metric` (analysis.metrics.Metric):
+    the quantity a verdict judges, as effect, effect_low, effect_high, effect_reference, judged_against.
+
+    A metric with a fair value (a seat edge: 0, a win rate: the fair share) is judged as it is.
+    Competing keys without one (roof types) are judged by each key's per-game difference from the
+    mean of the keys in the same game: a roof type stands out when it earns more or less than the
+    average roof type, and pairing on the game cancels the dice. Anything else has nothing to be
+    compared with (reference NaN: the verdict says undetermined)."""
+    from analysis.metrics import estimate
+
+    if reference is not None and not math.isnan(reference):
+        est, ref, against = estimate(metric, values, confidence), float(reference), FAIR_VALUE
+    elif metric.dominance and values["key"].n_unique() > 1:
+        deviation = values.with_columns(pl.col("value") - pl.col("value").mean().over("game"))
+        est = estimate(replace(metric, kind="mean"), deviation, confidence)
+        ref, against = 0.0, KEY_MEAN
+    else:
+        est, ref, against = estimate(metric, values, confidence), math.nan, NO_FAIR_VALUE
+    return est.select("key", pl.col("estimate").alias("effect"), pl.col("low").alias("effect_low"),
+                      pl.col("high").alias("effect_high")).with_columns(
+        pl.lit(ref, pl.Float64).alias("effect_reference"), pl.lit(against).alias("judged_against"))
+
+
+FINDINGS_SCHEMA = {"metric": pl.Utf8, "key": pl.Utf8, "rung": pl.Utf8, "n": pl.Int64, "estimate": pl.Float64,
+                   "low": pl.Float64, "high": pl.Float64, "reference": pl.Float64, "effect": pl.Float64,
+                   "effect_low": pl.Float64, "effect_high": pl.Float64, "effect_reference": pl.Float64,
+                   "judged_against": pl.Utf8}
+
+
+def rung_findings(name: str, metric, values: pl.DataFrame, reference: float, rung: str,
+                  confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """One rung's figures of one metric, per key: the estimate and interval as the metric
+    defines them, and next to them what the verdict judges (key_effects)."""
+    from analysis.metrics import estimate
+
+    ref = math.nan if reference is None else float(reference)
+    est = estimate(metric, values, confidence)
+    effects = key_effects(metric, values, ref, confidence)
+    frame = est.join(effects, on="key", how="left").with_columns(
+        pl.lit(name).alias("metric"), pl.lit(rung).alias("rung"), pl.lit(ref, pl.Float64).alias("reference"))
+    return frame.select(list(FINDINGS_SCHEMA)).cast(FINDINGS_SCHEMA)
+
+
+def ladder_verdicts(findings: pl.DataFrame, rungs: list[str]) -> pl.DataFrame:
+    """metric, key, verdict for every (metric, key) of `findings` (one row per metric, key and
+    rung with effect, effect_low, effect_high, effect_reference). A rung without a row for the
+    key counts as a NaN, so a missing figure is undetermined, never quietly left out."""
+    weak = weak_rungs(rungs)
+    out = []
+    for (metric, key), group in findings.group_by(["metric", "key"], maintain_order=True):
+        by_rung = {r["rung"]: r for r in group.iter_rows(named=True)}
+        rows = []
+        for rung in rungs:
+            r = by_rung.get(rung)
+            rows.append({"rung": rung, "estimate": _float(r, "effect"), "low": _float(r, "effect_low"),
+                         "high": _float(r, "effect_high"), "reference": _float(r, "effect_reference")})
+        out.append({"metric": metric, "key": key, "verdict": rung_verdict(rows, weak)})
+    return pl.DataFrame(out, schema={"metric": pl.Utf8, "key": pl.Utf8, "verdict": pl.Utf8})
+
+
+def _float(row: dict | None, name: str) -> float:
+    value = None if row is None else row.get(name)
+    return math.nan if value is None else float(value)

@@ -24,15 +24,14 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.ladder import TableGames, fit_ladder, rung_verdict
-from analysis.metrics import RunData, estimate, get_metric
+from analysis.ladder import FINDINGS_SCHEMA, TableGames, fit_ladder, is_strong, ladder_verdicts, rung_findings
+from analysis.metrics import RunData, get_metric
 from analysis.run import Run
 from analysis.sections import game_module
 from engines.registry import get_game
 from experiments.runner import RunError, run_batch
 
 DEFAULT_FINDINGS = ("seat_edge",)
-SEARCH_PREFIX = "search"
 
 
 @dataclass(frozen=True)
@@ -62,6 +61,13 @@ def ladder_tables(rungs: tuple[str, ...], players: int) -> tuple[tuple[str, ...]
     return tuple(itertools.combinations_with_replacement(rungs, players))
 
 
+def default_findings(game: str) -> tuple[str, ...]:
+    """The figures reported per rung: seat edges in turn order plus the game's own headline
+    figures (LADDER_FINDINGS in analysis/<game>.py); an experiment's [ladder] uses them too."""
+    module = game_module(game)
+    return tuple(DEFAULT_FINDINGS) + tuple(getattr(module, "LADDER_FINDINGS", ()) if module else ())
+
+
 def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
                 variant: str | None = None) -> LadderPlan:
@@ -72,8 +78,7 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
     p = int(players or spec.ladder_players or spec.default_players)
     if p < 2:
         raise RunError("a ladder needs tables of at least 2 players")
-    module = game_module(game)
-    findings = tuple(DEFAULT_FINDINGS) + tuple(getattr(module, "LADDER_FINDINGS", ()) if module else ())
+    findings = default_findings(game)
     g = int(games or spec.ladder_games)
     g = int(math.ceil(g / p) * p)  # whole rotations: every rung in every seat equally often
     fg = spec.ladder_findings_games if findings_games is None else int(findings_games)
@@ -83,7 +88,7 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
 
 def _chunk(games: int, lineup: tuple[str, ...]) -> int:
     """Small chunks when a search seat plays (slow games: progress and resume stay fine-grained)."""
-    if any(r.startswith(SEARCH_PREFIX) for r in lineup):
+    if any(is_strong(r) for r in lineup):
         return max(1, min(games, 8))
     return max(1, min(games, 250))
 
@@ -122,7 +127,7 @@ class LadderResult:
     ordered: bool
     separated: bool
     games: int
-    findings: pl.DataFrame       # metric, key, rung, estimate, low, high, reference, n
+    findings: pl.DataFrame       # analysis.ladder.FINDINGS_SCHEMA: estimates and what the verdict judges
     verdicts: pl.DataFrame       # metric, key, verdict
     seconds: float = 0.0
 
@@ -144,7 +149,7 @@ def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[P
         if tuple(run.lineup) != tuple(lineup):
             raise RunError(f"{path} holds the line-up {run.lineup}, not {list(lineup)}")
     ladder = fit_ladder(list(plan.rungs), tables, seed=plan.seed)
-    rows = []
+    frames = []
     for rung, path in zip(plan.rungs, self_paths):
         _complete(path, plan.findings_games)
         data = RunData(path, plan.findings_games)
@@ -153,17 +158,9 @@ def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[P
             if plan.players < metric.min_players:
                 continue
             ref = metric.reference(data) if metric.reference else math.nan
-            for r in estimate(metric, metric.compute(data)).iter_rows(named=True):
-                rows.append({"metric": name, "key": str(r["key"]), "rung": rung, "estimate": r["estimate"],
-                             "low": r["low"], "high": r["high"], "reference": float(ref), "n": r["n"]})
-    findings = pl.DataFrame(rows, schema={"metric": pl.Utf8, "key": pl.Utf8, "rung": pl.Utf8, "estimate": pl.Float64,
-                                          "low": pl.Float64, "high": pl.Float64, "reference": pl.Float64,
-                                          "n": pl.Int64})
-    weak = {r for r in plan.rungs if not r.startswith(SEARCH_PREFIX)}
-    verdicts = []
-    for (metric, key), group in findings.group_by(["metric", "key"], maintain_order=True):
-        verdicts.append({"metric": metric, "key": key, "verdict": rung_verdict(group.to_dicts(), weak)})
-    verdicts_df = pl.DataFrame(verdicts, schema={"metric": pl.Utf8, "key": pl.Utf8, "verdict": pl.Utf8})
+            frames.append(rung_findings(name, metric, metric.compute(data), ref, rung))
+    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=FINDINGS_SCHEMA)
+    verdicts_df = ladder_verdicts(findings, list(plan.rungs))
     return LadderResult(plan, ladder.ratings, ladder.steps, ladder.ordered, ladder.separated, ladder.games,
                         findings, verdicts_df)
 

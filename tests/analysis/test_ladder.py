@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analysis.ladder import TableGames, fit_ladder, rung_verdict
+from analysis.ladder import KEY_MEAN, TableGames, fit_ladder, key_effects, rung_verdict, weak_rungs
 
 
 def synthetic_tables(strength: dict[str, float], tables: list[tuple[str, ...]], games: int, seed: int = 1):
@@ -72,3 +72,29 @@ def _rows(values):
 ])
 def test_rung_verdicts(values, verdict):
     assert rung_verdict(_rows(values), weak={"random"}).startswith(verdict)
+
+
+def test_weak_play_needs_a_search_rung_and_a_missing_fair_value_is_undetermined():
+    # an effect at random only, with no search rung: nothing is known about strong play
+    rows = _rows([("random", .1, .05, .15), ("heuristic", .0, -.04, .05)])
+    assert rung_verdict(rows, weak={"random", "heuristic"}).startswith("appears at some rungs only: random")
+    no_reference = [dict(r, reference=math.nan) for r in _rows([("random", 5., 4., 6.), ("search", 5., 4., 6.)])]
+    assert rung_verdict(no_reference, weak={"random"}).startswith("undetermined")
+    assert weak_rungs(["random", "greedy", "search(iterations=50)"]) == {"random", "greedy"}
+
+
+def test_competing_keys_without_a_fair_value_are_judged_against_the_mean_key_of_the_same_games():
+    from analysis.metrics import Metric
+
+    roof = Metric("roof", "points per roof type", "mean", lambda run: None, dominance=True)
+    rng = np.random.default_rng(5)
+    games = np.repeat(np.arange(300), 3)
+    keys = np.tile(["a", "b", "c"], 300)
+    luck = np.repeat(rng.normal(0, 5, 300), 3)       # shared by the keys of one game: cancels when paired
+    values = pl.DataFrame({"game": games, "key": keys,
+                           "value": luck + np.where(keys == "a", 1.0, 0.0) + rng.normal(0, 0.3, 900)})
+    effects = {r["key"]: r for r in key_effects(roof, values, math.nan).iter_rows(named=True)}
+    assert effects["a"]["effect"] == pytest.approx(2 / 3, abs=0.1) and effects["a"]["effect_low"] > 0
+    assert effects["b"]["effect_high"] < 0 and effects["a"]["judged_against"] == KEY_MEAN
+    plain = Metric("length", "decisions", "mean", lambda run: None)
+    assert math.isnan(key_effects(plain, values, math.nan)["effect_reference"][0])

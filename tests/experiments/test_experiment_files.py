@@ -64,7 +64,7 @@ BAD = [
     (("games = 200", "games = 0"), "experiment.games", "must be at least 2, not 0"),
     (("games = 200", 'games = "many"'), "experiment.games", "must be an integer, not 'many'"),
     (('game = "coin"', 'game = "chess"'), "experiment.game", "unknown game 'chess'"),
-    (("[sweep]", "[compare.a]\n[compare.b]\n[sweep]"), "compare", "one of a sweep, a comparison or a fairness"),
+    (("[sweep]", "[compare.a]\n[compare.b]\n[sweep]"), "compare", "one of a sweep, a comparison, a fairness matrix or a ladder"),
     (("[sweep]", "[precision]\nhalf_width = -1\n[sweep]"), "precision.half_width", "must be positive"),
     (("[sweep]", "[power]\neffects = { seat_edge = 0 }\n[sweep]"), "power.effects.seat_edge", "must be positive"),
 ]
