@@ -28,6 +28,7 @@ from analysis.ladder import FINDINGS_SCHEMA, TableGames, fit_ladder, is_strong, 
 from analysis.metrics import RunData, get_metric
 from analysis.run import Run
 from analysis.sections import game_module
+from engines.core.lineup import parse_policy
 from engines.registry import get_game
 from experiments.runner import RunError, run_batch
 
@@ -72,7 +73,10 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
                 variant: str | None = None) -> LadderPlan:
     spec = get_game(game)
-    rungs_t = tuple(rungs or spec.ladder)
+    # canonical labels (the runner's): "search(iterations=400)" is "search" when 400 is the default
+    rungs_t = tuple(parse_policy(spec, r).label for r in (rungs or spec.ladder))
+    if len(set(rungs_t)) < len(rungs_t):
+        raise RunError(f"the ladder names a rung twice: {', '.join(rungs_t)}")
     if len(rungs_t) < 2:
         raise RunError(f"{game} declares no ladder (GameSpec.ladder); give --rung at least twice")
     p = int(players or spec.ladder_players or spec.default_players)

@@ -2,11 +2,14 @@
 prints and writes the ladder, and never reports a ladder with a missing part."""
 import shutil
 
+import pytest
+
 import polars as pl
 from typer.testing import CliRunner
 
 from experiments.cli import app
 from experiments.ladder import ladder_tables, plan_ladder
+from experiments.runner import RunError
 
 cli = CliRunner()
 RUNGS = ["random", "greedy", "heuristic", "search(iterations=4)"]
@@ -25,6 +28,10 @@ def test_tables_cover_every_rung_in_every_combination():
     assert ladder_tables(("a", "b"), 3) == (("a", "a", "a"), ("a", "a", "b"), ("a", "b", "b"), ("b", "b", "b"))
     plan = plan_ladder("cityline", games=31, findings_games=5, players=3, rungs=RUNGS)
     assert plan.games == 33 and plan.findings_games == 6   # whole seat rotations
+    # rungs are the runner's canonical labels (a default weight is not written), named once
+    assert plan_ladder("cityline", rungs=["random", "search(iterations=400)"], players=2).rungs == ("random", "search")
+    with pytest.raises(RunError, match="twice"):
+        plan_ladder("cityline", rungs=["search", "search(iterations=400)"], players=2)
 
 
 def test_ladder_command_writes_ratings_findings_and_plot(tmp_path):
