@@ -4,8 +4,8 @@ penthouse ends the game after the round.
 
 Layout: params.py (variant schema -> KernelParams), state.py (flat state vector), rules.py
 (rule kernels, one per decision kind), policies.py, batch.py (simulate), game.py (step API),
-render.py, tables.py, variants/ (default.toml documents every rule choice), gen_paths.py (the
-one-off generator of the default bonus and mission paths).
+render.py, tables.py, search.py (the search player's adapter), variants/ (default.toml documents
+every rule choice), gen_paths.py (the one-off generator of the default bonus and mission paths).
 """
 from pathlib import Path
 
