@@ -20,7 +20,7 @@ from engines.core.kernel import kernel
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.core.lowlevel import popcount, unowned
 from engines.skyline_of_the_world.params import K_N_CELLS, K_RECORD_INCOME, K_TURN_CAP, KernelParams, N_STOCK
-from engines.skyline_of_the_world.policies import SEARCH, choose_action_nb
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, SEARCH, choose_action_nb
 from engines.skyline_of_the_world.rules import apply_nb, income_nb, legal_nb, pb_nb, reset_nb, score_parts_nb, \
     tie_key_nb
 from engines.skyline_of_the_world.search import search_context_nb, search_nb
@@ -184,7 +184,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
-    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=MAX_WEIGHTS)
     players, games, inc = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                                             np.int64(count))
     out = {

@@ -23,7 +23,7 @@ from engines.core.rng import POLICY_STREAM, new_stream
 from engines.core.search import N_STATS
 from engines.core.variant import Variant
 from engines.skyline_of_the_world.params import MAX_CELLS, VARIANTS, KernelParams, kernel_params
-from engines.skyline_of_the_world.policies import POLICIES, SEARCH, choose_action_nb
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES, SEARCH, choose_action_nb
 from engines.skyline_of_the_world.render import action_name, render
 from engines.skyline_of_the_world.rules import apply_nb, legal_nb, new_state_nb, observe_nb, score_parts_nb, \
     tie_key_nb
@@ -76,8 +76,12 @@ class Game:
         """The action policy `name` picks for the player to move (draws from that seat's stream).
         `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
         p = self.current_player()
-        info, row = policy_row(POLICIES, name)
-        w = row if weights is None else np.asarray(weights, np.float64)
+        info, row = policy_row(POLICIES, name, MAX_WEIGHTS)
+        if weights is not None:  # a shorter row reads zeros past its end, as simulate's (no jitter)
+            given = np.asarray(weights, np.float64)
+            row = np.zeros(max(MAX_WEIGHTS, len(given)))
+            row[:len(given)] = given
+        w = row
         if info.policy_id == SEARCH:
             return int(search_action_nb(self.state.data, self.state.rng, self.kp.cfg, w, self._prngs[p],
                                         self.search_stats))

@@ -55,10 +55,11 @@ def test_search_beats_the_random_player():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("opponent, least", [("random", 0.9), ("greedy", 0.0)])
+@pytest.mark.parametrize("opponent, least", [("random", 0.9), ("greedy", 0.6)])
 def test_search_200_over_a_few_dozen_two_player_games(opponent, least):
     """search(iterations=200) against one scripted player, 24 two-player games (seats rotate);
-    `least` is the win share it must reach (the measured shares are in the commit report)."""
+    `least` is the win share it must reach. Measured (greedy without jitter, commit 8c1b767):
+    24/24 against random (half the games stalled at the turn cap), 23/24 against greedy."""
     t = run(["search(iterations=200)", opponent], 2, 24, seed=11)
     pl = t["players"]
     share = pl["win"][pl["lineup_slot"] == 0].mean()
