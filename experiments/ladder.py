@@ -199,21 +199,27 @@ def ladder_text(result: LadderResult) -> str:
     lines += ["", f"Ladder: {verdict}.", ""]
     if result.findings.height:
         lines += [f"## Findings per rung (self-play, {plan.findings_games:,} games per rung)", "",
-                  "Each figure from the rung playing every seat; 95% intervals over games. A finding that "
-                  "differs between rungs describes the players, not the game.", "",
-                  "| metric | key | " + " | ".join(plan.rungs) + " | verdict |",
-                  "|---|---|" + "---|" * len(plan.rungs) + "---|"]
+                  "Each figure from the rung playing every seat, shown as the quantity the verdict judges: "
+                  "the figure minus what it is judged against (its fair value, e.g. 0 for a seat edge, or "
+                  "the average of the keys, e.g. the average roof type), 95% intervals over games. A finding "
+                  "that differs between rungs describes the players, not the game.", "",
+                  "| metric | key | judged against | " + " | ".join(plan.rungs) + " | verdict |",
+                  "|---|---|---|" + "---|" * len(plan.rungs) + "---|"]
         for v in result.verdicts.iter_rows(named=True):
-            cells = []
+            cells, against = [], ""
             for rung in plan.rungs:
                 row = result.findings.filter((pl.col("metric") == v["metric"]) & (pl.col("key") == v["key"])
                                              & (pl.col("rung") == rung))
                 if row.height:
                     r = row.row(0, named=True)
-                    cells.append(f"{_fmt(r['estimate'])} [{_fmt(r['low'])}, {_fmt(r['high'])}]")
+                    against = r["judged_against"] or against
+                    ref = r["effect_reference"]
+                    ref = 0.0 if ref is None or math.isnan(ref) else ref   # nothing to judge against: the figure
+                    cells.append(f"{_fmt(r['effect'] - ref)} [{_fmt(r['effect_low'] - ref)}, "
+                                 f"{_fmt(r['effect_high'] - ref)}]")
                 else:
                     cells.append("—")
-            lines.append(f"| {v['metric']} | {v['key']} | " + " | ".join(cells) + f" | {v['verdict']} |")
+            lines.append(f"| {v['metric']} | {v['key']} | {against} | " + " | ".join(cells) + f" | {v['verdict']} |")
         lines.append("")
     lines.append(f"Played and fitted in {result.seconds:,.0f} s.")
     return "\n".join(lines)
