@@ -61,7 +61,7 @@ def test_the_default_rungs_are_the_games_declared_ladder(tmp_path):
         [ladder]
         """))
     assert exp.rungs == list(spec.ladder) and [p.label for p in exp.plans] == list(spec.ladder)
-    assert exp.metrics == ["seat_edge"]   # the ladder command's figures per rung by default
+    assert exp.metrics == ["seat_edge", "roof_points"]   # the ladder command's figures per rung by default
 
 
 BAD = [
