@@ -44,7 +44,7 @@ def test_ladder_command_writes_ratings_findings_and_plot(tmp_path):
     r = dict(zip(ratings["rung"], ratings["rating"]))
     assert r["heuristic"] > r["random"]                    # 4 tables x 30 games: a wide gap
     findings = pl.read_parquet(out / "findings.parquet")
-    assert set(findings["rung"]) == set(RUNGS) and set(findings["metric"]) == {"seat_edge"}
+    assert set(findings["rung"]) == set(RUNGS) and set(findings["metric"]) == {"seat_edge", "roof_points"}
     assert (out / "ladder.png").stat().st_size > 0 and "Skill ladder" in (out / "ladder.md").read_text()
     # resumed: the finished runs are reused, the ladder is the same
     again = cli.invoke(app, _args(out))
