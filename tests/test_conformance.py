@@ -78,7 +78,7 @@ def test_every_policy_plays(spec):
     players = spec.default_players
     kp = spec.kernel_params(spec.variants.load(None), players)
     for name in spec.policies:
-        n = 2 if name == "strong" else 20
+        n = 2 if name in ("strong", "search") else 20   # a search seat simulates ~1e6 decisions a game
         lineup = make_lineup(spec, [name], players, True)
         tables = spec.simulate(kp, lineup.policy_ids(), lineup.weight_rows(spec.max_weights), True, 1, 0, n)
         assert tables["games"]["game"].size == n
