@@ -2,8 +2,8 @@
 result tables of tables.py.
 
 The loop calls exactly the kernels the step API calls (current player,
-legal_actions_nb, choose_action_nb, apply_action_nb): there is one copy of
-the rules. It skips the listing where no policy reads it: bids, and the
+legal_actions_nb, choose_action_nb, apply_action_nb; search.search_move_nb for
+a search seat): there is one copy of the rules. It skips the listing where no policy reads it: bids, and the
 random player's construction turns (policy_random_nb counts and picks with
 rules.main_kind_counts_nb / main_kind_action_nb, the helpers
 legal_actions_nb lists with, and draws what it would draw from the list).
@@ -26,7 +26,9 @@ from engines.core.harness import (
 )
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
-from engines.skyline_3000.policies import RANDOM, choose_action_nb
+from engines.core.search import N_STATS, STAT_SIMULATED
+from engines.skyline_3000.policies import RANDOM, SEARCH, choose_action_nb
+from engines.skyline_3000.search import search_buffers_nb, search_move_nb
 from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
@@ -40,11 +42,13 @@ from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
 
 
 @kernel
-def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index):
+def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
     """Play one whole game into the buffers pub, hands, sec (preallocated;
     reset here from the variant table tab = KernelParams.tab). seat_pids[s]
     and seat_w[s] are the policy id and weight row of the seat s; legal is an
-    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams.
+    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams; a
+    search seat searches with the buffers sbufs (search.search_buffers_nb) and
+    adds its counters to sstats (engines.core.search STAT_*).
     Returns False if a policy chose an illegal action (the game stops there;
     the caller raises: a raise inside the kernel costs seconds of compile)."""
     reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
@@ -52,12 +56,15 @@ def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed,
     while pub[C_PHASE] != PH_OVER:
         p = pub[C_CUR]
         pid = seat_pids[p]
-        # the random player picks a construction action without the list
-        # (policy_random_nb), and nobody needs one to bid
-        n = 0
-        if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
-            n = legal_actions_nb(pub, hands, legal)
-        a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
+        if pid == SEARCH:
+            a = search_move_nb((pub, hands, sec), sbufs, seat_w[p], prng[p], sstats)
+        else:
+            # the random player picks a construction action without the list
+            # (policy_random_nb), and nobody needs one to bid
+            n = 0
+            if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
+                n = legal_actions_nb(pub, hands, legal)
+            a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
         if not apply_action_nb(pub, hands, sec, a):
             return False
     return True
@@ -82,14 +89,18 @@ AU_HIGHS = columns(AUCTIONS, *[f"high_{q}" for q in range(MAX_P)])
     GAMES, "first_key", "points_tied", "tie_break_decided", "construction_turns")
 PL_COLS = PLAYERS_TABLE.names
 AU_COLS = AUCTIONS.names
-GA_COLS = GAMES.names
+# every games column but the last comes from the int32 matrix `ga`; search_simulated (int64: a
+# long search overflows int32) from its own vector
+assert GAMES.names[-1] == "search_simulated"
+GA_COLS = GAMES.names[:-1]
 
 
 @kernel
-def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, cu):
+def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
     """Play games [start, start + count). Fills the column-major matrices
     pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
-    (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], and
+    (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], the
+    search seats' simulated decisions per game in ga_search int64[count], and
     cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
     Returns -1, or the index of a game where a policy chose an illegal action."""
     P = tab[T_N_PLAYERS]
@@ -106,6 +117,8 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     score = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
     hv = np.zeros(P, np.int64)
+    sbufs = search_buffers_nb()
+    sstats = np.zeros(N_STATS, np.int64)
     # the game loop runs on borrowed views (no reference counting); the
     # arrays above stay alive to the end of this kernel (keep_alive_all);
     # views: engines/core/lowlevel.py
@@ -119,7 +132,8 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
     for g in range(count):
         gi = start + g
         seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
-        if not play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi):
+        sstats[STAT_SIMULATED] = 0
+        if not play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi, sbufs, sstats):
             keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
             return gi
         n_win, n_top, winner, margin, tb = final_result_nb(pub, hands, score, rank, hv)
@@ -172,6 +186,7 @@ def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl
         ga[GA_POINTS_TIED, g] = 1 if n_top > 1 else 0
         ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
         ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
+        ga_search[g] = sstats[STAT_SIMULATED]
     keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
     return -1
 
@@ -191,9 +206,10 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     au = np.zeros((len(AU_COLS), count * kp.n_auctions), np.int32)
     au_n = np.zeros(count, np.int32)
     ga = np.zeros((len(GA_COLS), count), np.int32)
+    ga_search = np.zeros(count, np.int64)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
     bad = simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                            pl, au, au_n, ga, cu)
+                            pl, au, au_n, ga, ga_search, cu)
     if bad >= 0:
         raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
@@ -201,7 +217,7 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     out = {
         "players": {c: pl[j].copy() for j, c in enumerate(PL_COLS)},
         "auctions": {c: au[j].copy() for j, c in enumerate(AU_COLS)},
-        "games": {c: ga[j].copy() for j, c in enumerate(GA_COLS)},
+        "games": {**{c: ga[j].copy() for j, c in enumerate(GA_COLS)}, "search_simulated": ga_search},
         "card_use": _card_use(kp, cu, int(start)),
     }
     for name in ("players", "auctions", "games"):

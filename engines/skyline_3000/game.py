@@ -19,10 +19,13 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from engines.core.harness import seed_policies_nb
+from engines.core.lineup import policy_row
+from engines.core.search import N_STATS
 from engines.core.variant import Variant
 from engines.skyline_3000 import rules as R
 from engines.skyline_3000.params import VARIANTS, KernelParams, kernel_params
-from engines.skyline_3000.policies import POLICIES, choose_action_nb
+from engines.skyline_3000.policies import POLICIES, SEARCH, choose_action_nb
+from engines.skyline_3000.search import search_action_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
 from engines.skyline_3000.state import (
     A_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
@@ -92,6 +95,7 @@ class SkylineGame:
         self.variant = variant
         self._legal = np.zeros(kp.max_actions, np.int64)
         self.history: list[int] = []
+        self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     # ------------------------------------------------------------ flow
     @property
@@ -140,18 +144,25 @@ class SkylineGame:
 
     def policy_action(self, policy: str | int, weights: dict[str, float] | np.ndarray | None = None) -> int:
         """The compiled policy's choice for the current player, drawn from that
-        seat's policy stream exactly as the batch kernel does."""
-        info = POLICIES[policy] if isinstance(policy, str) else next(
-            i for i in POLICIES.values() if i.policy_id == int(policy))
-        w = np.zeros(8, np.float64)
-        if isinstance(weights, np.ndarray):
-            w[: len(weights)] = weights
+        seat's policy stream exactly as the batch kernel does. `policy` may
+        carry weights as in a line-up: "search(iterations=200, rollout=heuristic)";
+        `weights` (a row, or named weights of the policy) override them."""
+        if isinstance(policy, str):
+            info, w = policy_row(POLICIES, policy)
         else:
-            vals = dict(info.weights)
-            vals.update(weights or {})
-            w[: len(vals)] = list(vals.values())
+            info = next(i for i in POLICIES.values() if i.policy_id == int(policy))
+            w = policy_row(POLICIES, info.name)[1]
+        if isinstance(weights, np.ndarray):
+            w = np.zeros(max(8, len(weights)))
+            w[: len(weights)] = weights
+        elif weights:
+            names = list(info.weights)
+            for k, v in weights.items():
+                w[names.index(k)] = v
         p = self.current_player()
         st = self.state
+        if info.policy_id == SEARCH:
+            return int(search_action_nb(st.pub, st.hands, st.sec, w, self.prng[p], self.search_stats))
         n = R.legal_actions_nb(st.pub, st.hands, self._legal)
         return int(choose_action_nb(info.policy_id, st.pub, st.hands[p], self._legal, n, w, self.prng[p]))
 

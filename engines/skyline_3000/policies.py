@@ -14,7 +14,9 @@ w      float64[W] the seat's weight row; rng the seat's own uint64[4]
 
 `choose_action_nb(policy_id, ...)` dispatches on the integer id, so the batch
 loop compiles once for every line-up. `POLICIES` is the name -> PolicyInfo
-registry the runner and the CLI read.
+registry the runner and the CLI read; its "search" entry is the search player
+(engines.core.search over search.py), which needs the whole state and is
+called by the batch loop and the step API, not through choose_action_nb.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import numpy as np
 from engines.core.kernel import kernel
 from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
 from engines.core.rng import below, random_bits
+from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
     block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb, fits_block_nb, install_spot_nb,
@@ -37,7 +40,7 @@ from engines.skyline_3000.state import (
     T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
 )
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
 
 # ====================================================================== random
 
@@ -467,6 +470,22 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
 W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTEST = range(8)
 
 
+@inline_kernel
+def heuristic_item_value_nb(pub, p, w):
+    """(best block, value) of the item on auction for seat p, as the heuristic
+    values it (weights w): the best placement's gain over the scorings left,
+    x value_green / value_megamall; block -1 if it has no place. (The search
+    player's bid candidates scale their targets by it too.)"""
+    rem = pub[TAB + T_ROUNDS] - pub[C_ROUND]
+    item = pub[C_ITEM]
+    k, v = best_item_place_nb(pub, p, item, w[W_CONTEST], w[W_SPACEPORT], rem, rem - 1)
+    if item == GREENSPACE:
+        v *= w[W_GREEN]
+    elif item == MEGAMALL:
+        v *= w[W_MEGAMALL]
+    return k, v
+
+
 @kernel
 def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     """Values moves by the points they promise over the scorings left.
@@ -497,16 +516,11 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     card_pts = w[W_SPACEPORT]
     hold = w[W_HOLD] * (0.3 if last else 1.0)
     if phase == PH_BID or phase == PH_PLACE:
-        item = pub[C_ITEM]
-        k, v = best_item_place_nb(pub, p, item, contest, card_pts, rem, draws)
+        k, v = heuristic_item_value_nb(pub, p, w)
         if phase == PH_PLACE:
             return (K_PLACE << A_SHIFT) | k
         if k < 0 or v <= 0:
             return BID_FLAG
-        if item == GREENSPACE:
-            v *= w[W_GREEN]
-        elif item == MEGAMALL:
-            v *= w[W_MEGAMALL]
         target = v * w[W_BID]
         if last:
             target = 1e9  # cards are worth little after the last auctions
@@ -637,7 +651,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
 @inline_kernel
 def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
     """The action of policy `policy_id` (RANDOM, GREEDY, HEURISTIC) for the
-    seat to act, pub[C_CUR]; hand is that seat's hand row."""
+    seat to act, pub[C_CUR]; hand is that seat's hand row. (SEARCH is not
+    dispatched here: it needs the whole state; the batch loop and the step
+    API call search.py for it.)"""
     if policy_id == GREEDY:
         return policy_greedy_nb(pub, hand, legal, n, w, rng)
     if policy_id == HEURISTIC:
@@ -666,3 +682,6 @@ POLICIES = {
         },
     ),
 }
+# the search player (engines.core.search; Skyline 3000's side in search.py, dispatched by the
+# batch loop and the step API, never by choose_action_nb)
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))

@@ -3,6 +3,7 @@
 Seats are numbered 0..P-1 clockwise; `lineup_slot` is the position in the
 run's policy line-up (equal to the seat unless seats rotate).
 """
+from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
 ITEM_NAMES = ("greenspace", "spaceport", "megamall")
@@ -77,6 +78,7 @@ GAMES = TableSpec(
         Column("decisions", "decisions taken in the game"),
         Column("construction_turns", "construction turns played, all rounds"),
         Column("stalled", "1 if the turn cap ended the game"),
+        SEARCH_SIMULATED,
     ),
 )
 

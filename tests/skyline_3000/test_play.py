@@ -5,15 +5,20 @@ import pytest
 
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000 import rules as R
+from engines.core.search import N_STATS
 from engines.skyline_3000.batch import play_game_nb, simulate
 from engines.skyline_3000.game import new_game, play
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
+from engines.skyline_3000.search import search_buffers_nb
 from engines.skyline_3000.state import (
     A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
     PI_DISCARDS, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
     P_NHAND, P_ROOFS, P_SCORE, P_ST_BB_OVER, PH_BID, PH_OVER, PI_DECK, PI_DISC, PL_H, PL_R, State,
 )
+
+
+SBUFS = search_buffers_nb()  # play_game_nb's search buffers (no search seat here)
 
 
 def weight_rows(names, width=8):
@@ -70,7 +75,8 @@ def test_invariants_over_many_games(players, policy):
     w = weight_rows(mix)
     n_games = 1500 if policy == "random" else 600
     for i in range(n_games):
-        play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i))
+        play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i), SBUFS,
+                     np.zeros(N_STATS, np.int64))
         check_invariants(st, kp)
         assert st.ctrl[C_N_AUC] == 12
 
@@ -86,7 +92,7 @@ def test_invariants_on_other_variants():
         names = ["heuristic", "greedy"] + ["random"] * (P - 2)
         for i in range(300):
             play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
-                         weight_rows(names), np.uint64(3), np.int64(i))
+                         weight_rows(names), np.uint64(3), np.int64(i), SBUFS, np.zeros(N_STATS, np.int64))
             check_invariants(st, kp)
 
 

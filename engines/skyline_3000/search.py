@@ -1,0 +1,358 @@
+"""Skyline 3000's side of the search player (engines.core.search): its state, what a seat cannot
+see, and the actions the search tries.
+
+    st  = (pub, hands, sec)                the three buffers of state.py (the search's own copy
+                                           carries a fourth element: see clone_nb)
+    ctx = (scratch, masks, gw, hw, buf, crng)
+                                           views of search_buffers_nb's arrays: int64 scratch
+                                           for determinize_nb, the bid candidates' masks,
+                                           greedy's and heuristic's default weight rows (their
+                                           bids are candidates), a small action buffer and a
+                                           stream for those two policies' calls (which draw
+                                           nothing when they bid)
+
+Hidden from seat p (everything but what game.observation(p) shows: the public buffer and p's
+own hand): the other seats' hand contents (their sizes are public), each deck's order below its
+visible top card, the sealed bids already made in the current auction and the chance stream.
+determinize_nb redraws them all from the searcher's policy stream:
+
+  - the hidden cards (not in p's hand, not in a discard pile, not a visible top) are taken in
+    card-id order, so the sample depends only on what p sees and on the stream; each deck's
+    hidden places get cards of the deck's own type, the rest are dealt into the other hands
+    (sizes kept), uniformly: every arrangement the observation allows is equally likely. (A
+    seat with perfect recall knows more: a drawn card was the visible top. The search samples
+    from the observation, as the policies see it.)
+  - each earlier bidder's sealed bid: one of the bid candidate rules below, drawn uniformly,
+    applied to that seat's new hand;
+  - the chance stream (the reshuffles to come): reseeded.
+
+Actions: the rules' legal list (rules.legal_actions_nb), except a sealed bid, which may be any
+subset of the hand. There the search tries at most N_BID_CANDIDATES bids, as codes
+BID_CODE | j (not BID_FLAG | mask: the bidder's hand changes from one determinization to the
+next, and the code names the same rule in each, so the tree shares its statistics). Rule j on
+the bidder's hand (bid_to_target: its cheapest cards until their values reach the target):
+
+    0  bid nothing (STOP card on top)
+    1  what greedy bids (default weights)
+    2  what heuristic bids (default weights)
+    3  the cheapest card alone
+    4  bid_to_target of half heuristic's target (item value x bid_fraction)
+    5  bid_to_target of twice heuristic's target
+    6  bid_to_target of a quarter of the hand's value
+    7  bid_to_target of half the hand's value
+    8  the whole hand
+
+A rule whose bid equals an earlier rule's is left out (so "nothing" is code 0, always listed).
+search_move_nb turns a chosen code into the real action (BID_FLAG | mask) on the real hand.
+
+Speed (the search's cost per simulated decision is about the batch loop's random playout's, see
+the report in the commit): the search's copy of the state and its ctx are reference-count-free
+views (engines.core.lowlevel.unowned); the rollout's decision and the rules' step are inlined;
+the random rollout skips the listing where the batch loop skips it (bids, the random player's
+construction turns); copy_into_nb copies only the parts of the buffers a game can have written.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from engines.core.kernel import inline_kernel, kernel
+from engines.core.lowlevel import unowned
+from engines.core.rng import below, next_u64, seed_into
+from engines.core.search import make_search
+from engines.skyline_3000.policies import (
+    POLICIES, RANDOM, W_BID, bid_to_target_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
+    policy_heuristic_nb,
+)
+from engines.skyline_3000.rules import apply_action_nb, hand_value_nb, legal_actions_nb
+from engines.skyline_3000.state import (
+    A_SHIFT, ALOG, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID,
+    MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES,
+    P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, PILES,
+    PLAYERS, PLH, PLR, S_BIDS, S_DECKS, T_FINAL_TIE, T_N_BLOCKS, T_N_CARDS, T_N_PLAYERS, T_TYPE, T_VALUE,
+    TAB,
+)
+
+# every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district)
+MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
+N_BID_CANDIDATES = 9
+BID_CODE = K_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
+
+
+def _default_row(name: str) -> np.ndarray:
+    row = np.zeros(8)
+    vals = list(POLICIES[name].weights.values())
+    row[:len(vals)] = vals
+    return row
+
+
+GREEDY_W = _default_row("greedy")
+HEURISTIC_W = _default_row("heuristic")
+
+
+@inline_kernel
+def n_players_nb(st):
+    return st[0][TAB + T_N_PLAYERS]
+
+
+@inline_kernel
+def clone_nb(st):
+    """The search's own copy: (pub, hands, sec, owner), reference-count-free views of the three
+    buffers, all three laid out in the one array `owner` (it lives as long as the tuple, which
+    outlives every use of the views; one owner costs one atomic count where the tuple is handed
+    on, three would cost three)."""
+    pub, hands, sec = st[0], st[1], st[2]
+    n_sec = sec.shape[0]
+    n_pub = pub.shape[0]
+    P, NC = hands.shape
+    owner = np.empty(n_sec + (n_pub + P * NC + 1) // 2, np.uint64)
+    s = owner[:n_sec]
+    rest = owner[n_sec:].view(np.int32)
+    p = rest[:n_pub]
+    h = rest[n_pub:n_pub + P * NC].reshape(P, NC)
+    s[:] = sec
+    p[:] = pub
+    h[:] = hands
+    return unowned(p), unowned(h), unowned(s), owner
+
+
+@inline_kernel
+def copy_into_nb(dst, src):
+    """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
+    piles and the hidden buffers, and only the used rows elsewhere: the board's and the players'
+    rows past the variant's are never written, the table never changes, the auction log rows past
+    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0."""
+    d, s = dst[0], src[0]
+    nb = s[TAB + T_N_BLOCKS]
+    P = s[TAB + T_N_PLAYERS]
+    # the plants and the log first: their used lengths are read from both before ctrl and the
+    # players' rows are overwritten
+    for q in range(P):
+        n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
+        o = PLH + q * N_PLROW
+        d[o:o + n] = s[o:o + n]
+        o = PLR + q * N_PLROW
+        d[o:o + n] = s[o:o + n]
+    na = max(d[C_N_AUC], s[C_N_AUC])
+    d[ALOG:ALOG + na * N_ALOG] = s[ALOG:ALOG + na * N_ALOG]
+    d[:TAB] = s[:TAB]
+    d[BOARD:BOARD + nb * N_BOARD] = s[BOARD:BOARD + nb * N_BOARD]
+    d[PLAYERS:PLAYERS + P * N_PROW] = s[PLAYERS:PLAYERS + P * N_PROW]
+    d[PILES:ALOG] = s[PILES:ALOG]
+    dst[1][:] = src[1]
+    dst[2][:] = src[2]
+
+
+# ---------------------------------------------------------------- bid candidates
+
+@inline_kernel
+def _hand_value_nb(pub, hand, nh):
+    v = 0
+    for i in range(nh):
+        v += pub[TAB + T_VALUE + hand[i]]
+    return v
+
+
+@kernel
+def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
+    """Bid candidate rule j (module docstring) for the seat to move, pub[C_CUR], whose hand row is
+    `hand`: the card-id mask (without BID_FLAG). gw, hw: greedy's and heuristic's weight rows;
+    buf, crng: an action buffer and a stream for their calls."""
+    p = pub[C_CUR]
+    nh = pub[PLAYERS + p * N_PROW + P_NHAND]
+    if j == 0 or nh == 0:
+        return np.int64(0)
+    if j == 1:
+        return policy_greedy_nb(pub, hand, buf, 0, gw, crng) ^ BID_FLAG
+    if j == 2:
+        return policy_heuristic_nb(pub, hand, buf, 0, hw, crng) ^ BID_FLAG
+    target = 0.0
+    if j == 3:
+        target = 1.0
+    elif j == 4 or j == 5:
+        k, v = heuristic_item_value_nb(pub, p, hw)
+        if k >= 0 and v > 0:
+            target = v * hw[W_BID] * (0.5 if j == 4 else 2.0)
+    elif j == 6 or j == 7:
+        target = _hand_value_nb(pub, hand, nh) * (0.25 if j == 6 else 0.5)
+    else:
+        target = 1e9
+    return bid_to_target_nb(pub, hand, nh, target) ^ BID_FLAG
+
+
+@kernel
+def search_actions_nb(pub, hands, out, masks, gw, hw, buf, crng):
+    """The actions the search tries for the seat to move, out[:n]; returns n. In a bid: the codes
+    of the candidate rules, leaving out a rule whose bid repeats an earlier rule's (masks[j]
+    holds rule j's mask)."""
+    if pub[C_PHASE] != PH_BID:
+        return legal_actions_nb(pub, hands, out)
+    hand = hands[pub[C_CUR]]
+    n = 0
+    for j in range(N_BID_CANDIDATES):
+        m = bid_mask_nb(pub, hand, j, gw, hw, buf, crng)
+        masks[j] = m
+        new = True
+        for i in range(j):
+            if masks[i] == m:
+                new = False
+                break
+        if new:
+            out[n] = BID_CODE | j
+            n += 1
+    return n
+
+
+@kernel
+def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
+    """determinize_nb's work (module docstring), on the three buffers."""
+    P = pub[TAB + T_N_PLAYERS]
+    NC = pub[TAB + T_N_CARDS]
+    seed_into(sec, next_u64(prng))            # the chance stream, sec[0:4]
+    # what p sees: its hand, the discards, the visible tops
+    known = np.int64(0)
+    for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
+        known |= np.int64(1) << np.int64(hands[p, i])
+    for t in range(N_TYPES):
+        o = PILES + t * N_PIROW
+        for i in range(pub[o + PI_DISC]):
+            known |= np.int64(1) << np.int64(pub[o + PI_DISCARDS + i])
+        if pub[o + PI_TOP] >= 0:
+            known |= np.int64(1) << np.int64(pub[o + PI_TOP])
+    # each deck's hidden places (all but its top) from the hidden cards of its type, in id order
+    n_rest = 0
+    for t in range(N_TYPES):
+        m = 0
+        for c in range(NC):
+            if not (known >> c) & 1 and pub[TAB + T_TYPE + c] == t:
+                scratch[m] = c
+                m += 1
+        d = max(pub[PILES + t * N_PIROW + PI_DECK] - 1, 0)
+        for i in range(m):
+            if i < d:                         # partial Fisher-Yates: a uniform ordered draw
+                k = i + below(prng, m - i)
+                c = scratch[k]
+                scratch[k] = scratch[i]
+                scratch[i] = c
+                sec[S_DECKS + t * MAX_CARDS + i] = c
+            else:
+                scratch[MAX_CARDS + n_rest] = scratch[i]
+                n_rest += 1
+    # the rest, shuffled, into the other hands
+    for i in range(n_rest - 1, 0, -1):
+        k = below(prng, i + 1)
+        c = scratch[MAX_CARDS + k]
+        scratch[MAX_CARDS + k] = scratch[MAX_CARDS + i]
+        scratch[MAX_CARDS + i] = c
+    r = 0
+    for q in range(P):
+        if q == p:
+            continue
+        for i in range(pub[PLAYERS + q * N_PROW + P_NHAND]):
+            if r < n_rest:
+                hands[q, i] = scratch[MAX_CARDS + r]
+                r += 1
+    # the sealed bids made before p's in this auction, on the bidders' new hands
+    if pub[C_PHASE] == PH_BID:
+        cur = pub[C_CUR]
+        for j in range(pub[C_BIDDER]):
+            q = (pub[C_KEY] + j) % P
+            if q == p or pub[PLAYERS + q * N_PROW + P_NHAND] == 0:
+                continue
+            pub[C_CUR] = q                    # the candidate rules read the bidder from C_CUR
+            rule = below(prng, N_BID_CANDIDATES)
+            sec[S_BIDS + q] = np.uint64(bid_mask_nb(pub, hands[q], rule, gw, hw, buf, crng))
+        pub[C_CUR] = cur
+
+
+# ---------------------------------------------------------------- the adapter (engines.core.search)
+# The search's copy of the state (clone_nb) and its ctx (search_move_nb) hold reference-count-free
+# views (engines.core.lowlevel), so handing them on or taking st[i] / ctx[i] costs no atomic count
+# (measured: owners in these tuples cost ~100 ns a simulated decision); the real state is read
+# only at the root. The rollout's decision and the rules' step are inlined (a call boundary with
+# its array arguments costs ~80 ns a decision); the rarer work (bid candidates, determinization)
+# sits behind a call.
+
+@inline_kernel
+def determinize_nb(st, ctx, p, prng):
+    """Redraw, in place, everything seat p cannot see (module docstring) from the stream prng."""
+    redraw_hidden_nb(st[0], st[1], st[2], p, unowned(prng), ctx[0], ctx[2], ctx[3], ctx[4], ctx[5])
+
+
+@inline_kernel
+def to_move_nb(st):
+    pub = st[0]
+    return -1 if pub[C_PHASE] == PH_OVER else pub[C_CUR]
+
+
+@inline_kernel
+def actions_nb(st, ctx, out):
+    return search_actions_nb(st[0], st[1], unowned(out), ctx[1], ctx[2], ctx[3], ctx[4], ctx[5])
+
+
+@inline_kernel
+def apply_nb(st, ctx, a):
+    pub, hands = st[0], st[1]
+    if (a >> A_SHIFT) == K_BID and not (a & BID_FLAG):   # a bid code: its bid on the bidder's hand
+        a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
+    apply_action_nb(pub, hands, st[2], a)
+
+
+@inline_kernel
+def rollout_nb(st, ctx, pid, w, prng, buf):
+    """The batch loop's decision (batch.play_game_nb): no listing for bids nor for the random
+    player's construction turns."""
+    pub, hands = st[0], st[1]
+    legal = unowned(buf)
+    phase = pub[C_PHASE]
+    n = 0
+    if not (phase == PH_BID or (pid == RANDOM and phase == PH_MAIN)):
+        n = legal_actions_nb(pub, hands, legal)
+    return choose_action_nb(pid, pub, hands[pub[C_CUR]], legal, n, unowned(w), unowned(prng))
+
+
+@inline_kernel
+def outcome_nb(st, ctx, score, key):
+    """Scores, and the hand values the final tie-break reads (rules.final_result_nb)."""
+    pub, hands = st[0], st[1]
+    for q in range(pub[TAB + T_N_PLAYERS]):
+        score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
+        key[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
+    return pub[TAB + T_FINAL_TIE] == 0
+
+
+search_nb = make_search(SimpleNamespace(
+    MAX_ACTIONS=MAX_ACTIONS, n_players_nb=n_players_nb, clone_nb=clone_nb, copy_into_nb=copy_into_nb,
+    determinize_nb=determinize_nb, to_move_nb=to_move_nb, actions_nb=actions_nb, apply_nb=apply_nb,
+    rollout_nb=rollout_nb, outcome_nb=outcome_nb))
+
+
+@inline_kernel
+def search_buffers_nb():
+    """The arrays a search's ctx views (module docstring), allocated once per batch chunk or
+    step decision and handed to search_move_nb."""
+    crng = np.zeros(4, np.uint64)
+    seed_into(crng, 1)
+    return (np.zeros(2 * MAX_CARDS, np.int64), np.zeros(N_BID_CANDIDATES, np.int64), GREEDY_W.copy(),
+            HEURISTIC_W.copy(), np.zeros(8, np.int64), crng)
+
+
+@inline_kernel
+def search_move_nb(st, bufs, w, prng, stats):
+    """The search player's action (the rules' action id) for the seat to move; bufs from
+    search_buffers_nb. The ctx is made of reference-count-free views of bufs, which outlive
+    the search."""
+    ctx = (unowned(bufs[0]), unowned(bufs[1]), unowned(bufs[2]), unowned(bufs[3]), unowned(bufs[4]),
+           unowned(bufs[5]))
+    a = search_nb(st, ctx, w, prng, stats)
+    if (a >> A_SHIFT) == K_BID and not (a & BID_FLAG):   # a bid code: its bid on the real hand
+        pub, hands = st[0], st[1]
+        a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
+    return a
+
+
+@kernel
+def search_action_nb(pub, hands, sec, w, prng, stats):
+    """The search player's action for the seat to move (the step API's entry; cached)."""
+    return search_move_nb((pub, hands, sec), search_buffers_nb(), w, prng, stats)

@@ -1,0 +1,220 @@
+"""The search player in Skyline 3000: a named policy in runs and the step API, the same games in
+both, stronger than the scripts it plays against, and blind to what its seat cannot see."""
+import numpy as np
+import pytest
+
+from engines.core.lineup import make_lineup
+from engines.core.rng import new_stream
+from engines.core.search import SEARCH_HEAD, STAT_SIMULATED
+from engines.skyline_3000 import SPEC, simulate
+from engines.skyline_3000.game import new_game
+from engines.skyline_3000.params import VARIANTS, kernel_params
+from engines.skyline_3000.search import (
+    BID_CODE, MAX_ACTIONS, N_BID_CANDIDATES, copy_into_nb, determinize_nb, search_actions_nb,
+    search_buffers_nb,
+)
+from engines.skyline_3000.state import (
+    BID_FLAG, C_BIDDER, C_KEY, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP,
+    S_BIDS,
+)
+
+
+def run(lineup, n_players, count, seed=5, start=0):
+    kp = kernel_params(VARIANTS.load(None), n_players)
+    ln = make_lineup(SPEC, lineup, n_players, True)
+    return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, start, count)
+
+
+def buffers(g):
+    return g.state.pub, g.state.hands, g.state.sec
+
+
+def test_search_is_a_named_policy_with_a_rollout_written_by_name():
+    ln = make_lineup(SPEC, ["search(iterations=50, rollout=heuristic)"], 1, False)
+    assert ln.labels == ["search(iterations=50, rollout=heuristic)"]
+    row = ln.weight_rows(8)[0]
+    heur = list(SPEC.policies["heuristic"].weights.values())
+    assert row[0] == 50 and row[1] == SPEC.policies["heuristic"].policy_id
+    assert list(row[SEARCH_HEAD:SEARCH_HEAD + len(heur)]) == heur   # the rollout's weights follow the search's
+
+
+def test_step_api_replays_the_batch_game_with_search_seats():
+    names = ["search(iterations=30)", "heuristic", "search(iterations=20, rollout=greedy)",
+             "search(iterations=6, rollout=heuristic)"]
+    t = run(names, 4, 2, seed=9, start=4)
+    for k, gi in enumerate((4, 5)):
+        g = new_game(n_players=4, seed=9, game_index=gi)
+        slots = [(s + gi) % 4 for s in range(4)]
+        while not g.is_terminal():
+            g.apply_action(g.policy_action(names[slots[g.current_player()]]))
+        assert list(t["players"]["score"][k * 4:(k + 1) * 4]) == g.scores().tolist()
+        assert t["games"]["search_simulated"][k] == g.search_stats[STAT_SIMULATED] > 0
+    assert (run(["heuristic"], 4, 2)["games"]["search_simulated"] == 0).all()
+
+
+def _win_rate(rival, n, iterations=200):
+    t = run([f"search(iterations={iterations})", rival, rival, rival], 4, n, seed=31)
+    pl = t["players"]
+    return pl["win"][pl["lineup_slot"] == 0].mean()
+
+
+def test_search_beats_random_players_and_holds_its_own_against_greedy():
+    # 4 seats, seats rotating; a quarter of the wins is level
+    assert _win_rate("random", 24) > 0.6
+    assert _win_rate("greedy", 36) >= 0.25
+
+
+def _decision_states(n_games=2, step=9):
+    """States met in mixed games (heuristic, greedy, random, heuristic), every `step`-th decision,
+    plus every bid made after another seat's sealed bid."""
+    out = []
+    names = ["heuristic", "greedy", "random", "heuristic"]
+    for gi in range(n_games):
+        g = new_game(n_players=4, seed=2, game_index=gi)
+        k = 0
+        while not g.is_terminal():
+            if k % step == 0 or (g.phase_id == PH_BID and g.state.ctrl[C_BIDDER] > 0):
+                out.append(g.clone())
+            g.apply_action(g.policy_action(names[g.current_player()]))
+            k += 1
+    g = new_game(n_players=2, seed=3)
+    k = 0
+    while not g.is_terminal():
+        if k % step == 0:
+            out.append(g.clone())
+        g.apply_action(g.policy_action("heuristic"))
+        k += 1
+    return out
+
+
+def _earlier_bidders(g):
+    st, p = g.state, g.current_player()
+    P = g.n_players
+    return [q for q in ((st.ctrl[C_KEY] + j) % P for j in range(st.ctrl[C_BIDDER]))
+            if q != p and st.players[q, P_NHAND] > 0]
+
+
+def _scramble(g, rng):
+    """Everything the seat to move cannot see, changed (written from the rulebook, not from the
+    engine's determinization): which hidden cards are in the other hands (their sizes are public)
+    and in the face-up stacks below the visible top (each stack keeps its card type), the sealed
+    bids already made in this auction, and the chance stream."""
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    types = kp.card_types()
+    seen = set(st.hands[p, :st.players[p, P_NHAND]].tolist())
+    for t in range(3):
+        seen |= set(st.piles[t, PI_DISCARDS:PI_DISCARDS + st.piles[t, PI_DISC]].tolist())
+        if st.piles[t, PI_TOP] >= 0:
+            seen.add(int(st.piles[t, PI_TOP]))
+    hidden = [c for c in range(kp.n_cards) if c not in seen]
+    rng.shuffle(hidden)
+    for t in range(3):
+        below_top = max(int(st.piles[t, PI_DECK]) - 1, 0)
+        pick = [c for c in hidden if types[c] == t][:below_top]
+        st.decks[t, :below_top] = pick
+        hidden = [c for c in hidden if c not in pick]
+    for q in range(g.n_players):
+        if q != p:
+            n = int(st.players[q, P_NHAND])
+            st.hands[q, :n] = hidden[:n]
+            hidden = hidden[n:]
+    assert not hidden
+    for q in _earlier_bidders(g) if g.phase_id == PH_BID else []:
+        hand = st.hands[q, :st.players[q, P_NHAND]]
+        st.sec[S_BIDS + q] = sum(1 << int(c) for c in hand if rng.random() < 0.5)
+    st.sec[:4] = rng.integers(1, 2**63, 4, dtype=np.uint64)
+
+
+def _same_observation(a, b):
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+STATES = None
+
+
+def _states():
+    global STATES
+    if STATES is None:
+        STATES = _decision_states()
+    return STATES
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "search(iterations=16)",
+                                    "search(iterations=8, rollout=heuristic)", "search(iterations=8, rollout=greedy)"])
+def test_no_policy_reads_what_its_seat_cannot_see(policy):
+    rng = np.random.default_rng(0)
+    states = _states()
+    assert sum(g.phase_id == PH_BID and bool(_earlier_bidders(g)) for g in states) >= 5
+    for g in states:
+        p = g.current_player()
+        a = g.clone().policy_action(policy)
+        h = g.clone()
+        _scramble(h, rng)
+        assert _same_observation(h.observation(p), g.observation(p))
+        assert h.policy_action(policy) == a, (policy, g.phase())
+
+
+def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
+    changed = 0
+    prng = new_stream(1, 2, 3)
+    types = None
+    for g in _states():
+        kp, p = g.kp, g.current_player()
+        types = kp.card_types()
+        h = g.clone()
+        determinize_nb(buffers(h), search_buffers_nb(), p, prng)
+        assert _same_observation(h.observation(p), g.observation(p))
+        st = h.state
+        ids = []
+        for t in range(3):
+            n = st.piles[t, PI_DECK]
+            assert (types[st.decks[t, :n]] == t).all()          # a stack holds its own type
+            ids += st.decks[t, :n].tolist() + st.piles[t, PI_DISCARDS:PI_DISCARDS + st.piles[t, PI_DISC]].tolist()
+        for q in range(g.n_players):
+            ids += st.hands[q, :st.players[q, P_NHAND]].tolist()
+        assert sorted(ids) == list(range(kp.n_cards))           # every card once
+        if g.phase_id == PH_BID:
+            for q in _earlier_bidders(g):
+                hand_mask = sum(1 << int(c) for c in st.hands[q, :st.players[q, P_NHAND]])
+                assert int(st.sec[S_BIDS + q]) & ~hand_mask == 0   # a sealed bid from the new hand
+        changed += any(not np.array_equal(st.hands[q], g.state.hands[q]) for q in range(g.n_players) if q != p)
+        # the chance stream is redrawn
+        assert not np.array_equal(st.sec[:4], g.state.sec[:4])
+    assert changed > len(_states()) // 2
+
+
+def test_copy_into_restores_the_state_exactly():
+    g = new_game(n_players=4, seed=4)
+    for _ in range(60):
+        g.apply_action(g.policy_action("heuristic"))
+    later = g.clone()
+    while not later.is_terminal():
+        later.apply_action(later.policy_action("random"))
+    for dst, src in ((later.clone(), g), (g.clone(), later)):
+        copy_into_nb(buffers(dst), buffers(src))
+        for a, b in zip(buffers(dst), buffers(src)):
+            assert np.array_equal(a, b)
+
+
+def test_bid_candidates_include_nothing_and_the_scripted_bids():
+    seen = 0
+    for g in _states():
+        if g.phase_id != PH_BID:
+            continue
+        p = g.current_player()
+        out = np.zeros(MAX_ACTIONS, np.int64)
+        bufs = search_buffers_nb()
+        n = search_actions_nb(*buffers(g)[:2], out, *bufs[1:])
+        codes = out[:n]
+        assert 1 <= n <= N_BID_CANDIDATES and codes[0] == BID_CODE        # rule 0: bid nothing
+        masks = [int(bufs[1][c & DETAIL_MASK]) for c in codes]
+        assert len(set(masks)) == n and masks[0] == 0
+        hand_mask = sum(1 << int(c) for c in g.state.hands[p, :g.state.players[p, P_NHAND]])
+        assert all(m & ~hand_mask == 0 for m in masks)
+        for policy in ("greedy", "heuristic"):
+            assert g.clone().policy_action(policy) ^ BID_FLAG in masks
+        a = g.clone().policy_action("search(iterations=20)")           # a real bid, not a code
+        assert a & BID_FLAG and (a ^ BID_FLAG) in masks
+        seen += 1
+    assert seen >= 5
