@@ -687,3 +687,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 )}
 # Names used before issue 12 (they said "Key Player" for a turn-order position): refused with a pointer.
 RENAMED_METRICS = {"key_player_win_rate": "first_builder_win_rate", "key_player_edge": "first_builder_edge"}
+
+# the headline figures the skill ladder reports per rung (experiments/ladder.py): seat edges come
+# with every game; the first builder's edge is the one a designer asks about
+LADDER_FINDINGS = ("first_builder_edge",)
