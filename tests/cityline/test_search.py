@@ -51,6 +51,31 @@ def test_search_beats_the_random_player_and_matches_the_heuristic_solo():
     assert s.mean() > h.mean() - 1.0     # same dice (common random numbers): random rollouts match the script
 
 
+def test_halving_improves_on_the_script_it_rolls_out():
+    """Solo, same dice for both (common random numbers): sequential halving over heuristic
+    play-outs finds better moves than the heuristic itself. Measured over these 60 games:
+    heuristic 19.8, search(iterations=100) 22.3, search(iterations=300) 23.3 mean points."""
+    n = 60
+    h = run(["heuristic"], 1, n)["players"]["score"].astype(float)
+    s = run(["search(iterations=100, rollout=heuristic)"], 1, n)["players"]["score"].astype(float)
+    d = s - h
+    assert d.mean() - 2 * d.std(ddof=1) / np.sqrt(n) > 0.5
+
+
+def test_halving_without_evidence_plays_the_scripts_own_move():
+    """With a caution no sample can meet, the search keeps its rollout policy's choice (asked
+    first, from the same policy stream, so with the same tie-break draws as the script alone).
+    Re-rolls are left out: the search lists one mask per multiset of values, the script may not."""
+    checked = 0
+    for g in _decision_states(3, n_games=2)[::3]:
+        if g.phase() == "reroll":
+            continue
+        want = g.clone().policy_action("heuristic")
+        assert g.clone().policy_action("search(iterations=12, rollout=heuristic, caution=100)") == want
+        checked += 1
+    assert checked > 10
+
+
 def _decision_states(n_players, n_games=6, seed=2):
     """States met in heuristic games, at every decision (the dice stream moves on)."""
     out = []
@@ -77,7 +102,8 @@ def _scramble(g, rng):
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "strong(rollouts=2, reroll_rollouts=2)",
-                                    "search(iterations=16)", "search(iterations=8, rollout=heuristic)"])
+                                    "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
+                                    "search(iterations=16, halving=0)", "search(iterations=8, rollout=heuristic, halving=0)"])
 def test_no_policy_reads_what_its_seat_cannot_see(policy):
     rng = np.random.default_rng(0)
     states = _decision_states(1, n_games=3)[::2] + _decision_states(3, n_games=2)[::3]  # solo re-rolls

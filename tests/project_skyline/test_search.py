@@ -125,7 +125,8 @@ def states():
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "search(iterations=12)",
-                                    "search(iterations=6, rollout=heuristic)"])
+                                    "search(iterations=6, rollout=heuristic)",
+                                    "search(iterations=6, rollout=heuristic, halving=0)"])
 @pytest.mark.parametrize("variant, n_players", SITUATIONS)
 def test_no_policy_reads_what_its_seat_cannot_see(states, policy, variant, n_players):
     rng = np.random.default_rng(0)

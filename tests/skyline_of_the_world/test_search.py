@@ -135,7 +135,7 @@ def _scramble(g, rng):
 
 
 POLICIES = ["random", "greedy", "heuristic", "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
-            "search(iterations=16, rollout=random)"]
+            "search(iterations=16, rollout=random)", "search(iterations=8, rollout=heuristic, halving=0)"]
 
 
 @pytest.mark.parametrize("overrides", [None, COVERED], ids=["default", "covered"])
