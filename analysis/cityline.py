@@ -365,3 +365,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("x_penalty", "points lost to X's per player", "mean", x_penalty),
     Metric("sky_hit_rate", "share of players whose sky bonus or penalty applied", "mean", sky_hit_rate),
 )}
+
+# the headline figures the skill ladder reports per rung (experiments/ladder.py): what each roof
+# type earns, which a designer balances through the score table
+LADDER_FINDINGS = ("roof_points",)

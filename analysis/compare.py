@@ -303,7 +303,7 @@ def adjust_family(p_values, alpha: float = 1 - CONFIDENCE, method: str = "bonfer
 
 def duplicate_contrasts(differences: dict[tuple, np.ndarray]) -> dict[tuple, tuple]:
     """Rows that test the same contrast: their per-game differences are equal up to a
-    constant (key_player_win_rate, seat_win_rate[1st]; key_player_edge without shared
+    constant (first_builder_win_rate, seat_win_rate[1st]; first_builder_edge without shared
     wins). Returns {row: the first row (in insertion order) it repeats}."""
     seen: list[tuple[tuple, np.ndarray]] = []
     out = {}

@@ -11,8 +11,8 @@ is the mean of `value` over the games, per key:
 Seats are counted in turn order, which is what a designer means by "seat":
 "1st" is the player who moves first, "2nd" the next clockwise, and so on.
 Who moves first is declared by the game (GameSpec.turn_order; Skyline 3000:
-the round-1 Key Player, games.first_key; without a declaration: seat 0, as
-in Cityline). In Skyline 3000 the Key is dealt at random, so physical seat
+the first builder, i.e. the round-1 Key Player, games.first_key; without a
+declaration: seat 0, as in Cityline). In Skyline 3000 the Key is dealt at random, so physical seat
 numbers carry no edge; turn order does.
 
 Generic metrics work for every game (they read only the contract columns of
@@ -202,10 +202,18 @@ def metrics_for(game_id: str) -> dict[str, Metric]:
     return out
 
 
+def renamed_metric(game_id: str, name: str) -> str | None:
+    """The new name of a metric the game renamed (`RENAMED_METRICS` in its analysis module), or None."""
+    module = game_module(game_id)
+    return (getattr(module, "RENAMED_METRICS", {}) if module is not None else {}).get(name)
+
+
 def get_metric(game_id: str, name: str) -> Metric:
     known = metrics_for(game_id)
     if name not in known:
-        raise KeyError(f"unknown metric '{name}' for {game_id} (known: {', '.join(known)})")
+        new = renamed_metric(game_id, name)
+        renamed = f"; renamed, use '{new}'" if new else ""
+        raise KeyError(f"unknown metric '{name}' for {game_id}{renamed} (known: {', '.join(known)})")
     return known[name]
 
 

@@ -38,7 +38,28 @@ def build_report(run_path: str | Path) -> Path:
     repairs it); an unfinished one is reported as partial, never as whole."""
     run = Run.open(run_path)
     sections = generic_sections(run) + game_sections(run) + [appendix(run)]
-    return write_report(run, sections)
+    return write_report(run, label_play(run, sections))
+
+
+def whose_play(run: Run) -> str:
+    """Which policies produced the run's figures: one policy in every seat (self-play, a rung
+    of the skill ladder), or the line-up, whose seats every figure not split by policy pools."""
+    lineup = list(run.lineup)
+    if len(set(lineup)) == 1:
+        return f"{lineup[0]} in every seat" if len(lineup) > 1 else lineup[0]
+    seats = "seats rotate" if run.manifest.get("rotate", True) else "fixed seats"
+    return f"the line-up {', '.join(lineup)} ({seats}; figures not split by policy pool every seat)"
+
+
+def label_play(run: Run, sections: list[Section]) -> list[Section]:
+    """Every figure's caption says whose play it shows: a figure copied out of the report
+    (or a report of a ladder rung read next to another rung's) still names its policies."""
+    label = f"Played by {whose_play(run)}."
+    for section in sections:
+        for plot in section.plots:
+            if label not in plot.caption:
+                plot.caption = f"{plot.caption.rstrip()} {label}"
+    return sections
 
 
 # --- shared frames --------------------------------------------------------------

@@ -7,7 +7,10 @@ game id: analysis.<game_id>), from the tables its GameSpec declares and the rule
 - what buying did for the buyer: final score and win rate by price paid;
 - unsold items (everyone bid zero) and how auction ties were broken;
 - where the improvements were placed on the 9 blocks;
-- the Key Player effect: round-1 Key Player vs the others, and turn order;
+- the first-builder effect: win rates by turn-order position, fixed by who
+  builds first in round 1 (the round-1 Key Player);
+- the Key Player in the auctions: how the round's Key Player bids, wins and
+  pays, and the ties it takes on Key order;
 - card values: which values were played in construction, bid away or kept;
 - per-policy habits: buildings, floors, billboards, auctions, points.
 
@@ -65,7 +68,9 @@ def sections(run: Run) -> list[Section]:
                           "and placements have nothing to show.")]
         if held:
             result.append(unsold_items(run))
-    result.append(key_player_effect(run))
+    result.append(first_builder_effect(run))
+    if sold:
+        result.append(key_player_auctions(run))
     if "card_use" in run.tables():
         result.append(card_use(run))
     else:
@@ -343,23 +348,51 @@ def improvement_placement(run: Run) -> Section:
                          "with 95% intervals over games (cluster-robust by game).")])
 
 
-# --- Key Player ---------------------------------------------------------------------------
+# --- turn order: the first builder -------------------------------------------------------
+# Rulebook: the Key is given to a random player at Preparation; "Beginning with the Key
+# Player and proceeding clockwise" every Construction Phase (and Draw Phase) starts with the
+# Key Player; after the Draw Phase the Key passes to the left. So the only seating fact fixed
+# for the whole game is who builds first in round 1 (games.first_key, players.key_player);
+# the seat at position k clockwise from it builds first, and holds the Key, in rounds
+# k + 1, k + 1 + P, k + 1 + 2P, ...
 
-def key_player_effect(run: Run) -> Section:
+POSITION_NAMES = ("1st", "2nd", "3rd", "4th")
+
+
+def _rounds(run: Run) -> int:
+    """Rounds per game: the variant's game.rounds, else the last auction round seen, else 4 (rulebook)."""
+    rounds = (run.manifest.get("variant") or {}).get("values", {}).get("game", {}).get("rounds")
+    if rounds is None and "auctions" in run.tables():
+        rounds = run.scan("auctions").select(pl.col("round").max()).collect().item()
+    return int(rounds or 4)
+
+
+def key_rounds(position: int, n_players: int, rounds: int) -> list[int]:
+    """Rounds (1-based) in which the seat `position` places clockwise from the round-1 Key Player
+    holds the Key, and so builds first: position + 1, then every n_players rounds."""
+    return list(range(position + 1, rounds + 1, n_players))
+
+
+def first_builder_effect(run: Run) -> Section:
     n_players = run.n_players
+    rounds = _rounds(run)
     first_key = run.scan("games").select(pl.col("game").cast(pl.Int64), pl.col("first_key").cast(pl.Int64))
     players = (
         players_with_winners(run)
         .with_columns(pl.col("game").cast(pl.Int64))
         .join(first_key, on="game")
         .with_columns(
-            pl.when(pl.col("key_player") == 1).then(pl.lit("round-1 Key Player")).otherwise(pl.lit("others"))
+            pl.when(pl.col("key_player") == 1).then(pl.lit("first builder")).otherwise(pl.lit("others"))
             .alias("player"),
             ((pl.col("seat").cast(pl.Int64) - pl.col("first_key")) % n_players).alias("position"),
         )
     )
-    key_rates = stats.win_rates(players, "player").sort("player", descending=True)
+    builder_rates = stats.win_rates(players, "player").sort("player")
     position_rates = stats.win_rates(players, "position")
+    # Final ties are settled by the cards' value left in hand (End of the Game), never by the Key.
+    hand_value_wins = (players.group_by("position").agg(pl.col("tie_break_win").cast(pl.Int64).sum()
+                                                        .alias("won on hand value")).collect())
+    position_rates = position_rates.join(hand_value_wins, on="position", how="left")
 
     # Every game, shared wins included: Cochran's Q on the games x positions win matrix
     # (equal to the chi-square of the winner's position when each game has one winner).
@@ -368,39 +401,170 @@ def key_player_effect(run: Run) -> Section:
     test = stats.seat_test(matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns])
                            .fill_null(0.0).to_numpy())
 
-    labels = ["Key"] + [f"Key+{p}" for p in range(1, n_players)]
-    figure = plots.rate_chart(labels, position_rates["win_rate"], position_rates["win_low"],
-                              position_rates["win_high"], title="Win rate by position after the round-1 Key",
+    labels = [POSITION_NAMES[p] for p in range(n_players)]
+    schedule = {p: ", ".join(map(str, key_rounds(p, n_players, rounds))) or "none" for p in range(n_players)}
+    figure = plots.rate_chart([f"{label}\n(rounds {schedule[p]})" for p, label in enumerate(labels)],
+                              position_rates["win_rate"], position_rates["win_low"], position_rates["win_high"],
+                              title="Win rate by turn-order position (1st = builds first in round 1)",
                               ylabel="win rate (shared wins count)", reference=1 / n_players,
                               reference_label=f"fair share 1/{n_players}")
-    key = key_rates.row(0, named=True)
-    others = key_rates.row(1, named=True)
+    first = builder_rates.row(0, named=True)
+    others = builder_rates.row(1, named=True)
+    if rounds % n_players == 0:
+        turns = (f"With {n_players} players and {rounds} rounds every seat holds the Key, and builds first, in "
+                 f"exactly {rounds // n_players} round(s): the positions differ in *when*, not in *how often*.")
+    else:
+        turns = (f"With {n_players} players and {rounds} rounds the seats do not hold the Key equally often: "
+                 + "; ".join(f"{labels[p]} in round(s) {schedule[p]}" for p in range(n_players)) + ".")
     text = "\n\n".join([
-        "The Key Player starts the Construction Phase and wins level auction ties; the Key passes clockwise "
-        "each round. Position counts seats clockwise from the round-1 Key Player (Key+1 holds the Key in "
-        "round 2).",
-        f"Round-1 Key Player: win rate {key['win_rate']:.4f} (95% {key['interval']} {key['win_low']:.4f}–"
-        f"{key['win_high']:.4f}); others: {others['win_rate']:.4f} ({others['win_low']:.4f}–"
+        "What this measures: the **turn-order position** fixed before round 1. The Key is dealt at random; the "
+        "Key Player builds first in every Construction Phase and draws first in every Draw Phase, and the Key "
+        "passes clockwise after each round. The **first builder** is the seat that builds first in round 1 (the "
+        "round-1 Key Player); positions count clockwise from it: 1st builds first in round 1, 2nd in round 2, "
+        "and so on around the table. A position's win rate is the effect of the whole schedule it brings (in "
+        "which rounds it builds first, and holds the Key for auction tie-breaks and the first draw), not of "
+        "holding the Key as such: the Key Player's own auction results are in *The Key Player in the auctions*. "
+        + turns,
+        f"First builder: win rate {first['win_rate']:.4f} (95% {first['interval']} {first['win_low']:.4f}–"
+        f"{first['win_high']:.4f}); others: {others['win_rate']:.4f} ({others['win_low']:.4f}–"
         f"{others['win_high']:.4f}); fair share 1/{n_players} = {1 / n_players:.4f}.",
         (f"Cochran's Q test of equal win rates by position over the {test.informative_games:,} of {test.games:,} "
          f"games in which some but not all seats won: statistic {test.statistic:.3f}, {test.dof} degrees of "
          f"freedom, p = {test.p_value:.4g}." if not np.isnan(test.p_value) else
          f"No test of position is possible: in all {test.games:,} games every seat won or none did."),
+        "*won on hand value* counts wins decided by the end-of-game tie-break (most card value left in hand, "
+        "players.tie_break_win); the Key plays no part in it.",
     ])
 
-    def columns(rates: pl.DataFrame, first: pl.Expr) -> pl.DataFrame:
-        return rates.select(first, pl.col("player_games").alias("player-games"), "games", "wins",
+    def columns(rates: pl.DataFrame, first_column: pl.Expr, *extra: pl.Expr) -> pl.DataFrame:
+        return rates.select(first_column, *extra, pl.col("player_games").alias("player-games"), "games", "wins",
                             pl.col("win_rate").alias("win rate"), pl.col("win_low").alias("95% low"),
                             pl.col("win_high").alias("95% high"), pl.col("share_rate").alias("win share"),
                             pl.col("share_low").alias("share 95% low"), pl.col("share_high").alias("share 95% high"))
 
-    return Section("Key Player effect", text,
-                   [("Round-1 Key Player vs the others, 95% intervals over games", columns(key_rates, pl.col("player"))),
-                    ("Win rate by position after the round-1 Key Player",
-                     columns(position_rates, pl.col("position").replace_strict(dict(enumerate(labels)),
-                                                                               return_dtype=pl.String)))],
-                   [Plot("key_player_positions", figure, "Win rate by position clockwise from the round-1 Key "
-                         "Player, 95% intervals over games; dashed line: fair share.")])
+    by_position = columns(
+        position_rates, pl.col("position").replace_strict(dict(enumerate(labels)), return_dtype=pl.String),
+        pl.col("position").replace_strict(schedule, return_dtype=pl.String).alias("builds first in round(s)"))
+    by_position = by_position.with_columns(position_rates["won on hand value"].cast(pl.Int64))
+    return Section("First-builder effect", text,
+                   [("First builder (builds first in round 1) vs the others, 95% intervals over games",
+                     columns(builder_rates, pl.col("player"))),
+                    ("Win rate by turn-order position (1st = the first builder)", by_position)],
+                   [Plot("first_builder_positions", figure, "Win rate by turn-order position (1st builds first "
+                         "in round 1; each position builds first in the rounds shown), 95% intervals over games; "
+                         "dashed line: fair share.")])
+
+
+# --- the Key Player in the auctions ----------------------------------------------------------
+
+def auction_seats(run: Run) -> pl.LazyFrame:
+    """One row per held auction and seat at the table: game, round, item, seat, `from_key` (seats
+    clockwise from that round's Key Player, 0 = the Key Player: first_key + round - 1), bid,
+    entered (bid > 0: a zero bid is the STOP card on top), won, price (paid, 0 unless won),
+    tie_break (of the auction, counted only for its winner)."""
+    n_players = run.n_players
+    first_key = run.scan("games").select(pl.col("game").cast(pl.Int64), pl.col("first_key").cast(pl.Int64))
+    bids = [f"bid_{s}" for s in range(n_players)]
+    auctions = (run.scan("auctions")
+                .select(pl.col("game").cast(pl.Int64), pl.col("round").cast(pl.Int64), pl.col("item").cast(pl.Int64),
+                        pl.col("winner").cast(pl.Int64), pl.col("price").cast(pl.Int64),
+                        pl.col("tie_break").cast(pl.Int64), *[pl.col(b).cast(pl.Int64) for b in bids])
+                .join(first_key, on="game"))
+    seat = pl.col("bid_seat").str.strip_prefix("bid_").cast(pl.Int64)
+    won = pl.col("winner") == pl.col("seat")
+    return (auctions.unpivot(on=bids, index=["game", "round", "item", "winner", "price", "tie_break", "first_key"],
+                             variable_name="bid_seat", value_name="bid")
+            .with_columns(seat.alias("seat"))
+            .with_columns(((pl.col("seat") - pl.col("first_key") - pl.col("round") + 1) % n_players).alias("from_key"),
+                          (pl.col("bid") > 0).cast(pl.Int64).alias("entered"), won.cast(pl.Int64).alias("won"))
+            .with_columns(pl.when(won).then(pl.col("price")).otherwise(0).alias("paid"),
+                          (won & (pl.col("tie_break") == 1)).cast(pl.Int64).alias("won on highest card"),
+                          (won & (pl.col("tie_break") == 2)).cast(pl.Int64).alias("won on Key order"))
+            .select("game", "round", "item", "seat", "from_key", "bid", "entered", "won", "paid",
+                    "won on highest card", "won on Key order"))
+
+
+def _from_key_labels(n_players: int) -> dict[int, str]:
+    return {0: "Key Player"} | {k: f"Key+{k}" for k in range(1, n_players)}
+
+
+def key_player_auctions(run: Run) -> Section:
+    n_players = run.n_players
+    labels = _from_key_labels(n_players)
+    rows = auction_seats(run)
+    games = rows.select(pl.col("game").n_unique()).collect().item()
+    relation = pl.col("from_key").replace_strict(labels, return_dtype=pl.String)
+
+    entry = stats.unit_ratio_table(rows, "from_key", "entered", unit="game")
+    success = stats.unit_ratio_table(rows.filter(pl.col("entered") == 1), "from_key", "won", unit="game")
+    price = stats.unit_ratio_table(rows.filter(pl.col("won") == 1), "from_key", "paid", unit="game")
+    counts = (rows.group_by("from_key")
+              .agg(pl.len().cast(pl.Int64).alias("seat-auctions"), pl.col("won").sum().alias("won"),
+                   pl.col("won on highest card").sum(), pl.col("won on Key order").sum())
+              .collect())
+    table = (counts
+             .join(entry.select("from_key", pl.col("total").cast(pl.Int64).alias("entered"),
+                                pl.col("rate").alias("entry rate"), pl.col("low").alias("entry 95% low"),
+                                pl.col("high").alias("entry 95% high")), on="from_key", how="left")
+             .join(success.select("from_key", pl.col("rate").alias("win rate when entered"),
+                                  pl.col("low").alias("win 95% low"), pl.col("high").alias("win 95% high")),
+                   on="from_key", how="left")
+             .join(price.select("from_key", pl.col("rate").alias("mean price"), pl.col("low").alias("price 95% low"),
+                                pl.col("high").alias("price 95% high")), on="from_key", how="left")
+             .sort("from_key")
+             .select(relation.alias("bidder"), "seat-auctions", "entered", "entry rate", "entry 95% low",
+                     "entry 95% high", "won", (pl.col("won") / games).alias("won per game"),
+                     "win rate when entered", "win 95% low", "win 95% high", "mean price", "price 95% low",
+                     "price 95% high", "won on highest card", "won on Key order"))
+
+    # Each item: the Key Player's share of the sold ones (fair share 1/P if the Key helped nobody).
+    sold_rows = rows.filter(pl.col("won") == 1).with_columns((pl.col("from_key") == 0).cast(pl.Int64).alias("key"))
+    by_item = stats.unit_ratio_table(sold_rows, "item", "key", unit="game")
+    key_price = stats.unit_ratio_table(sold_rows.filter(pl.col("key") == 1), "item", "paid", unit="game")
+    other_price = stats.unit_ratio_table(sold_rows.filter(pl.col("key") == 0), "item", "paid", unit="game")
+    items = (by_item.select("item", pl.col("total_n").cast(pl.Int64).alias("sold"),
+                            pl.col("total").cast(pl.Int64).alias("won by the Key Player"),
+                            pl.col("rate").alias("Key Player's share"), pl.col("low").alias("share 95% low"),
+                            pl.col("high").alias("share 95% high"))
+             .join(key_price.select("item", pl.col("rate").alias("Key Player's mean price"),
+                                    pl.col("low").alias("Key price 95% low"), pl.col("high").alias("Key price 95% high")),
+                   on="item", how="left")
+             .join(other_price.select("item", pl.col("rate").alias("others' mean price"),
+                                      pl.col("low").alias("others' price 95% low"),
+                                      pl.col("high").alias("others' price 95% high")), on="item", how="left")
+             .sort("item")
+             .with_columns(_item_name().alias("item")))
+
+    overall = stats.unit_ratio_table(sold_rows.with_columns(pl.lit("all").alias("all")), "all", "key", unit="game")
+    share = overall.row(0, named=True)
+    key = table.row(0, named=True)
+    sold = int(table["won"].sum())
+    key_order = int(table["won on Key order"].sum())
+    text = "\n\n".join([
+        "The Key Player's own part in the Improvement Phase: level highest bids go to the highest single card, "
+        "then to the Key Player, then clockwise from the Key (rulebook, Improvement Phase); bids are sealed, so "
+        "bidding first tells the Key Player nothing. Each auction is seen from the Key Player *of that round* "
+        f"(the round-1 Key Player's seat + round - 1, clockwise); Key+k is the seat k places clockwise from it. "
+        "A seat *entered* an auction when it bid more than zero. Intervals are 95% over games (cluster-robust "
+        "by game: one game holds several auctions of each seat).",
+        f"The Key Player entered {key['entry rate']:.4f} of its auctions (95% {key['entry 95% low']:.4f}–"
+        f"{key['entry 95% high']:.4f}) and won {key['win rate when entered']:.4f} of those it entered "
+        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.4f} on average "
+        f"(95% {key['price 95% low']:.4f}–{key['price 95% high']:.4f}). It took {share['rate']:.4f} of the "
+        f"{sold:,} sold items (95% {share['low']:.4f}–{share['high']:.4f}; fair share 1/{n_players} = "
+        f"{1 / n_players:.4f}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
+        f"the {key_order:,} auctions Key order settled (the other {key_order - key['won on Key order']:,} went "
+        "to the tied seat nearest the Key clockwise).",
+        "*won on Key order*: tied on the bid and on the highest card, the seat nearest the Key clockwise took "
+        "the item; for the Key Player this is its tie-break privilege, for Key+k it means the seats before it "
+        "were not in the tie.",
+    ])
+    return Section("The Key Player in the auctions", text,
+                   [("Auctions by the bidder's place from the round's Key Player", table),
+                    ("Items won by the round's Key Player", items.select(
+                        "item", "sold", "won by the Key Player", "Key Player's share", "share 95% low",
+                        "share 95% high", "Key Player's mean price", "Key price 95% low", "Key price 95% high",
+                        "others' mean price", "others' price 95% low", "others' price 95% high"))])
 
 
 # --- cards ----------------------------------------------------------------------------------
@@ -502,18 +666,28 @@ def policy_summary(run: Run) -> Section:
 
 # --- experiment metrics (analysis.metrics finds METRICS by the game id) ----------------------
 
-def key_player_win_rate(run: RunData) -> pl.DataFrame:
-    return _select(run.players.filter(pl.col("key_player") == 1), "Key Player", pl.col("win"))
+def first_builder_win_rate(run: RunData) -> pl.DataFrame:
+    return _select(run.players.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("win"))
 
 
-def key_player_edge(run: RunData) -> pl.DataFrame:
+def first_builder_edge(run: RunData) -> pl.DataFrame:
     p = run.players.with_columns((pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game")).alias("e"))
-    return _select(p.filter(pl.col("key_player") == 1), "Key Player", pl.col("e"))
+    return _select(p.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("e"))
 
 
+FIRST_BUILDER = "first builder"
+# players.key_player marks the round-1 Key Player, who builds first in round 1 (see first_builder_effect):
+# a turn-order position, so these two metrics are named for what they measure.
 METRICS: dict[str, Metric] = {m.name: m for m in (
-    Metric("key_player_win_rate", "share of games won by the round-1 Key Player (= seat_win_rate of the 1st seat)",
-           "proportion", key_player_win_rate, reference=_fair_share, min_players=2),
-    Metric("key_player_edge", "the Key Player's win minus the mean win of all seats (0 = no edge)", "mean",
-           key_player_edge, reference=_zero, min_players=2),
+    Metric("first_builder_win_rate", "share of games won by the seat that builds first in round 1 (the round-1 "
+           "Key Player; = seat_win_rate of the 1st seat)", "proportion", first_builder_win_rate,
+           reference=_fair_share, min_players=2),
+    Metric("first_builder_edge", "the first builder's win minus the mean win of all seats (0 = no edge)", "mean",
+           first_builder_edge, reference=_zero, min_players=2),
 )}
+# Names used before issue 12 (they said "Key Player" for a turn-order position): refused with a pointer.
+RENAMED_METRICS = {"key_player_win_rate": "first_builder_win_rate", "key_player_edge": "first_builder_edge"}
+
+# the headline figures the skill ladder reports per rung (experiments/ladder.py): seat edges come
+# with every game; the first builder's edge is the one a designer asks about
+LADDER_FINDINGS = ("first_builder_edge",)

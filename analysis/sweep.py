@@ -94,8 +94,10 @@ def metric_vs_parameter(estimates: pl.DataFrame, params: list[dict[str, Any]], k
     return figure
 
 
-def arms_plot(estimates: pl.DataFrame, arms: list[str], metric: str, confidence: float = 0.95) -> Figure:
-    """`metric` for each arm (x: key, one marker series per arm) with intervals."""
+def arms_plot(estimates: pl.DataFrame, arms: list[str], metric: str, confidence: float = 0.95,
+              by: str = "arm") -> Figure:
+    """`metric` for each arm (x: key, one marker series per arm) with intervals; `by` names
+    what the arms are in the title ("rung" for a ladder's self-play batches)."""
     sub = estimates.filter(pl.col("metric") == metric)
     keys = sorted(dict.fromkeys(sub["key"].to_list()))
     figure, (axes,) = new_figure(1)
@@ -118,7 +120,7 @@ def arms_plot(estimates: pl.DataFrame, arms: list[str], metric: str, confidence:
         axes.axhline(float(reference.mean()), color="0.4", linestyle="--", linewidth=1, label="fair value")
     axes.set_xticks(range(len(keys)), keys)
     axes.set_ylabel(metric)
-    axes.set_title(f"{metric} by arm ({confidence:.0%} intervals)")
+    axes.set_title(f"{metric} by {by} ({confidence:.0%} intervals)")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=7)
     return figure

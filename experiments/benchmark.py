@@ -40,25 +40,33 @@ def plan() -> list[tuple[str, BenchmarkCase]]:
     return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
 
 
-def games_per_second(game: str, players: int, policy: str, n: int, repeats: int = 3) -> tuple[float, float]:
-    """(games/s, mean decisions per game): the best of `repeats` timed calls of simulate;
-    decisions come from the games table's required `decisions` column, so games
-    whose random players decide differently compare per decision too."""
+def games_per_second(game: str, players: int, policy: str | list[str], n: int,
+                     repeats: int = 3) -> tuple[float, float, float]:
+    """(games/s, mean decisions per game, mean decisions a search seat simulated per game): the
+    best of `repeats` timed calls of simulate; decisions come from the games table's required
+    `decisions` column, so games whose random players decide differently compare per decision
+    too; simulated ones from `search_simulated` (0 without a search seat)."""
     from engines.core.lineup import make_lineup
     from engines.registry import get_game
 
     spec = get_game(game)
-    lineup = make_lineup(spec, [policy], players, True)
+    lineup = make_lineup(spec, [policy] if isinstance(policy, str) else list(policy), players, True)
     kp = spec.kernel_params(spec.variants.load(None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
-    best, decisions = float("inf"), 0.0
+    best, decisions, simulated = float("inf"), 0.0, 0.0
     for r in range(repeats):
         t0 = time.perf_counter()
         tables = spec.simulate(kp, ids, w, True, 1, r * n, n)
         best = min(best, time.perf_counter() - t0)
         decisions = float(np.mean(tables["games"]["decisions"]))
-    return n / best, decisions
+        simulated = float(np.mean(tables["games"].get("search_simulated", np.zeros(1))))
+    return n / best, decisions, simulated
+
+
+def simulated_case(case: BenchmarkCase) -> bool:
+    """A line-up with a search seat: few, slow games."""
+    return any(p.startswith("search") for p in (case.lineup or (case.policy,)))
 
 
 def _first_game_seconds(game: str, cache_dir: str) -> float:
@@ -148,13 +156,35 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
 
     print("\n## Throughput, one core, compile excluded (best of 3)")
     print(f"{'game':20s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s} {'ns/decision':>11s}  vs C")
+    random_ns: dict[tuple[str, int], float] = {}
+    searches = []
     for game, case in cases:
         players, policy = case.players, case.policy
-        rate, decisions = games_per_second(game, players, policy, max(50, int(case.games * scale)))
+        rate, decisions, simulated = games_per_second(game, players, list(case.lineup) or policy,
+                                                      max(2 if simulated_case(case) else 50, int(case.games * scale)),
+                                                      repeats=1 if simulated_case(case) else 3)
         c_ref = c_rates.get(case.c_reference) if case.c_reference else None
         ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
         per_decision = 1e9 / rate / decisions if decisions else float("nan")
+        if policy == "random":
+            random_ns[(game, players)] = per_decision
+        if simulated > 0:
+            searches.append((game, case, rate, decisions, simulated))
         print(f"{game:20s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f} {per_decision:11.0f}  {ratio}")
+    if searches:
+        print("\n## The search player's cost (simulated decisions: tree walks and play-outs inside its searches)")
+        print("ns per simulated decision = the games' whole time / decisions simulated (the other seats' own "
+              "moves included, so an upper bound); vs random = random play's ns/decision at the same table "
+              "/ that figure (the goal: at least 0.40)")
+        for game, case, rate, decisions, simulated in searches:
+            ns_sim = 1e9 / rate / simulated
+            base = random_ns.get((game, case.players))
+            vs = f"{base / ns_sim:5.2f}" if base else "  n/a"
+            n_search = sum(1 for p in (case.lineup or (case.policy,) * case.players) if p.startswith("search"))
+            search_decisions = decisions * n_search / case.players   # per game, seats deciding in turn
+            print(f"{game:20s} {case.policy:44s} {ns_sim:6.0f} ns/simulated decision (vs random {vs}), "
+                  f"{simulated / search_decisions:9,.0f} simulated per search decision, "
+                  f"{rate * search_decisions:7,.1f} search decisions/s, {60 * rate:7,.1f} games/minute")
 
     print("\n## Start-up: fresh process to first finished game")
     for game in game_ids():

@@ -304,6 +304,68 @@ def power_cmd(
     cli_power(experiment, effects=list(effect or []), pilot=pilot, power=power, alpha=alpha, workers=workers)
 
 
+@app.command("ladder")
+def ladder_cmd(
+    game: str = typer.Argument(DEFAULT_GAME, help="Game id."),
+    games: Optional[int] = typer.Option(None, "--games", "-n",
+                                        help="Games per rating table (default: the game's ladder_games)."),
+    findings_games: Optional[int] = typer.Option(
+        None, "--findings-games", help="Self-play games per rung for the findings (0: none; default: the game's)."),
+    rung: Optional[List[str]] = typer.Option(None, "--rung", metavar="POLICY",
+                                             help="A rung, weakest first (repeat; default: the game's ladder)."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats per table (default: the game's)."),
+    seed: int = typer.Option(0, "--seed", help="Run seed."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Ladder folder (default results/ladder-GAME-...)."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
+    progress: bool = typer.Option(True, "--progress/--quiet", help="Show progress bars."),
+):
+    """Play the game's skill ladder (mixed tables of random ... search), fit ratings with intervals,
+    report balance findings per rung; prints the ladder and writes ladder.md / ladder.png."""
+    from experiments.ladder import ladder_text, plan_ladder, run_ladder
+
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    try:
+        plan = plan_ladder(game, games=games, findings_games=findings_games, players=players,
+                           rungs=list(rung) if rung else None, seed=seed)
+        folder = out or Path("results") / f"ladder-{game}-{plan.players}p-seed{seed}-{plan.games}g"
+        result = run_ladder(plan, folder, workers=workers, progress=progress)
+    except _user_errors() as exc:
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: finished games are kept; run the same command again to resume", err=True)
+        raise typer.Exit(code=130)
+    typer.echo(ladder_text(result))
+    typer.echo(f"ladder: {folder / 'ladder.md'} (plot: {folder / 'ladder.png'})")
+
+
+@app.command("tune")
+def tune_cmd(
+    game: str = typer.Argument(..., help="Game id."),
+    policy: str = typer.Argument(..., help="The scripted policy whose weights are tuned (greedy, heuristic)."),
+    against: str = typer.Option("search(iterations=100)", "--against", metavar="POLICY",
+                                help="The opponent in every other seat."),
+    players: int = typer.Option(2, "--players", "-p", help="Seats per game."),
+    trials: int = typer.Option(30, "--trials", help="Weight rows the optimiser tries (the defaults first)."),
+    games: int = typer.Option(200, "--games", "-n", help="Games per trial (the same games every trial)."),
+    validate_games: int = typer.Option(400, "--validate-games", help="Fresh games for the out-of-sample check."),
+    seed: int = typer.Option(0, "--seed", help="Tuning seed (the check uses another)."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="Save the best row as this named preset "
+                                         "(the game's presets.toml); default: print only."),
+):
+    """Tune a policy's named weights against an opponent (optuna, common random numbers); report
+    the gain out of sample and optionally keep the weights as a named preset."""
+    from experiments.tune import save_preset, tune, tune_text
+
+    try:
+        result = tune(game, policy, against, players=players, trials=trials, games=games,
+                      validate_games=validate_games, seed=seed)
+        typer.echo(tune_text(result))
+        if preset:
+            typer.echo(f"preset '{preset}' written to {save_preset(result, preset, seed)}")
+    except _user_errors() as exc:
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+
+
 @app.command("bench")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),

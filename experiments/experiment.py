@@ -3,9 +3,9 @@
     skyline-lab run experiments/skyline_megamall_multiplier.toml
 
 An experiment file names a game, a base set-up and the metrics of interest,
-plus at most one of a sweep, a comparison or a fairness matrix:
+plus at most one of a sweep, a comparison, a fairness matrix or a skill ladder:
 
-    # What happens to the Key Player's edge if Megamalls triple instead of double?
+    # What happens to the first builder's edge if Megamalls triple instead of double?
     [experiment]
     game = "skyline_3000"
     variant = "default"                 # optional; a variant name or a .toml path
@@ -15,8 +15,8 @@ plus at most one of a sweep, a comparison or a fairness matrix:
     rotate = true                       # optional; seats rotate through the line-up
     games = 20000
     seed = 1
-    metrics = ["key_player_win_rate", "seat_edge", "score_spread", "margin"]
-    answer = ["key_player_win_rate"]    # optional; metrics the answer discusses (default: the first)
+    metrics = ["first_builder_win_rate", "seat_edge", "score_spread", "margin"]
+    answer = ["first_builder_win_rate"]    # optional; metrics the answer discusses (default: the first)
     confidence = 0.95                   # optional
     seat_margin = 0.02                  # optional: largest seat edge that does not matter; "fair" is
                                         # concluded only when every seat is shown inside +-margin (TOST)
@@ -34,8 +34,13 @@ plus at most one of a sweep, a comparison or a fairness matrix:
     players = [2, 3, 4]
     policies = ["random", "greedy", "heuristic"]   # weakest first
 
+    [ladder]                            # or: every figure at each rung of the skill ladder
+    rungs = ["random", "greedy", "heuristic", "search(iterations=100)"]   # weakest first; default:
+                                        # the game's GameSpec.ladder (a game without one must name them)
+    players = 4                         # optional (or experiment.players; not both)
+
     [precision]                         # optional: add games until the intervals are narrow enough
-    metrics = ["key_player_win_rate"]   # default: the answer metrics
+    metrics = ["first_builder_win_rate"]   # default: the answer metrics
     half_width = 0.005                  # target 95% half-width
     max_games = 200000                  # cap per batch
     on = "differences"                  # or "estimates"; default: differences for sweeps/comparisons
@@ -49,6 +54,13 @@ Everything is validated before any game runs or any folder is made: an
 unknown key, a parameter the game does not have, a value outside the
 variant's range, an unknown policy or metric is refused with the file, the
 key and the reason (ExperimentError).
+
+A ladder is a kind of its own (not combined with a sweep or a comparison: their
+baselines and paired contrasts are between arms, a ladder's verdict is across
+rungs). Each rung is one self-play batch, every seat the rung's policy, so
+experiment.policies is refused there; the report gets "Across the ladder":
+each metric and key per rung side by side, weakest first, with a verdict
+(analysis.ladder.rung_verdict; only "search..." rungs count as strong play).
 
 Every arm of an experiment is played on the same seed, so game i of every
 arm has the same deals and dice wherever the rules allow: differences are
@@ -79,18 +91,21 @@ import polars as pl
 
 from analysis import metrics as M
 from analysis import runfolder
+from analysis.ladder import is_strong
 from engines.core.lineup import LineupError
 from engines.core.variant import VariantError, flatten
 from engines.registry import get_game
+from experiments.ladder import default_findings
 from experiments.runner import RunConfig, RunError, default_chunk_size, prepare, run_batch
 
-KINDS = ("single", "sweep", "compare", "fairness")
-TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "precision", "power")
+KINDS = ("single", "sweep", "compare", "fairness", "ladder")
+TOP_KEYS = ("experiment", "sweep", "compare", "fairness", "ladder", "precision", "power")
 EXPERIMENT_KEYS = ("name", "question", "game", "variant", "overrides", "players", "policies", "rotate", "games",
                    "seed", "metrics", "answer", "confidence", "seat_margin")
 ARM_KEYS = ("variant", "overrides", "players", "policies", "rotate", "label")
 COMPARE_OPTIONS = ("baseline", "pairs")
 FAIRNESS_KEYS = ("players", "policies")
+LADDER_KEYS = ("rungs", "players")
 PRECISION_KEYS = ("metrics", "half_width", "max_games", "on")
 POWER_KEYS = ("effects", "power", "alpha")
 RANGE_KEYS = {"start", "stop", "step"}
@@ -101,6 +116,9 @@ SOLO_DEFAULT_METRICS = ["score_mean", "game_length", "stall_rate"]
 DEFAULT_RESULTS = Path("results")
 CACHE_NAME = "_runs"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# a search seat makes a game cost seconds, not microseconds: small chunks keep an
+# interrupted batch's loss, the progress bar and the spread over workers fine-grained
+SEARCH_CHUNK = 25
 
 
 class ExperimentError(ValueError):
@@ -184,6 +202,7 @@ class Experiment:
     sweep_keys: list[str] = field(default_factory=list)
     fairness_players: list[int] = field(default_factory=list)
     fairness_policies: list[str] = field(default_factory=list)
+    rungs: list[str] = field(default_factory=list)   # a ladder's rungs, weakest first (one batch each)
     digest: str = ""
     margin: float | None = None        # seat-edge equivalence margin (win-rate points); None: no fairness test
 
@@ -242,6 +261,8 @@ def _known_metric(source: str, where: str, metric: str, known, game: str) -> Non
     if metric not in known:
         close = difflib.get_close_matches(metric, list(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
+        if new := M.renamed_metric(game, metric):
+            hint = f" (renamed: use '{new}')"
         raise ExperimentError(source, where, f"unknown metric '{metric}' for {game}{hint}; known: {', '.join(known)}")
 
 
@@ -378,10 +399,12 @@ def load_experiment(path: str | Path) -> Experiment:
     base_policies = _policies(source, "experiment.policies", exp.get("policies"))
     base_rotate = _expect(source, "experiment.rotate", exp.get("rotate", True), "bool")
 
-    kinds = [k for k in ("sweep", "compare", "fairness") if k in data]
+    kinds = [k for k in ("sweep", "compare", "fairness", "ladder") if k in data]
     if len(kinds) > 1:
-        raise ExperimentError(source, kinds[1], f"an experiment is one of a sweep, a comparison or a fairness "
-                                                f"matrix; this file has [{kinds[0]}] and [{kinds[1]}]")
+        why = ("; a ladder plays every rung of one set-up (write one ladder file per set-up)"
+               if "ladder" in kinds else "")
+        raise ExperimentError(source, kinds[1], f"an experiment is one of a sweep, a comparison, a fairness "
+                                                f"matrix or a ladder; this file has [{kinds[0]}] and [{kinds[1]}]{why}")
     kind = kinds[0] if kinds else "single"
 
     # (label, params, variant, overrides, players, policies, rotate, where-map for errors)
@@ -391,6 +414,8 @@ def load_experiment(path: str | Path) -> Experiment:
     sweep_keys: list[str] = []
     fairness_players: list[int] = []
     fairness_policies: list[str] = []
+    rungs: list[str] = []
+    players_key = "experiment.players"
 
     if kind == "single":
         raw_plans.append((base_variant or "default", {}, base_variant, base_overrides, base_players,
@@ -451,6 +476,13 @@ def load_experiment(path: str | Path) -> Experiment:
         pairs = _expect(source, "compare.pairs", table.get("pairs", "baseline"), "str")
         if pairs not in ("baseline", "all"):
             raise ExperimentError(source, "compare.pairs", f"must be 'baseline' or 'all', not {pairs!r}")
+    elif kind == "ladder":
+        rungs, ladder_players = _ladder_table(source, spec, data["ladder"], exp)
+        if ladder_players is not None:
+            players_key = "ladder.players"
+        for rung in rungs:  # self-play: every seat the rung's policy
+            raw_plans.append((rung, {"rung": rung}, base_variant, base_overrides, ladder_players or base_players,
+                              [rung], base_rotate, base_where))
     else:  # fairness
         table = _expect(source, "fairness", data["fairness"], "table")
         _check_keys(source, "fairness", table, FAIRNESS_KEYS)
@@ -480,7 +512,7 @@ def load_experiment(path: str | Path) -> Experiment:
     plans: list[Plan] = []
     for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
         plans.append(_prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
-                                   rotate, games, seed, where, kind))
+                                   rotate, games, seed, where, kind, players_key))
     labels = [p.label for p in plans]
     if len(set(labels)) != len(labels):
         dup = next(label for label in labels if labels.count(label) > 1)
@@ -491,6 +523,8 @@ def load_experiment(path: str | Path) -> Experiment:
         metrics = DEFAULT_METRICS if min_players > 1 else SOLO_DEFAULT_METRICS
         if kind == "fairness":
             metrics = ["seat_win_rate", "seat_edge"]
+        if kind == "ladder":  # the ladder command's figures per rung
+            metrics = [m for m in default_findings(game) if known[m].min_players <= min_players] or metrics
     for metric in list(metrics) + list(answer):
         need = known[metric].min_players
         if min_players < need:
@@ -556,14 +590,41 @@ def load_experiment(path: str | Path) -> Experiment:
         path=path, name=name, question=question, game=game, title=spec.title, kind=kind, plans=plans,
         baseline=baseline, pairs=pairs, games=games, seed=seed, metrics=list(metrics), answer=list(answer),
         confidence=float(confidence), precision=precision, power=power, sweep_keys=sweep_keys,
-        fairness_players=fairness_players, fairness_policies=fairness_policies,
+        fairness_players=fairness_players, fairness_policies=fairness_policies, rungs=rungs,
         digest=hashlib.sha256(text.encode()).hexdigest()[:16], margin=margin,
     )
 
 
+def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], int | None]:
+    """The [ladder] table: its rungs (default: the game's declared ladder) and its players."""
+    table = _expect(source, "ladder", table, "table")
+    _check_keys(source, "ladder", table, LADDER_KEYS)
+    if "policies" in exp:
+        raise ExperimentError(source, "experiment.policies", "a [ladder] sets every seat's policy (each rung plays "
+                                                             "itself); leave experiment.policies out")
+    if "rungs" in table:
+        rungs = list(_expect(source, "ladder.rungs", table["rungs"], "str_list"))
+    elif spec.ladder:
+        rungs = list(spec.ladder)
+    else:
+        raise ExperimentError(source, "ladder.rungs", f"{spec.game_id} declares no skill ladder (GameSpec.ladder): "
+                                                      "name the rungs, weakest first")
+    if len(rungs) < 2:
+        raise ExperimentError(source, "ladder.rungs", f"a ladder needs at least two rungs to compare, not {len(rungs)}")
+    if len(set(rungs)) != len(rungs):
+        dup = next(r for r in rungs if rungs.count(r) > 1)
+        raise ExperimentError(source, "ladder.rungs", f"the rung '{dup}' is named twice")
+    players = table.get("players")
+    if players is not None:
+        _expect(source, "ladder.players", players, "int")
+        if "players" in exp:
+            raise ExperimentError(source, "ladder.players", "is also set in experiment.players; set it in one place")
+    return rungs, players
+
+
 def _prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
-                  where: dict[str, str], kind: str) -> Plan:
-    context = "experiment" if kind in ("single", "sweep", "fairness") else f"compare.{label}"
+                  where: dict[str, str], kind: str, players_key: str = "experiment.players") -> Plan:
+    context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{label}"
     try:
         _, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
                             rotate=rotate, n_games=games, seed=seed)
@@ -575,9 +636,13 @@ def _prepare_plan(source, spec, game, label, params, variant, overrides, players
             raise ExperimentError(source, f"{context}.variant", exc.reason) from None
         raise ExperimentError(source, f"{context}.variant", str(exc)) from None
     except LineupError as exc:
+        if kind == "ladder":
+            raise ExperimentError(source, "ladder.rungs", f"rung '{label}': {exc}") from None
         raise ExperimentError(source, f"{context}.policies", str(exc)) from None
     except RunError as exc:
         key = f"{context}.players" if "players" in str(exc) else context
+        if kind == "ladder":
+            key = players_key if "players" in str(exc) else "ladder"
         if kind == "fairness":
             key = "fairness.players" if "players" in str(exc) else "fairness"
         raise ExperimentError(source, key, str(exc)) from None
@@ -619,7 +684,8 @@ def ensure_run(plan: Plan, n_games: int, cache: Path, workers: int = 1, progress
             if _available_games(path) >= n_games:
                 return record
     if chunk is None:  # equal chunks of about the runner's default size that add up to n_games
-        pieces = int(math.ceil(n_games / default_chunk_size(n_games)))
+        size = SEARCH_CHUNK if any(is_strong(p) for p in plan.policies) else default_chunk_size(n_games)
+        pieces = int(math.ceil(n_games / size))
         chunk = int(math.ceil(n_games / pieces))
     n_run = int(math.ceil(n_games / chunk) * chunk)
     c = plan.config
@@ -796,6 +862,7 @@ class ExperimentResult:
     fairness: pl.DataFrame | None = None
     fairness_change: pl.DataFrame | None = None
     balance: pl.DataFrame | None = None
+    ladder: pl.DataFrame | None = None      # across the ladder: metric, key, rung, estimate, verdict ([ladder])
     answer: str = ""
 
     @property
@@ -898,7 +965,10 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
     known = M.metrics_for(experiment.game)
     for metric in effects:
         if metric not in known:
-            raise ExperimentError("command line", "effect", f"unknown metric '{metric}' (known: {', '.join(known)})")
+            new = M.renamed_metric(experiment.game, metric)
+            renamed = f" (renamed: use '{new}')" if new else ""
+            raise ExperimentError("command line", "effect",
+                                  f"unknown metric '{metric}'{renamed} (known: {', '.join(known)})")
     if metric_not_computed := [m for m in effects if m not in experiment.all_metrics]:
         experiment = replace(experiment, metrics=experiment.metrics + metric_not_computed)
     cache_dir = Path(cache) if cache is not None else Path(results) / CACHE_NAME

@@ -9,6 +9,7 @@ balance summary, and which interval and test each number came from.
     results/<experiment>/balance.csv        largest seat edge and dominance per batch
     results/<experiment>/fairness.csv       the fairness matrix (fairness experiments)
     results/<experiment>/power.csv          games needed per effect ([power])
+    results/<experiment>/ladder.csv, .parquet   every figure per rung and its verdict ([ladder])
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import polars as pl
 from analysis import compare as C
 from analysis import runfolder
 from analysis import fairness as F
+from analysis import ladder as L
 from analysis import sweep as S
 from analysis.report import render_html, render_markdown
 from analysis.sections import Plot, Section
@@ -113,7 +115,81 @@ def summarise(result: "ExperimentResult") -> None:
     if exp.power:
         result.power = power_table(exp, result.analysis)
     result.fairness_change = fairness_change_table(result)
+    if exp.kind == "ladder":
+        result.ladder = ladder_table(result)
     result.answer = answer(result)
+
+
+# --- across the ladder ------------------------------------------------------------------------
+
+def _ladder_metrics(exp) -> list[str]:
+    return list(dict.fromkeys(exp.metrics + exp.answer))
+
+
+def ladder_table(result: "ExperimentResult") -> pl.DataFrame:
+    """One row per metric, key and rung (weakest first): the estimate and interval, what the verdict
+    judges (analysis.ladder.key_effects) and the verdict of the metric and key across the rungs."""
+    exp, analysis = result.experiment, result.analysis
+    frames = []
+    for i, plan in enumerate(exp.plans):
+        for name in _ladder_metrics(exp):
+            if (i, name) not in analysis.values:
+                continue
+            est = analysis.estimates.filter((pl.col("plan_index") == i) & (pl.col("metric") == name))
+            reference = est["reference"].drop_nulls()
+            ref = float(reference[0]) if reference.len() else math.nan
+            frames.append(L.rung_findings(name, M.get_metric(exp.game, name), analysis.values[(i, name)], ref,
+                                          plan.label, exp.confidence))
+    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=L.FINDINGS_SCHEMA)
+    verdicts = L.ladder_verdicts(findings, exp.rungs)
+    order = {rung: i for i, rung in enumerate(exp.rungs)}
+    return (findings.join(verdicts, on=["metric", "key"], how="left")
+            .with_columns(pl.col("rung").replace_strict(order, return_dtype=pl.Int64).alias("rung_index"))
+            .select("metric", "key", "rung_index", *[c for c in L.FINDINGS_SCHEMA if c not in ("metric", "key")],
+                    "verdict"))
+
+
+def _judged_against(group: pl.DataFrame) -> str:
+    against = group["judged_against"].drop_nulls()
+    kind = against[0] if against.len() else L.NO_FAIR_VALUE
+    if kind != L.FAIR_VALUE:
+        return kind
+    refs = [float(r) for r in group["effect_reference"].drop_nulls()]
+    if refs and max(refs) - min(refs) < 1e-9:
+        return f"fair value {_num(refs[0])}"
+    return "fair value per rung: " + ", ".join(f"{r['rung']} {_num(r['effect_reference'])}"
+                                               for r in group.iter_rows(named=True))
+
+
+def _ladder_cell(row: dict | None) -> str:
+    if row is None or row["estimate"] is None or math.isnan(row["estimate"]):
+        return "n/a"
+    cell = _interval(row["estimate"], row["low"], row["high"])
+    if row["judged_against"] == L.KEY_MEAN:  # the verdict's own numbers, next to the figure
+        cell += f"; vs mean {_interval(row['effect'], row['effect_low'], row['effect_high'], True)}"
+    return cell
+
+
+def ladder_view(exp, table: pl.DataFrame) -> pl.DataFrame:
+    """The long ladder table side by side: one row per metric and key, one column per rung."""
+    rows = []
+    for (metric, key), group in table.group_by(["metric", "key"], maintain_order=True):
+        by_rung = {r["rung"]: r for r in group.iter_rows(named=True)}
+        row = {"metric": metric, "key": key}
+        row.update({rung: _ladder_cell(by_rung.get(rung)) for rung in exp.rungs})
+        row.update({"judged against": _judged_against(group), "verdict": group["verdict"][0]})
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def _ladder_answer(exp, table: pl.DataFrame) -> str:
+    verdicts = (table.filter(pl.col("metric").is_in(exp.answer)).select("metric", "key", "verdict")
+                .unique(maintain_order=True))
+    parts = [f"**{r['metric']}**" + ("" if r["key"] == M.ALL else f" ({r['key']})") + f": {r['verdict']}"
+             for r in verdicts.head(MAX_LISTED).iter_rows(named=True)]
+    more = f" ({verdicts.height - MAX_LISTED} more in the Across the ladder table)" if verdicts.height > MAX_LISTED else ""
+    return (f"Across the ladder ({', '.join(exp.rungs)}; each rung plays every seat itself): "
+            + "; ".join(parts) + f".{more}")
 
 
 def fairness_change_table(result: "ExperimentResult") -> pl.DataFrame | None:
@@ -232,6 +308,8 @@ def answer(result: "ExperimentResult") -> str:
     else:
         for metric in exp.answer:
             paragraphs.append(_answer_metric(exp, analysis, metric))
+        if result.ladder is not None and result.ladder.height:
+            paragraphs.append(_ladder_answer(exp, result.ladder))
         if result.fairness_change is not None:
             parts = [f"{r['arm_b']} vs {r['arm_a']}: {_num(r['unfairness_a'])} → {_num(r['unfairness_b'])}, change "
                      f"{_interval(r['change'], r['low'], r['high'], True)}: {r['verdict']}"
@@ -286,6 +364,8 @@ def _methods(result: "ExperimentResult") -> str:
                      + (f" Margin here: {exp.margin:g}." if exp.margin is not None else " No margin was set."))
     if result.fairness_change is not None:
         items.append(f"Fairer or not: {F.UNFAIRNESS}.")
+    if exp.kind == "ladder":
+        items.append(LADDER_METHOD)
     items.append(f"A policy, roof type or card \"dominates\": {C.DOMINANCE}.")
     if exp.precision:
         items.append(f"Precision: games are added (to every batch alike) until the widest {exp.confidence:.0%} "
@@ -297,6 +377,18 @@ def _methods(result: "ExperimentResult") -> str:
 
         items.append(f"Games needed: {METHOD_MEAN}; unpaired: {METHOD_TWO}; {METHOD_FAMILY}.")
     return "\n".join(f"- {item}" for item in items)
+
+
+LADDER_METHOD = (
+    "Across the ladder: each rung is one batch in self-play (every seat the rung's policy), all on the same seed. "
+    "A figure shows an effect at a rung when its interval excludes what it is judged against: the metric's fair "
+    "value (a seat edge: 0; a win rate: the fair share), or, for competing keys without one (roof types), the "
+    "key's per-game difference from the mean of the keys in the same games (paired on the game). Verdicts: holds "
+    "at every rung; appears only for weak play (some scripted rung shows it, no search rung does: only rungs named "
+    "search... count as strong play); changes sign (it describes the players, not the game); appears at some "
+    "rungs only; no rung shows an effect beyond noise (not evidence of balance: that needs an equivalence "
+    "margin); undetermined (a rung has no estimate, or the figure has no fair value). Each interval stands on its "
+    "own: no correction for the number of keys and rungs.")
 
 
 def _setup_table(result: "ExperimentResult") -> pl.DataFrame:
@@ -313,6 +405,8 @@ def _setup_table(result: "ExperimentResult") -> pl.DataFrame:
     ]
     if exp.kind == "sweep":
         rows.insert(4, ("swept", ", ".join(exp.sweep_keys)))
+    if exp.kind == "ladder":
+        rows.insert(4, ("rungs (weakest first, each in self-play)", ", ".join(exp.rungs)))
     return pl.DataFrame({"setting": [r[0] for r in rows], "value": [r[1] for r in rows]})
 
 
@@ -328,9 +422,19 @@ def _batches_table(result: "ExperimentResult") -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def _estimates_view(table: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+def lineup_text(policies: list[str]) -> str:
+    """Whose play a batch is: "heuristic in every seat", or the line-up by slot."""
+    if len(set(policies)) == 1:
+        return f"{policies[0]} in every seat" if len(policies) > 1 else policies[0]
+    return ", ".join(policies)
+
+
+def _estimates_view(exp, table: pl.DataFrame, metrics: list[str]) -> pl.DataFrame:
+    """The estimates with the line-up that produced each (the batch label alone may not say)."""
     sub = table.filter(pl.col("metric").is_in(metrics))
-    return sub.select("plan", "metric", "key", "estimate", "low", "high", "n", "interval")
+    lineups = {i: lineup_text(p.policies) for i, p in enumerate(exp.plans)}
+    sub = sub.with_columns(pl.col("plan_index").replace_strict(lineups, return_dtype=pl.Utf8).alias("line-up"))
+    return sub.select("plan", "line-up", "metric", "key", "estimate", "low", "high", "n", "interval")
 
 
 def sections(result: "ExperimentResult") -> list[Section]:
@@ -352,12 +456,16 @@ def sections(result: "ExperimentResult") -> list[Section]:
             out.append(Section("Results", "One row per sweep point, metric and key.",
                                tables=[("combined table", table)], plots=plots))
         else:
-            table = _estimates_view(analysis.estimates, exp.metrics)
+            table = _estimates_view(exp, analysis.estimates, exp.metrics)
             plots = []
             if exp.kind == "compare":
                 arms = [p.label for p in exp.plans]
                 plots = [Plot(f"arms_{m}", S.arms_plot(analysis.estimates, arms, m, exp.confidence),
                               f"{m} by arm, {exp.confidence:.0%} intervals") for m in exp.metrics]
+            if exp.kind == "ladder":
+                plots = [Plot(f"rungs_{m}", S.arms_plot(analysis.estimates, exp.rungs, m, exp.confidence, by="rung"),
+                              f"{m} by rung, weakest first ({', '.join(exp.rungs)}), each rung in self-play; "
+                              f"{exp.confidence:.0%} intervals") for m in exp.metrics]
             if exp.kind == "fairness":
                 cells = [(p.params["policy"], p.players, i) for i, p in enumerate(exp.plans)]
                 plots = [Plot("fairness_seat_win_rates",
@@ -385,6 +493,13 @@ def sections(result: "ExperimentResult") -> list[Section]:
                            f"the others by Benjamini-Hochberg.{gain}",
                            tables=[("paired differences (b − a)", view)], plots=plots))
 
+    if result.ladder is not None and result.ladder.height:
+        out.append(Section("Across the ladder",
+                           f"Every figure at each rung, weakest first ({', '.join(exp.rungs)}); each rung is a "
+                           f"self-play batch, every seat its policy, {analysis.n_games:,} games on the same seed. "
+                           f"Estimates with {exp.confidence:.0%} intervals; the verdict is read across the rungs "
+                           "(Method says how).",
+                           tables=[("figures per rung and their verdict", ladder_view(exp, result.ladder))]))
     if result.fairness is not None:
         out.append(Section("Fairness matrix", F.fairness_conclusion(result.fairness, exp.fairness_policies),
                            tables=[("seat win rates and the largest seat edge per cell", result.fairness)]))
@@ -415,7 +530,7 @@ def manifest(result: "ExperimentResult") -> dict:
     exp = result.experiment
     return {
         "experiment": exp.name, "file": str(exp.path), "digest": exp.digest, "question": exp.question,
-        "kind": exp.kind, "game": exp.game, "seed": exp.seed, "games_requested": exp.games,
+        "kind": exp.kind, "game": exp.game, "rungs": exp.rungs, "seed": exp.seed, "games_requested": exp.games,
         "games_analysed": result.analysis.n_games, "confidence": exp.confidence, "metrics": exp.metrics,
         "cache": str(result.cache),
         "batches": [{"label": r.plan.label, "params": r.plan.params, "variant": r.plan.config.variant.name,
@@ -449,7 +564,7 @@ def write(result: "ExperimentResult") -> Path:
     (out / "report.html").write_text(render_html(title, secs, figures_dir=figures))  # self-contained
     analysis = result.analysis
     analysis.estimates.write_csv(out / "estimates.csv")
-    for name, table in (("comparisons", analysis.comparisons), ("balance", result.balance),
+    for name, table in (("comparisons", analysis.comparisons), ("balance", result.balance), ("ladder", result.ladder),
                         ("fairness_change", result.fairness_change),
                         ("fairness", result.fairness), ("power", result.power)):
         path = out / f"{name}.csv"
@@ -457,6 +572,11 @@ def write(result: "ExperimentResult") -> Path:
             table.write_csv(path)
         elif path.exists():
             path.unlink()
+    ladder_parquet = out / "ladder.parquet"  # the figures per rung for notebooks, as the ladder command writes them
+    if result.ladder is not None and result.ladder.height:
+        result.ladder.write_parquet(ladder_parquet)
+    elif ladder_parquet.exists():
+        ladder_parquet.unlink()
     (out / "manifest.json").write_text(json.dumps(manifest(result), indent=2, default=str))
     return out / "report.md"
 

@@ -78,7 +78,9 @@ def test_every_policy_plays(spec):
     players = spec.default_players
     kp = spec.kernel_params(spec.variants.load(None), players)
     for name in spec.policies:
-        n = 2 if name in ("strong", "search") else 20   # a search seat simulates ~1e6 decisions a game
+        n = 2 if name == "strong" else 20
+        if name == "search":  # its default budget costs seconds a game in the longer games
+            name, n = "search(iterations=4)", 2
         lineup = make_lineup(spec, [name], players, True)
         tables = spec.simulate(kp, lineup.policy_ids(), lineup.weight_rows(spec.max_weights), True, 1, 0, n)
         assert tables["games"]["game"].size == n
@@ -126,7 +128,17 @@ def test_declarations_are_consistent(spec):
     if spec.tie_break is not None:
         assert {spec.tie_break.level_on_points, spec.tie_break.decided} <= set(spec.tables["games"].names)
     for case in spec.benchmark:
-        assert case.policy in spec.policies and spec.min_players <= case.players <= spec.max_players
+        assert spec.min_players <= case.players <= spec.max_players
+        if case.lineup:   # a mixed table: `policy` is its label
+            assert len(case.lineup) == case.players
+            make_lineup(spec, list(case.lineup), case.players, True)
+        else:             # one policy (with weights written as in a line-up) in every seat
+            make_lineup(spec, [case.policy], case.players, True)
+    if spec.ladder:       # every rung is a policy, the table size a legal one
+        p = spec.ladder_players or spec.default_players
+        assert 2 <= p <= spec.max_players
+        make_lineup(spec, list(spec.ladder), len(spec.ladder), True) if len(spec.ladder) <= spec.max_players \
+            else [make_lineup(spec, [r], p, True) for r in spec.ladder]
     for kind, names in spec.labels.items():
         assert names and all(isinstance(n, str) for n in names), kind
 

@@ -40,8 +40,21 @@ SPEC = GameSpec(
     benchmark=(BenchmarkCase(1, "random", 400_000, c_reference="cityline",
                              c_games=2_000_000), BenchmarkCase(1, "greedy", 100_000),
                BenchmarkCase(1, "heuristic", 100_000), BenchmarkCase(1, "strong", 200),
-               BenchmarkCase(4, "random", 100_000)),
+               BenchmarkCase(4, "random", 100_000),
+               # the search player's cost (experiments/benchmark.py prints ns per simulated decision)
+               BenchmarkCase(1, "search(iterations=400)", 40),
+               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 8,
+                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
+                                     "heuristic"))),
     source_digest=SOURCE_DIGEST,
+    # shared dice and no interaction between sheets: one five-seat table holds every rung, each
+    # game is one full finishing order of the five. The search rungs roll out the heuristic and
+    # widen slowly (0.3: a few well-tried alternatives to the script's move beat many barely tried)
+    ladder=("random", "greedy", "heuristic", "search(iterations=100, rollout=heuristic, widening=0.3)",
+            "search(iterations=400, rollout=heuristic, widening=0.3)"),
+    ladder_players=5,
+    ladder_games=2000,
+    ladder_findings_games=200,
 )
 
 __all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

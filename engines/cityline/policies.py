@@ -24,6 +24,8 @@ tests/engines/test_observation.py scrambles all three and checks no decision cha
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from engines.cityline.params import (
@@ -43,13 +45,23 @@ from engines.cityline.state import (
     P_C_ODD, P_O_EVEN, P_O_ODD, P_SKY, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN,
 )
 from engines.core.kernel import kernel
-from engines.core.rng import below, next_u64, random_bits, seed_into
+from engines.core.rng import below, next_u64, random_bits, seed_into, uniform
 from engines.core.lineup import policy_row
+from engines.core.presets import PRESETS_FILE, load_presets
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
 RANDOM, GREEDY, HEURISTIC, STRONG, SEARCH = 0, 1, 2, 3, 4
 
+# Seeded jitter: greedy and heuristic add a uniform draw in [0, jitter) points, from the seat's
+# policy stream, to every candidate's value before taking the best. Exact ties (common: table
+# points are integers) are then broken at random and near-ties (within `jitter`) sometimes, so
+# four identical scripts sharing the dice play four different games instead of one game four
+# times. 0.25 points is below any difference the heuristic means (its values move by whole table
+# points); jitter=0 gives the unjittered scripts exactly (first listed wins a tie).
+JITTER = 0.25
+W_JITTER_HEURISTIC = 8   # heuristic's weight row: its 8 evaluation weights, then jitter
+W_JITTER_GREEDY = 0
 HEURISTIC_WEIGHTS = {
     "value": 1.0,        # weight of a building's expected points (table x chance of filling it)
     "growth": 0.5,       # share of the remaining construction dice of a face expected to reach its open column
@@ -59,6 +71,7 @@ HEURISTIC_WEIGHTS = {
     "patience": 1.0,     # weight of a building's value if kept for a later occupancy turn
     "occ_dice": 4.0,     # dice assumed available when a building is populated (construction estimates)
     "reroll": 1.0,       # >= 0.5: re-roll dice that can build nothing (full or finished columns)
+    "jitter": JITTER,    # seeded tie-break noise (points), see JITTER
 }
 STRONG_WEIGHTS = {
     "rollouts": 16.0,          # imagined continuations per candidate action
@@ -66,10 +79,12 @@ STRONG_WEIGHTS = {
     "reroll_rollouts": 8.0,    # continuations per distinct re-roll subset
 }
 _HW = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
+_HW[W_JITTER_HEURISTIC] = 0.0   # the strong policy's rollouts: the plain heuristic
 
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "uniform over legal actions; re-roll a uniformly random subset"),
-    "greedy": PolicyInfo("greedy", GREEDY, "best immediate points; never re-rolls"),
+    "greedy": PolicyInfo("greedy", GREEDY, "best immediate points; never re-rolls",
+                         {"jitter": JITTER}),   # seeded tie-break noise (points), see JITTER
     "heuristic": PolicyInfo("heuristic", HEURISTIC, "one-ply evaluation with tunable weights",
                             dict(HEURISTIC_WEIGHTS)),
     "strong": PolicyInfo("strong", STRONG, "Monte Carlo rollouts of the heuristic per candidate action",
@@ -78,6 +93,9 @@ POLICIES = {
 # the search player (engines.core.search; Cityline's side in search.py, dispatched by the batch
 # loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them): after the
+# search, whose rollout choices are the scripts with their own defaults
+POLICIES.update(load_presets(POLICIES, Path(__file__).parent / PRESETS_FILE))
 
 
 def default_weights(name: str, width: int = 8) -> np.ndarray:
@@ -267,6 +285,14 @@ def _argmax(x, n):
 
 
 @kernel
+def _jitter_nb(scratch, n, jitter, prng):
+    """Seeded tie-break noise (see JITTER): uniform [0, jitter) points on each candidate."""
+    if jitter > 0:
+        for i in range(n):
+            scratch[i] += jitter * uniform(prng)
+
+
+@kernel
 def heuristic_action_nb(d, cfg, fill, p, w, legal, n, scratch):
     if d[M_PHASE] == PH_REROLL:
         return heuristic_reroll_nb(d, cfg, p, w)
@@ -402,9 +428,15 @@ def choose_action_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch):
         if phase == PH_REROLL:
             return 0
         action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, True)
+        _jitter_nb(scratch, n, w[W_JITTER_GREEDY], prng)
         return legal[_argmax(scratch, n)]
     if policy_id == HEURISTIC:
-        return heuristic_action_nb(d, cfg, fill, p, w, legal, n, scratch)
+        if phase == PH_REROLL:
+            return heuristic_reroll_nb(d, cfg, p, w)
+        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, False)
+        if w.shape[0] > W_JITTER_HEURISTIC:
+            _jitter_nb(scratch, n, w[W_JITTER_HEURISTIC], prng)
+        return legal[_argmax(scratch, n)]
     if phase != PH_REROLL and n == 1:
         return legal[0]
     return strong_action_nb(d, cfg, fill, p, w, prng, legal, n)

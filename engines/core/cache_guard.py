@@ -25,7 +25,8 @@ _CORE_KERNEL_SOURCES = ("kernel.py", "rng.py", "lowlevel.py", "harness.py", "lay
 
 def source_digest(package_dir: Path) -> str:
     h = hashlib.sha256()
-    for path in sorted(Path(package_dir).glob("*.py")):
+    # presets.toml too: a preset's weights are a policy's defaults, and run folders are keyed on labels
+    for path in sorted(Path(package_dir).glob("*.py")) + sorted(Path(package_dir).glob("presets.toml")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     for name in _CORE_KERNEL_SOURCES:

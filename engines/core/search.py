@@ -7,15 +7,21 @@ At each of its decisions the player searches `iterations` times. Every iteration
      consistent with what that player has seen; the search never reads the hidden values;
   2. walks down one shared tree whose nodes are actions (an information-set tree: the same
      node serves every determinization in which its action is legal), choosing by UCB1
-     with availability counts (Cowling, Powley & Whitehouse 2012, "ISMCTS");
+     with availability counts (Cowling, Powley & Whitehouse 2012, "ISMCTS"), widening each
+     node progressively from the rollout policy's own choice (weight `widening`);
   3. adds one node, then plays the game out with a scripted rollout policy (random, greedy,
      heuristic ... any of the game's policies except search itself);
   4. scores the finished game with the harness's ranking and backs the reward up the path
      (each node is credited with the reward of the seat that chose its action).
 
-It plays the most visited root action. The reward is a seat's win share (1 for a sole
-win, 1/k for a k-way shared win, 0 otherwise); a one-seat game has no one to beat, so its
-reward is the score, rescaled into [0, 1] by the range of scores seen in this search.
+It plays the most visited root action. The reward of a seat is
+
+    (1 - score_weight) * win share  +  score_weight * score rescaled into [0, 1]
+
+where the win share is 1 for a sole win, 1/k for a k-way shared win, 0 otherwise, and the
+score is rescaled by the range of final scores seen so far in this search (any seat). The score term
+keeps a signal where the win share has none: when every play-out is won (weak rollout
+opponents) or lost, and in a one-seat game (whose reward is the rescaled score alone).
 
 What a game provides (its `search.py`, a handful of small kernels over its own state):
 
@@ -45,6 +51,12 @@ Weights (the search policy's row; the rollout policy's own weights follow at SEA
     exploration  the UCB1 constant c (rewards lie in [0, 1])
     rollout_cap  at most this many rollout decisions (0: to the end); a capped rollout is
                  scored on the current scores
+    score_weight the share of the reward that is the rescaled score (above)
+    widening     progressive widening: a node visited n times may have at most
+                 1 + widening * sqrt(n) children, and its first child is the rollout policy's
+                 own choice (so a small budget refines the script's move against a few
+                 alternatives instead of sampling every action a couple of times); 0: classic
+                 UCT, every action tried once before any is tried twice
 """
 from __future__ import annotations
 
@@ -58,11 +70,13 @@ from engines.core.kernel import KERNEL_OPTIONS
 from engines.core.rng import below
 from engines.core.spec import Column, PolicyInfo
 
-W_ITERATIONS, W_ROLLOUT, W_EXPLORATION, W_ROLLOUT_CAP = 0, 1, 2, 3
-SEARCH_HEAD = 4                     # the rollout policy's weights start here
-SEARCH_WEIGHTS = {"iterations": 400.0, "rollout": 0.0, "exploration": 0.7, "rollout_cap": 0.0}
+W_ITERATIONS, W_ROLLOUT, W_EXPLORATION, W_ROLLOUT_CAP, W_SCORE, W_WIDENING = 0, 1, 2, 3, 4, 5
+SEARCH_HEAD = 6                     # the rollout policy's weights start here
+SEARCH_WEIGHTS = {"iterations": 400.0, "rollout": 0.0, "exploration": 0.7, "rollout_cap": 0.0,
+                  "score_weight": 0.25, "widening": 1.0}
 assert len(SEARCH_WEIGHTS) == SEARCH_HEAD
-SEARCH_WEIGHT_RANGES = {"iterations": (1, 100_000), "exploration": (0, 100), "rollout_cap": (0, 1e6)}
+SEARCH_WEIGHT_RANGES = {"iterations": (1, 100_000), "exploration": (0, 100), "rollout_cap": (0, 1e6),
+                        "score_weight": (0, 1), "widening": (0, 100)}
 SEARCH_DESCRIPTION = ("Information-set MCTS: per decision `iterations` determinized searches (hidden "
                       "cards, bids and dice resampled from what the seat has seen), UCB1 with "
                       "availability counts, then `rollout` policy play-outs; plays the most visited action.")
@@ -113,6 +127,7 @@ def make_search(g):
         rollout_pid = int(w[W_ROLLOUT])
         c = w[W_EXPLORATION]
         cap_rollout = int(w[W_ROLLOUT_CAP])
+        widening = w[W_WIDENING]
         rw = w[SEARCH_HEAD:]
         sim = clone(st)
         n_players = n_players_of(st)
@@ -126,12 +141,15 @@ def make_search(g):
         avail = np.zeros(cap, np.float64)      # iterations in which the node's action was legal
         total = np.zeros(cap, np.float64)      # summed reward of seat who[node]
         path = np.empty(cap + 1, np.int64)
+        n_children = np.zeros(cap, np.int64)
+        hint = np.empty(max_actions, np.int64)   # the rollout policy's scratch when it names a first child
         n_nodes = 1
         score = np.zeros(n_players, np.int64)
         key = np.zeros(n_players, np.int64)
         rank = np.zeros(n_players, np.int64)
         reward = np.zeros(n_players, np.float64)
-        lo, hi = math.inf, -math.inf           # score range (one-seat games)
+        lo, hi = math.inf, -math.inf           # range of final scores seen (any seat)
+        beta = 1.0 if n_players == 1 else min(1.0, max(0.0, w[W_SCORE]))
         simulated = 0
         for _ in range(iterations):
             copy_into(sim, st)
@@ -161,19 +179,28 @@ def make_search(g):
                     else:
                         avail[ch] += 1.0
                         mean = total[ch] / visits[ch]
-                        if n_players == 1:
-                            mean = (mean - lo) / (hi - lo) if hi > lo else 0.5
                         v = mean + c * math.sqrt(math.log(avail[ch]) / visits[ch])
                         if v > best_v:
                             best_v = v
                             best = ch
+                if n_untried > 0 and widening > 0 and (
+                        best >= 0 and n_children[node] >= 1 + int(widening * math.sqrt(visits[node]))):
+                    n_untried = 0        # not wide enough yet: choose among the children
                 if n_untried > 0:
+                    if widening > 0 and n_children[node] == 0:
+                        # the first child is the rollout policy's choice, when the search lists it
+                        a0 = rollout(sim, ctx, rollout_pid, rw, prng, hint)
+                        for i in range(n):
+                            if legal[i] == a0:
+                                pick = a0
+                                break
                     new = n_nodes
                     n_nodes += 1
                     act[new] = pick
                     who[new] = q
                     sib[new] = first[node]
                     first[node] = new
+                    n_children[node] += 1
                     avail[new] = 1.0
                     apply(sim, ctx, pick)
                     simulated += 1
@@ -194,15 +221,14 @@ def make_search(g):
             simulated += steps
             # reward and back-propagation
             use_key = outcome(sim, ctx, score, key)
-            if n_players == 1:
-                r0 = float(score[0])
-                reward[0] = r0
-                lo = min(lo, r0)
-                hi = max(hi, r0)
-            else:
-                n_win, _, _, _ = rank_nb(score, key, use_key, rank)
-                for s in range(n_players):
-                    reward[s] = 1.0 / n_win if rank[s] == 1 else 0.0
+            for s in range(n_players):
+                lo = min(lo, float(score[s]))
+                hi = max(hi, float(score[s]))
+            n_win, _, _, _ = rank_nb(score, key, use_key, rank)
+            span = hi - lo if hi > lo else 1.0
+            for s in range(n_players):
+                share = 1.0 / n_win if rank[s] == 1 else 0.0
+                reward[s] = (1.0 - beta) * share + beta * (score[s] - lo) / span
             visits[0] += 1.0
             for d in range(1, depth + 1):
                 nd = path[d]

@@ -25,6 +25,8 @@ declared here, never sniffed from column names:
                          folders and cached batches are keyed on it
     spec.variant_facts   optional: a resolved variant's values -> facts the report shows
                          (Project Skyline: the card prices of the variant's card file)
+    spec.ladder          the skill ladder's rungs, weakest first (with ladder_players,
+                         ladder_games, ladder_findings_games: experiments/ladder.py)
 
 The game's own report sections and experiment metrics live in the module
 `analysis.<game_id>` (found by the game id; without one the game gets the
@@ -155,6 +157,7 @@ class BenchmarkCase:
     games: int
     c_reference: str = ""
     c_games: int = 0
+    lineup: tuple[str, ...] = ()   # a mixed line-up instead of `policy` in every seat (the label is `policy`)
 
 
 @dataclass(frozen=True)
@@ -181,6 +184,12 @@ class GameSpec:
     # facts a report may show that follow from a resolved variant's values (e.g. card prices
     # read from the variant's card file): values dict -> {name: value}; None: no such facts
     variant_facts: Callable[[dict], dict] | None = None
+    # the skill ladder (`skyline-lab ladder GAME`, experiments/ladder.py): rungs weakest first,
+    # the table size, games per rating table and games per rung in self-play (findings)
+    ladder: tuple[str, ...] = ()
+    ladder_players: int = 0               # 0: default_players
+    ladder_games: int = 200
+    ladder_findings_games: int = 200
 
     def policy(self, name: str) -> PolicyInfo:
         try:

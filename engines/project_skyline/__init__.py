@@ -14,7 +14,7 @@ from engines.core.spec import BenchmarkCase, GameSpec  # noqa: E402
 from engines.project_skyline.batch import simulate  # noqa: E402
 from engines.project_skyline.game import Game, new_game  # noqa: E402
 from engines.project_skyline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
-from engines.project_skyline.policies import POLICIES  # noqa: E402
+from engines.project_skyline.policies import N_WEIGHTS, POLICIES  # noqa: E402
 from engines.project_skyline.tables import TABLES  # noqa: E402
 
 ENGINE_VERSION = "0.1.0"
@@ -39,6 +39,7 @@ SPEC = GameSpec(
     kernel_params=kernel_params,
     simulate=simulate,
     new_game=new_game,
+    max_weights=N_WEIGHTS,  # the heuristic's 8 knobs and its jitter
     default_lineup=("heuristic",),
     turn_order=None,  # seat 0 holds the start marker and moves first
     tie_break=None,   # level money goes to the most cards (inside `rank`), then a shared win

@@ -18,7 +18,9 @@ from engines.core.harness import (
 from engines.core.kernel import kernel
 from engines.core.lowlevel import unowned
 from engines.project_skyline.params import K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
-from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
+from engines.core.search import N_STATS, STAT_SIMULATED
+from engines.project_skyline.policies import RANDOM, ROW_WIDTH, SEARCH, choose_action_nb, random_action_nb
+from engines.project_skyline.search import search_context_nb, search_nb
 from engines.project_skyline.rules import card_count_nb, legal_nb, reset_nb, apply_nb, score_of_nb
 from engines.project_skyline.state import (
     B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, MAX_HEIGHT, M_DECISIONS, M_ENDING, M_EVN, M_PHASE, M_PLAYER,
@@ -37,8 +39,8 @@ GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
     PLAYERS, "turn_order", "money", "money_cards", "money_monuments", "money_areas", "money_bonuses", "money_sell",
     "money_card_values", "money_end", "spent_buy", "spent_upgrade", "deck_size", "upgrades", "upgrade_pos",
     "bought", "taken", "sold", "played", "floors_built", "floors_forfeited", "towers", "areas_present")
-GA_TURNS, GA_ROUNDS, GA_ENDING, GA_AREAS, GA_TOP, GA_DROPPED = columns(
-    GAMES, "turns", "rounds", "ending", "areas_scored", "top_score", "events_dropped")
+GA_TURNS, GA_ROUNDS, GA_ENDING, GA_AREAS, GA_TOP, GA_DROPPED, GA_SEARCH = columns(
+    GAMES, "turns", "rounds", "ending", "areas_scored", "top_score", "events_dropped", "search_simulated")
 CE_GAME, CE_SEAT, CE_SLOT, CE_TURN, CE_CARD, CE_EVENT = columns(
     CARD_EVENTS, "game", "seat", "lineup_slot", "turn", "card", "event")
 N_PL, N_GA, N_CE = len(PLAYERS.names), len(GAMES.names), len(CARD_EVENTS.names)
@@ -46,8 +48,9 @@ EVENTS_PER_GAME = 400  # budget per game, pooled over the chunk
 
 
 @kernel
-def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots):
-    """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts).
+def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx, sstats):
+    """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts). A search
+    seat decides with search_nb (context sctx, its counters added to sstats).
     Returns (next free event row, events dropped)."""
     reset_nb(d, rng, cfg, seed, gi)
     seed_policies_nb(prngs, seed, gi)
@@ -56,11 +59,14 @@ def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slo
     while d[M_PHASE] != PH_OVER:
         p = d[M_PLAYER]
         turn = d[M_ROUND] + 1
-        n = legal_nb(d, cfg, legal)
-        if pol[p] == RANDOM:  # the same draw as choose_action_nb's, one call layer less
-            a = random_action_nb(d, prngs[p], legal, n)
+        if pol[p] == SEARCH:  # lists its own actions
+            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
         else:
-            a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
+            n = legal_nb(d, cfg, legal)
+            if pol[p] == RANDOM:  # the same draw as choose_action_nb's, one call layer less
+                a = random_action_nb(d, prngs[p], legal, n)
+            else:
+                a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
         apply_nb(d, rng, cfg, a)
         for e in range(d[M_EVN]):
             if crow < cap:
@@ -132,11 +138,15 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
     score = np.zeros(P, np.int64)
     key = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
+    sctx = search_context_nb(cfg)
+    sstats = np.zeros(N_STATS, np.int64)
     crow = 0
     for k in range(count):
         gi = start + k
         seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
-        crow, dropped = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots)
+        sstats[STAT_SIMULATED] = 0
+        crow, dropped = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx,
+                                     sstats)
         top = 0
         for s in range(P):
             score[s] = score_of_nb(d, s)
@@ -157,6 +167,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
         ga[GA_AREAS, k] = scored
         ga[GA_TOP, k] = top
         ga[GA_DROPPED, k] = dropped
+        ga[GA_SEARCH, k] = sstats[STAT_SIMULATED]
     keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, ce_own)
     return pl, ga, ce_own[:, :crow]
 
@@ -164,7 +175,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
-    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=ROW_WIDTH)
     pl, ga, ce = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                                    np.int64(count))
     map_code = np.full(count, MAP_NAMES.index(kparams.map_id) if kparams.map_id in MAP_NAMES else -1, np.int64)

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.lineup import policy_row
 from engines.core.rng import POLICY_STREAM, new_stream
+from engines.core.search import N_STATS
 from engines.core.variant import Variant
 from engines.project_skyline.params import COLOURS, VARIANTS, KernelParams, kernel_params
-from engines.project_skyline.policies import POLICIES, choose_action_nb, default_weights
+from engines.project_skyline.policies import POLICIES, ROW_WIDTH, SEARCH, choose_action_nb
+from engines.project_skyline.search import search_action_nb
 from engines.project_skyline.render import SEATS, card_code, render
 from engines.project_skyline.rules import apply_nb, card_count_nb, legal_nb, new_state_nb, observe_nb, score_of_nb
 from engines.project_skyline.state import (
@@ -36,6 +39,7 @@ class Game:
         self.game_index = game_index
         self._prngs = prngs
         self._legal = np.empty(N_ACTIONS, np.int64)
+        self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     @property
     def n_players(self) -> int:
@@ -101,12 +105,19 @@ class Game:
     apply_action = apply
 
     def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
-        """The action policy `name` picks for the player to move (draws from that seat's stream)."""
+        """The action policy `name` picks for the player to move (draws from that seat's stream).
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
         p = self.current_player()
-        w = default_weights(name) if weights is None else np.asarray(weights, np.float64)
+        info, row = policy_row(POLICIES, name, ROW_WIDTH)
+        if weights is not None:  # the kernels read a row at least ROW_WIDTH wide
+            row = np.zeros(max(ROW_WIDTH, len(weights)))
+            row[:len(weights)] = np.asarray(weights, np.float64)
+        if info.policy_id == SEARCH:
+            return int(search_action_nb(self.state.data, self.state.rng, self.kp.cfg, row, self._prngs[p],
+                                        self.search_stats))
         n = legal_nb(self.state.data, self.kp.cfg, self._legal)
-        return int(choose_action_nb(POLICIES[name].policy_id, self.state.data, self.kp.cfg, p, w,
-                                    self._prngs[p], self._legal, n))
+        return int(choose_action_nb(info.policy_id, self.state.data, self.kp.cfg, p, row, self._prngs[p],
+                                    self._legal, n))
 
     def observation(self, player: int) -> np.ndarray:
         """The state vector as `player` sees it (other hands and every pile order hidden)."""

@@ -12,13 +12,27 @@ view; these kernels keep to it by construction).
                with the most money on its cards, builds where the money comes now (bonus
                spaces, completing an area, a monument's bonus), sells whenever it can
     heuristic  a one-ply evaluation with named weights (HEURISTIC_WEIGHTS)
+
+Greedy and heuristic score every candidate of a decision and take the best. Their `jitter`
+weight adds to each candidate's score a uniform random amount in [0, jitter) drawn from the
+seat's policy stream, so equal candidates are chosen at random (not always the first listed)
+and candidates within `jitter` points of each other sometimes swap: identical scripted seats
+no longer play identical games. jitter = 0 draws nothing and decides exactly as before it
+existed (tests/project_skyline/playthroughs/*_jitter0.txt).
+    search     information-set MCTS (engines.core.search; this game's side in search.py,
+               dispatched by the batch loop and the step API, never by choose_action_nb)
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
-from engines.core.rng import below
+from engines.core.lineup import policy_row
+from engines.core.rng import below, uniform
+from engines.core.presets import PRESETS_FILE, load_presets
+from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
 from engines.project_skyline.params import (
     BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
@@ -37,7 +51,7 @@ from engines.project_skyline.state import (
     PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
 
 HEURISTIC_WEIGHTS = {
     "area": 1.0,         # area majorities: value of a lead change (x the area's worth)
@@ -48,22 +62,42 @@ HEURISTIC_WEIGHTS = {
     "money": 1.0,        # money now: bonus spaces, completing an area
     "tower": 1.0,        # the map's end condition: NYC 7-floor tops, Tokyo areas reached
     "force_card": 0.0,   # card type + 1: take that card at the first chance (0 = off; experiments)
+    "jitter": 0.05,      # tie-break noise: uniform in [0, jitter) points added to each candidate
 }
-W_AREA, W_MON, W_DECK, W_UPG, W_END, W_MONEY, W_TOWER, W_FORCE = range(8)
+W_AREA, W_MON, W_DECK, W_UPG, W_END, W_MONEY, W_TOWER, W_FORCE, W_JITTER = range(9)
+# greedy's row holds its jitter only, in slot 0; it evaluates with the fixed row below (the
+# heuristic's defaults: it reads money, monument, deck, endgame and tower from it; force_card off).
+# Before this row existed greedy read those slots from its own row, all zeros, valued every target
+# at 0 and built on the first legal space.
+GREEDY_WEIGHTS = {"jitter": 0.05}
+G_JITTER = 0
+_GREEDY_EVAL = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
+_GREEDY_EVAL[W_FORCE] = 0.0
+_GREEDY_EVAL[W_JITTER] = 0.0
 
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "layered: an action kind uniformly, then its details uniformly"),
-    "greedy": PolicyInfo("greedy", GREEDY, "most money this turn; never buys or upgrades"),
-    "heuristic": PolicyInfo("heuristic", HEURISTIC, "one-ply evaluation with named weights",
+    "greedy": PolicyInfo("greedy", GREEDY, "most money this turn; never buys or upgrades; "
+                         "jitter: uniform tie-break noise of at most `jitter` points per candidate",
+                         dict(GREEDY_WEIGHTS)),
+    "heuristic": PolicyInfo("heuristic", HEURISTIC, "one-ply evaluation with named weights; jitter: "
+                            "uniform tie-break noise of at most `jitter` points per candidate",
                             dict(HEURISTIC_WEIGHTS)),
 }
+N_WEIGHTS = len(HEURISTIC_WEIGHTS)  # the widest scripted row; scripted kernels read w[:N_WEIGHTS]
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them): after the
+# search, whose rollout choices are the scripts with their own defaults
+POLICIES.update(load_presets(POLICIES, Path(__file__).parent / PRESETS_FILE))
+# every weight row handed to the kernels is at least this wide, so a search seat's rollout
+# weights (its row from SEARCH_HEAD on) hold a whole scripted row: greedy reads w[W_FORCE]
+ROW_WIDTH = SEARCH_HEAD + N_WEIGHTS
 
 
-def default_weights(name: str, width: int = 8) -> np.ndarray:
-    row = np.zeros(width)
-    vals = list(POLICIES[name].weights.values())
-    row[:len(vals)] = vals
-    return row
+def default_weights(name: str, width: int = ROW_WIDTH) -> np.ndarray:
+    """Policy `name`'s default weight row (a search player's includes its rollout's weights);
+    `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
+    return policy_row(POLICIES, name, width)[1]
 
 
 # ---------------------------------------------------------------- random (layered)
@@ -270,8 +304,17 @@ def space_value_nb(d, cfg, p, s, k, w, greedy):
     return v
 
 
+@inline_kernel
+def noise_nb(prng, jitter):
+    """One candidate's tie-break noise, uniform in [0, jitter); no draw at all when jitter is 0
+    (so jitter = 0 leaves the decisions and the seat's stream exactly as without it)."""
+    if jitter > 0.0:
+        return jitter * uniform(prng)
+    return 0.0
+
+
 @kernel
-def best_target_nb(d, cfg, p, w, legal, n, greedy):
+def best_target_nb(d, cfg, p, w, prng, jitter, legal, n, greedy):
     if cfg[K_MON_RULE] == MON_CHAIN:
         chain_reach_nb(d, cfg, p)
     k = d[M_PEND_N] if d[M_PEND_OP] == OP_STACK else 1
@@ -279,7 +322,7 @@ def best_target_nb(d, cfg, p, w, legal, n, greedy):
     bv = -1e18
     for i in range(n):
         s = legal[i] - A_SPACE
-        v = space_value_nb(d, cfg, p, s, k, w, greedy)
+        v = space_value_nb(d, cfg, p, s, k, w, greedy) + noise_nb(prng, jitter)
         if v > bv:
             bv = v
             best = legal[i]
@@ -314,12 +357,14 @@ def play_priority_nb(cfg, t):
 # ---------------------------------------------------------------- greedy and heuristic
 
 @kernel
-def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
+def scripted_action_nb(d, cfg, p, w, prng, jitter, legal, n, greedy):
+    """Greedy or heuristic: the best-scoring candidate, each score plus noise_nb (the sentinels
+    that start a search for the best, e.g. -1e18, get none: they are no candidates)."""
     ph = d[M_PHASE]
     b = pb_nb(p)
     prog = progress_nb(d, cfg)
     if ph == PH_TARGET:
-        return best_target_nb(d, cfg, p, w, legal, n, greedy)
+        return best_target_nb(d, cfg, p, w, prng, jitter, legal, n, greedy)
     if ph == PH_BUY:
         if greedy:
             return A_SKIP
@@ -332,7 +377,7 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
                 if a >= A_UPG and d[MK_UMK + (a - A_UPG) % 4] == force:
                     return a
         best = A_SKIP
-        bv = 0.0
+        bv = noise_nb(prng, jitter)  # skipping is worth 0
         for i in range(n):
             a = legal[i]
             if a == A_SKIP:
@@ -346,6 +391,7 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
                 old = d[b + P_HAND + h]
                 v = (card_worth_nb(d, cfg, p, new, w, prog) - card_worth_nb(d, cfg, p, old, w, prog)
                      - w[W_UPG] * upgrade_cost_nb(d, cfg, p))
+            v += noise_nb(prng, jitter)
             if v > bv:
                 bv = v
                 best = a
@@ -360,18 +406,19 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
                 t = d[b + P_HAND + h]
                 if (cfg[K_CARD_SYM + t] >> c) & 1:
                     v += card_money_now_nb(cfg, t) * 10.0 + 1.0 if greedy else card_power_nb(cfg, t)
+            v += noise_nb(prng, jitter)
             if v > bv:
                 bv = v
                 best = legal[i]
         return best
     if ph == PH_PLAY:
         best = A_STOP
-        bp = -1
+        bp = -1.0
         for i in range(n):
             a = legal[i]
             if a == A_STOP:
                 continue
-            pr = play_priority_nb(cfg, d[b + P_HAND + a - A_PLAY])
+            pr = play_priority_nb(cfg, d[b + P_HAND + a - A_PLAY]) + noise_nb(prng, jitter)
             if pr > bp:
                 bp = pr
                 best = a
@@ -382,7 +429,7 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
         bv = -1e18
         for i in range(n):
             t = cfg[K_BASIC_TYPE + legal[i] - A_TAKE]
-            v = card_worth_nb(d, cfg, p, t, w, prog)
+            v = card_worth_nb(d, cfg, p, t, w, prog) + noise_nb(prng, jitter)
             if t == force:
                 v += 1e9
             if v > bv:
@@ -391,23 +438,24 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
         return best
     if ph == PH_SELL:
         best = A_SELL_SKIP
-        bv = 1e18 if greedy else 1.01  # heuristic: sell only cards worth about 1 (money cards)
+        # heuristic: sell only cards worth about 1 (money cards); greedy: always sell
+        bv = 1e18 if greedy else 1.01 + noise_nb(prng, jitter)
         for i in range(n):
             a = legal[i]
             if a == A_SELL_SKIP:
                 continue
             t = d[b + P_HAND + a - A_SELL_HAND] if a < A_SELL_DISC else a - A_SELL_DISC
-            v = card_power_nb(cfg, t) + w[W_END] * cfg[K_CARD_VALUE + t]
+            v = card_power_nb(cfg, t) + w[W_END] * cfg[K_CARD_VALUE + t] + noise_nb(prng, jitter)
             if v < bv:
                 bv = v
                 best = a
         return best
     if ph == PH_SITE:
         best = legal[0]
-        bv = -1
+        bv = -1.0
         for i in range(n):
             a = legal[i] - A_SITE
-            v = d[B_A_FREE + a]
+            v = d[B_A_FREE + a] + noise_nb(prng, jitter)
             if v > bv:
                 bv = v
                 best = legal[i]
@@ -419,7 +467,7 @@ def scripted_action_nb(d, cfg, p, w, legal, n, greedy):
         bv = 1e18
         for i in range(n):
             t = d[b + P_HAND + legal[i] - A_DISC]
-            v = card_power_nb(cfg, t)
+            v = card_power_nb(cfg, t) + noise_nb(prng, jitter)
             if v < bv:
                 bv = v
                 best = legal[i]
@@ -432,4 +480,6 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
     """The action of policy `pid` for player p among legal[:n]."""
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
-    return scripted_action_nb(d, cfg, p, w, legal, n, pid == GREEDY)
+    if pid == GREEDY:
+        return scripted_action_nb(d, cfg, p, _GREEDY_EVAL, prng, w[G_JITTER], legal, n, True)
+    return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, False)

@@ -7,6 +7,7 @@ condition and never goes below 0.
 """
 import numpy as np
 
+from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
 PLAYERS = TableSpec(
@@ -62,6 +63,7 @@ GAMES = TableSpec(
         Column("areas_scored", "areas scored"),
         Column("top_score", "best score at the table"),
         Column("events_dropped", "card events not recorded (over the per-chunk budget)"),
+        SEARCH_SIMULATED,
     ),
 )
 
@@ -85,7 +87,7 @@ DTYPES = {
     "players": {**{n: np.int16 for n in PLAYERS.names}, "game": np.int64, "seat": np.int8, "lineup_slot": np.int8,
                 "rank": np.int8, "win": np.int8, "shared_win": np.int8, "turn_order": np.int8},
     "games": {**{n: np.int32 for n in GAMES.names}, "game": np.int64, "winner": np.int8, "n_winners": np.int8,
-              "stalled": np.int8, "map": np.int8, "ending": np.int8},
+              "stalled": np.int8, "map": np.int8, "ending": np.int8, "search_simulated": np.int64},
     "card_events": {"game": np.int64, "seat": np.int8, "lineup_slot": np.int8, "turn": np.int16, "card": np.int8,
                     "code": object, "event": np.int8},
 }

@@ -53,11 +53,23 @@ SPEC = GameSpec(
     # heuristic's 9 weights (jitter included); a search player's row is as wide as it needs
     max_weights=9,
     default_lineup=("heuristic", "greedy", "random", "random"),
-    # the round-1 Key Player builds first (rulebook: the Key starts the Construction Phase)
-    turn_order=TurnOrder("games.first_key", "the round-1 Key Player moves first"),
+    # the round-1 Key Player builds first in round 1 (rulebook: the Key Player starts the Construction
+    # Phase; the Key passes clockwise after each round, so position k builds first in round k + 1)
+    turn_order=TurnOrder("games.first_key", "the round-1 Key Player builds first in round 1"),
     tie_break=TieBreak(level_on_points="points_tied", decided="tie_break_decided"),
     labels={"item": ITEM_NAMES, "tie_break": TIE_BREAK_NAMES, "card_type": CARD_TYPE_NAMES},
     benchmark=(BenchmarkCase(4, "random", 20_000, c_reference="skyline", c_games=200_000), BenchmarkCase(4, "greedy", 10_000),
-               BenchmarkCase(4, "heuristic", 10_000), BenchmarkCase(2, "random", 20_000)),
+               BenchmarkCase(4, "heuristic", 10_000), BenchmarkCase(2, "random", 20_000),
+               # the search player's cost, and issue 12's goal: one search(400) seat vs three heuristic
+               BenchmarkCase(4, "search(iterations=100)", 4),
+               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 8,
+                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
+                                     "heuristic"))),
+    # search rungs roll out the heuristic: random rollouts lose to the heuristic at these budgets
+    ladder=("random", "greedy", "heuristic", "search(iterations=50, rollout=heuristic)",
+            "search(iterations=200, rollout=heuristic)"),
+    ladder_players=4,
+    ladder_games=160,
+    ladder_findings_games=80,
     source_digest=SOURCE_DIGEST,
 )

@@ -45,11 +45,15 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
         if b >= n_blocks:
             out.append(("board.greenspace_blocks", f"block {b} is outside the board (blocks 0-{n_blocks - 1})"))
             return out
-    for b in set(greens):
-        if greens.count(b) > bd["small_platforms"]:
-            out.append(("board.greenspace_blocks",
-                        f"block {b} gets {greens.count(b)} pre-placed Greenspaces but has only "
-                        f"{bd['small_platforms']} small platforms"))
+    # "extra": every pre-placed Greenspace brings its own marked platform, so any count fits;
+    # "shared": it takes one of the block's small platforms, which must be enough.
+    if bd["greenspace_platform"] == "shared":
+        for b in sorted(set(greens)):
+            if greens.count(b) > bd["small_platforms"]:
+                out.append(("board.greenspace_blocks",
+                            f"block {b} gets {greens.count(b)} pre-placed Greenspaces but has only "
+                            f"{bd['small_platforms']} small platforms (board.greenspace_platform = \"shared\": "
+                            f"they sit on the block's own platforms)"))
     if len(v["auction"]["stacks"]) > MAX_STACKS:
         out.append(("auction.stacks", f"at most {MAX_STACKS} stacks"))
     nc = _n_cards(v)

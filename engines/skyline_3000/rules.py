@@ -49,7 +49,7 @@ from engines.skyline_3000.state import (
     T_MEGAMALL_MULT, T_N_BLOCKS, T_N_CARDS, T_N_DISTRICTS, T_N_GREEN, T_N_PLAYERS, T_N_STACKS, T_N_START, T_ROUNDS, T_SECOND_BASE,
     T_SECOND_PER_BB, T_SECOND_PER_GREEN, T_SIZE, T_SMALL_PLATFORMS, T_SPACEPORT_FIRST, T_SPACEPORT_SECOND, T_STACK_ITEMS,
     T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_FLOOR_STOCK, T_BILLBOARDS, T_CURVED_ROOFS, T_POINTED_ROOFS,
-    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS,
+    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS, T_GREEN_PLATFORM,
 )
 
 # ====================================================================== setup
@@ -115,9 +115,15 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     for k in range(pub[TAB + T_N_BLOCKS]):
         pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL_PLATFORMS]
         pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE_PLATFORMS]
-    for g in range(pub[TAB + T_N_GREEN]):  # pre-placed Greenspaces
+    # Preparation: "Place one Greenspace on each of the four marked platforms".
+    # "extra": each marked platform is one more small platform of its block, born
+    # holding its Greenspace, so the block's open platforms stay as they are;
+    # "shared": the Greenspace takes one of the block's small platforms.
+    shared = pub[TAB + T_GREEN_PLATFORM] == 1
+    for g in range(pub[TAB + T_N_GREEN]):
         k = pub[TAB + T_GREEN + g]
-        pub[BOARD + k * N_BOARD + B_VAC] -= 1
+        if shared:
+            pub[BOARD + k * N_BOARD + B_VAC] -= 1
         pub[BOARD + k * N_BOARD + B_GREEN] += 1
     key = below(sec, P)  # "Select a player randomly and give him the Key"
     pub[C_KEY] = key
@@ -1155,7 +1161,12 @@ def block_check_nb(pub):
                 top = h
         if n > 0 and top != pub[o + B_TOP]:
             return k
-        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != pub[TAB + T_SMALL_PLATFORMS]:
+        small = pub[TAB + T_SMALL_PLATFORMS]
+        if pub[TAB + T_GREEN_PLATFORM] == 0:  # "extra": each pre-placed Greenspace brought its own platform
+            for g in range(pub[TAB + T_N_GREEN]):
+                if pub[TAB + T_GREEN + g] == k:
+                    small += 1
+        if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != small:
             return k
     for d in range(pub[TAB + T_N_DISTRICTS]):
         r0 = pub[BOARD + d * bpd * N_BOARD + B_ROOF]

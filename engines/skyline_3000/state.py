@@ -195,6 +195,10 @@ MAX_STACK_ITEMS = 16
 AUCTION_TIES = ("highest_card_then_key", "key")
 BLOCK_TIES = ("tallest_then_share", "share")
 FINAL_TIES = ("hand_value_then_shared", "shared")
+# Where a pre-placed Greenspace sits: "extra" = on a marked platform of its own,
+# added to the block's small platforms (so the block keeps all of them open);
+# "shared" = on one of the block's small platforms (one fewer stays open).
+GREEN_PLATFORMS = ("extra", "shared")
 
 PARAMS = ParamLayout([
     Param(key="players", rule=Rule("int", 1, MAX_P, doc="players when none is asked for"), kernel=False),
@@ -204,9 +208,11 @@ PARAMS = ParamLayout([
     Param("n_districts", key="board.districts", rule=Rule("int", 1, 6)),
     Param("bpd", key="board.blocks_per_district", rule=Rule("int", 2, 6)),  # blocks per district
     Param("n_blocks", meaning="districts x blocks per district"),
-    Param("small_platforms", key="board.small_platforms", rule=Rule("int", 0, MAX_SMALL)),
+    Param("small_platforms", key="board.small_platforms",
+          rule=Rule("int", 0, MAX_SMALL, doc="small platforms per block, not counting the extra marked platforms")),
     Param("large_platforms", key="board.large_platforms", rule=Rule("int", 0, 3)),
     Param(key="board.greenspace_blocks", rule=Rule("int_list", 0, 35, max_length=MAX_GREEN), kernel=False),
+    Param("green_platform", key="board.greenspace_platform", rule=Rule("str", choices=GREEN_PLATFORMS)),
     Param("n_green", meaning="pre-placed Greenspaces (blocks at T_GREEN)"),
     Param(key="auction.stacks", rule=Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS), kernel=False),
     Param("n_stacks", meaning="auction stacks (T_STACK_LEN, T_STACK_ITEMS)"),

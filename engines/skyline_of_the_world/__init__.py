@@ -4,8 +4,8 @@ penthouse ends the game after the round.
 
 Layout: params.py (variant schema -> KernelParams), state.py (flat state vector), rules.py
 (rule kernels, one per decision kind), policies.py, batch.py (simulate), game.py (step API),
-render.py, tables.py, variants/ (default.toml documents every rule choice), gen_paths.py (the
-one-off generator of the default bonus and mission paths).
+render.py, tables.py, search.py (the search player's adapter), variants/ (default.toml documents
+every rule choice), gen_paths.py (the one-off generator of the default bonus and mission paths).
 """
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder  # noqa: E402
 from engines.skyline_of_the_world.batch import simulate
 from engines.skyline_of_the_world.game import Game, new_game
 from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
-from engines.skyline_of_the_world.policies import POLICIES
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES
 from engines.skyline_of_the_world.tables import TABLES
 
 ENGINE_VERSION = "1.0.0"
@@ -31,6 +31,7 @@ SPEC = GameSpec(
     default_players=4,
     variants=VARIANTS,
     policies=POLICIES,
+    max_weights=MAX_WEIGHTS,   # heuristic's nine weights (jitter is the ninth)
     tables=TABLES,
     kernel_params=kernel_params,
     simulate=simulate,

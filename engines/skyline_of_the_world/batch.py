@@ -17,11 +17,13 @@ from engines.core.harness import (
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
 from engines.core.kernel import kernel
+from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.core.lowlevel import popcount, unowned
 from engines.skyline_of_the_world.params import K_N_CELLS, K_RECORD_INCOME, K_TURN_CAP, KernelParams, N_STOCK
-from engines.skyline_of_the_world.policies import choose_action_nb
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, SEARCH, choose_action_nb
 from engines.skyline_of_the_world.rules import apply_nb, income_nb, legal_nb, pb_nb, reset_nb, score_parts_nb, \
     tie_key_nb
+from engines.skyline_of_the_world.search import search_context_nb, search_nb
 from engines.skyline_of_the_world.state import (
     BH, M_BANK_NET, M_DECISIONS, M_INCOME, M_INCOME_GROUP, M_PHASE, M_PLAYER, M_STALLED, M_START, M_TRIGGER,
     M_TURN, N_ACTIONS, P_BLOCKS, P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CASH, P_CASHED_N, P_CASHED_VALUE,
@@ -43,19 +45,20 @@ GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
 PL_BOUGHT = columns(PLAYERS, *(f"bought_{s}" for s in KIND_SUFFIX))
 PL_SOLD = columns(PLAYERS, *(f"sold_{s}" for s in KIND_SUFFIX))
 PL_BUILT = columns(PLAYERS, *(f"built_{s}" for s in KIND_SUFFIX))
-(GA_TURNS, GA_START, GA_TSEAT, GA_TORDER, GA_TWON, GA_TOP, GA_PENT, GA_FLOORS, GA_BANK) = columns(
+(GA_TURNS, GA_START, GA_TSEAT, GA_TORDER, GA_TWON, GA_TOP, GA_PENT, GA_FLOORS, GA_BANK, GA_SEARCH) = columns(
     GAMES, "turns", "start_player", "trigger_seat", "trigger_order", "trigger_won", "top_score", "penthouses",
-    "floors", "bank_net")
+    "floors", "bank_net", "search_simulated")
 (IN_GAME, IN_SEAT, IN_SLOT, IN_TURN, IN_ROUND, IN_INC, IN_GROUP, IN_CASH) = columns(
     INCOME, "game", "seat", "lineup_slot", "turn", "round", "income", "group", "cash")
 N_PL, N_GA, N_IN = len(PLAYERS.names), len(GAMES.names), len(INCOME.names)
 
 
 @kernel
-def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots):
+def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats):
     """Play game gi of run `seed` to the end with the step API's kernels (reset_nb, legal_nb,
-    choose_action_nb, apply_nb); each turn's income goes to inc[:, irow:] when recording.
-    Returns the next free income row."""
+    choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and its counters
+    in sstats); each turn's income goes to inc[:, irow:] when recording. Returns the next free
+    income row."""
     reset_nb(d, rng, cfg, seed, gi)
     seed_policies_nb(prngs, seed, gi)
     record = cfg[K_RECORD_INCOME] == 1
@@ -74,8 +77,11 @@ def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, sl
             inc[IN_CASH, irow] = d[pb_nb(p) + P_CASH]
             irow += 1
             next_turn += 1
-        n = legal_nb(d, cfg, legal)
-        a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
+        if pol[p] == SEARCH:
+            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
+        else:
+            n = legal_nb(d, cfg, legal)
+            a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
         apply_nb(d, rng, cfg, a)
     return irow
 
@@ -136,11 +142,14 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
     score = np.zeros(P, np.int64)
     key = np.zeros(P, np.int64)
     rank = np.zeros(P, np.int64)
+    sctx = search_context_nb(cfg)
+    sstats = np.zeros(N_STATS, np.int64)
     irow = 0
     for k in range(count):
         gi = start + k
         seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
-        irow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots)
+        sstats[STAT_SIMULATED] = 0
+        irow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats)
         pent_total = 0
         top = -1
         for s in range(P):
@@ -167,6 +176,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
             fl += d[BH + c]
         games[GA_FLOORS, k] = fl
         games[GA_BANK, k] = d[M_BANK_NET]
+        games[GA_SEARCH, k] = sstats[STAT_SIMULATED]
     keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, inc_own)
     return players, games, inc_own[:, :irow]
 
@@ -174,7 +184,7 @@ def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, c
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
-    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
+    ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=MAX_WEIGHTS)
     players, games, inc = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                                             np.int64(count))
     out = {

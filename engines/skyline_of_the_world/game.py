@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.lineup import policy_row
 from engines.core.rng import POLICY_STREAM, new_stream
+from engines.core.search import N_STATS
 from engines.core.variant import Variant
 from engines.skyline_of_the_world.params import MAX_CELLS, VARIANTS, KernelParams, kernel_params
-from engines.skyline_of_the_world.policies import POLICIES, choose_action_nb, default_weights
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES, SEARCH, choose_action_nb
 from engines.skyline_of_the_world.render import action_name, render
 from engines.skyline_of_the_world.rules import apply_nb, legal_nb, new_state_nb, observe_nb, score_parts_nb, \
     tie_key_nb
+from engines.skyline_of_the_world.search import search_action_nb
 from engines.skyline_of_the_world.state import (
     M_PHASE, M_PLAYER, N_ACTIONS, PH_OVER, PHASE_NAMES, State, copy_state, n_players_of,
 )
@@ -38,6 +41,7 @@ class Game:
         self.game_index = game_index
         self._prngs = prngs
         self._legal = np.empty(N_ACTIONS, np.int64)
+        self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     @property
     def n_players(self) -> int:
@@ -69,11 +73,20 @@ class Game:
     apply_action = apply
 
     def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
-        """The action policy `name` picks for the player to move (draws from that seat's stream)."""
+        """The action policy `name` picks for the player to move (draws from that seat's stream).
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
         p = self.current_player()
-        w = default_weights(name) if weights is None else np.asarray(weights, np.float64)
+        info, row = policy_row(POLICIES, name, MAX_WEIGHTS)
+        if weights is not None:  # a shorter row reads zeros past its end, as simulate's (no jitter)
+            given = np.asarray(weights, np.float64)
+            row = np.zeros(max(MAX_WEIGHTS, len(given)))
+            row[:len(given)] = given
+        w = row
+        if info.policy_id == SEARCH:
+            return int(search_action_nb(self.state.data, self.state.rng, self.kp.cfg, w, self._prngs[p],
+                                        self.search_stats))
         n = legal_nb(self.state.data, self.kp.cfg, self._legal)
-        return int(choose_action_nb(POLICIES[name].policy_id, self.state.data, self.kp.cfg, p, w, self._prngs[p],
+        return int(choose_action_nb(info.policy_id, self.state.data, self.kp.cfg, p, w, self._prngs[p],
                                     self._legal, n))
 
     def observation(self, player: int) -> np.ndarray:

@@ -16,6 +16,11 @@ the other players' penthouse counts (public).
                blocking (income taken from the opponent whose top floor is covered, neutral floors
                included), penthouse and end timing, strategic areas, mission and bonus progress,
                fees paid and a cash reserve
+    search     information-set MCTS (engines.core.search; this game's adapter in search.py):
+               determinized searches with random / greedy / heuristic play-outs
+
+Greedy and heuristic break ties with seeded noise (weight `jitter`, see GREEDY_WEIGHTS), so
+self-play of identical players does not repeat itself; jitter=0 is the noiseless player.
 """
 from __future__ import annotations
 
@@ -23,7 +28,9 @@ import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
-from engines.core.rng import below
+from engines.core.lineup import policy_row
+from engines.core.rng import below, uniform
+from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_of_the_world.params import (
     K_CARD_LEN, K_CARD_MASK, K_CAP, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
@@ -38,7 +45,7 @@ from engines.skyline_of_the_world.state import (
     P_MISSION, P_PENTHOUSES, P_STOCK, PH_TRADE, SELL_BASE, STOP, TOPV, TRADE_BASE,
 )
 
-RANDOM, GREEDY, HEURISTIC = 0, 1, 2
+RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
 
 # Defaults from a small tuning against greedy (seed 99, 800 games each at 2 and 4 players; the
 # reported win rates use other seeds): keeping no cash reserve and ending the game whenever
@@ -52,23 +59,38 @@ HEURISTIC_WEIGHTS = {
     "bonus": 1.5,          # value of one more cell held on the bonus card closest to completion
     "fee": 0.3,            # cost of 1M paid as a fee (to a player or the bank)
     "reserve": 0.0,        # cash (millions) kept back when buying floors
+    "jitter": 0.01,        # tie-break noise: see GREEDY_WEIGHTS
+}
+# Self-play of identical scripted players must not collapse into identical games: greedy and
+# heuristic add uniform noise in [0, jitter) to each candidate's value, drawn from the seat's policy
+# stream, so equal candidates are broken at random and values closer than `jitter` sometimes.
+# The default 0.01 lies below every difference greedy means (its fee tie-break is 0.01 per million),
+# so it only breaks exact ties there; jitter=0 draws nothing and keeps the first listed (the old play).
+GREEDY_WEIGHTS = {
+    "jitter": 0.01,        # uniform noise in [0, jitter) added to each candidate's value (0: none, no draw)
 }
 _HW = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
-W_INCOME, W_BLOCK, W_PENT, W_TIMING, W_MISSION, W_BONUS, W_FEE, W_RESERVE = range(8)
+W_INCOME, W_BLOCK, W_PENT, W_TIMING, W_MISSION, W_BONUS, W_FEE, W_RESERVE, W_JITTER = range(9)
+W_GREEDY_JITTER = 0
+MAX_WEIGHTS = len(HEURISTIC_WEIGHTS)   # the widest scripted row (GameSpec.max_weights)
 
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "layered: uniform action kind, then uniform among its legal actions"),
-    "greedy": PolicyInfo("greedy", GREEDY, "best immediate income plus points"),
+    "greedy": PolicyInfo("greedy", GREEDY, "best immediate income plus points", dict(GREEDY_WEIGHTS)),
     "heuristic": PolicyInfo("heuristic", HEURISTIC, "weighted income, blocking, penthouses, paths, fees, reserve",
                             dict(HEURISTIC_WEIGHTS)),
 }
+# the search player (engines.core.search; this game's side in search.py, dispatched by the batch
+# loop and the step API, never by choose_action_nb). Its default rollout is greedy, not random:
+# in 8 two-player games each, search(iterations=200) beat greedy 7 times with greedy rollouts
+# (heuristic rollouts: 7, at twice the cost per simulated decision) but only twice with random ones.
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES), rollout="greedy")
 
 
-def default_weights(name: str, width: int = 8) -> np.ndarray:
-    row = np.zeros(width)
-    vals = list(POLICIES[name].weights.values())
-    row[:len(vals)] = vals
-    return row
+def default_weights(name: str, width: int = MAX_WEIGHTS) -> np.ndarray:
+    """Policy `name`'s default weight row; `name` may carry weights as in a line-up
+    ("search(iterations=200, rollout=heuristic)": the row includes the rollout's weights)."""
+    return policy_row(POLICIES, name, width)[1]
 
 
 @inline_kernel
@@ -269,10 +291,13 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
         inc_now, _ = income_of_mask_nb(d, cfg, d[OWN + p])
         mission_now = popcount(d[OWN + p] & cfg[K_MISSION_MASK + d[b + P_MISSION]])
         bonus_now = best_bonus_progress_nb(d, cfg, p, d[OWN + p])
+    jitter = w[W_GREEDY_JITTER] if pid == GREEDY else w[W_JITTER]
     best = legal[0]
     best_v = -1e300
     for i in range(n):
         v = action_value_nb(pid, d, cfg, p, w, legal[i], inc_now, mission_now, bonus_now)
+        if jitter > 0.0:
+            v += jitter * uniform(prng)
         if v > best_v:
             best_v = v
             best = legal[i]

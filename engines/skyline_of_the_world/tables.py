@@ -7,6 +7,7 @@ values; a variant may change the first five).
 """
 import numpy as np
 
+from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
 KIND_SUFFIX = ("1", "2", "4", "6", "ph", "neutral")   # column suffix per stock kind (default values)
@@ -70,6 +71,7 @@ GAMES = TableSpec(
         Column("penthouses", "penthouses on the board"),
         Column("floors", "floors on the board"),
         Column("bank_net", "money paid to the bank minus money paid by it"),
+        SEARCH_SIMULATED,
     ),
 )
 
@@ -97,6 +99,6 @@ PLAYER_DTYPES = {**{n: np.int32 for n in PLAYERS.names}, "game": np.int64, "seat
                  "turn_order": np.int8, "mission_done": np.int8, "triggered_end": np.int8}
 GAME_DTYPES = {**{n: np.int32 for n in GAMES.names}, "game": np.int64, "winner": np.int8, "n_winners": np.int8,
                "decisions": np.int32, "stalled": np.int8, "start_player": np.int8, "trigger_seat": np.int8,
-               "trigger_order": np.int8, "trigger_won": np.int8, "bank_net": np.int32}
+               "trigger_order": np.int8, "trigger_won": np.int8, "bank_net": np.int32, "search_simulated": np.int64}
 INCOME_DTYPES = {**{n: np.int16 for n in INCOME.names}, "game": np.int64, "seat": np.int8, "lineup_slot": np.int8}
 DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "income": INCOME_DTYPES}

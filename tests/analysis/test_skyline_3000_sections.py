@@ -24,8 +24,8 @@ def tables(skyline_report):
 def test_the_report_includes_the_game_sections(skyline_report):
     markdown = skyline_report.read_text()
     for title in ("Auction prices by item and round", "What buying did for the buyer", "Unsold items",
-                  "How auction ties were broken", "Where improvements were placed", "Key Player effect",
-                  "Card values: played, bid or kept", "Per-policy habits"):
+                  "How auction ties were broken", "Where improvements were placed", "First-builder effect",
+                  "The Key Player in the auctions", "Card values: played, bid or kept", "Per-policy habits"):
         assert f"## {title}" in markdown
 
 
@@ -84,15 +84,75 @@ def test_buyer_win_rate_in_one_bin_matches_pandas(skyline_run, skyline_report):
     assert row["buyer mean score"] == format_value(float(buyers["score"].mean()))
 
 
-def test_key_player_win_rate_matches_pandas(skyline_run, tables):
+def test_first_builder_win_rate_matches_pandas(skyline_run, tables):
     players = read_table(skyline_run, "players")
-    rows = {row["player"]: row for row in tables["Round-1 Key Player vs the others, 95% intervals over games"]}
-    key = players[players["key_player"] == 1]
-    assert number(rows["round-1 Key Player"]["player-games"]) == len(key) == 600
-    assert rows["round-1 Key Player"]["win rate"] == format_value(float(key["win"].mean()))
+    rows = {row["player"]: row for row in tables["First builder (builds first in round 1) vs the others, "
+                                                 "95% intervals over games"]}
+    first = players[players["key_player"] == 1]  # the round-1 Key Player builds first in round 1
+    assert number(rows["first builder"]["player-games"]) == len(first) == 600
+    assert rows["first builder"]["win rate"] == format_value(float(first["win"].mean()))
     assert rows["others"]["win rate"] == format_value(float(players[players["key_player"] == 0]["win"].mean()))
-    positions = tables["Win rate by position after the round-1 Key Player"]
-    assert positions[0]["win rate"] == rows["round-1 Key Player"]["win rate"]
+    positions = tables["Win rate by turn-order position (1st = the first builder)"]
+    assert positions[0]["win rate"] == rows["first builder"]["win rate"]
+    # 3 players, 4 rounds: the Key (and the first turn) comes back to the 1st seat in round 4
+    assert [row["builds first in round(s)"] for row in positions] == ["1, 4", "2", "3"]
+    games = read_table(skyline_run, "games")
+    players = players.merge(games[["game", "first_key"]], on="game")
+    position = (players["seat"].astype(int) - players["first_key"].astype(int)) % 3
+    assert [number(row["won on hand value"]) for row in positions] == [
+        int(players[position == p]["tie_break_win"].sum()) for p in range(3)]
+
+
+def test_first_builder_section_says_what_it_measures(skyline_report):
+    markdown = skyline_report.read_text()
+    text = markdown[markdown.index("## First-builder effect"):markdown.index("## The Key Player in the auctions")]
+    assert "turn-order position" in text and "builds first in round 1" in text
+    assert "not of holding the Key as such" in text
+    assert "Key Player effect" not in markdown
+
+
+def _auction_seats_pandas(run_path, players=3):
+    """One row per auction and seat with the seat's place from that round's Key Player (pandas)."""
+    auctions = read_table(run_path, "auctions").merge(read_table(run_path, "games")[["game", "first_key"]], on="game")
+    rows = []
+    for seat in range(players):
+        part = auctions[["game", "round", "item", "winner", "price", "tie_break", "first_key"]].copy()
+        part["seat"] = seat
+        part["bid"] = auctions[f"bid_{seat}"].astype(int)
+        rows.append(part)
+    seats = pd.concat(rows)
+    key_seat = (seats["first_key"].astype(int) + seats["round"].astype(int) - 1) % players
+    seats["from_key"] = (seats["seat"] - key_seat) % players
+    seats["won"] = seats["winner"].astype(int) == seats["seat"]
+    return seats
+
+
+def test_key_player_auctions_match_pandas(skyline_run, tables):
+    seats = _auction_seats_pandas(skyline_run)
+    rows = {row["bidder"]: row for row in tables["Auctions by the bidder's place from the round's Key Player"]}
+    assert list(rows) == ["Key Player", "Key+1", "Key+2"]
+    key = seats[seats["from_key"] == 0]
+    entered = key[key["bid"] > 0]
+    row = rows["Key Player"]
+    assert number(row["seat-auctions"]) == len(key) == 600 * 12
+    assert number(row["entered"]) == len(entered)
+    assert row["entry rate"] == format_value(len(entered) / len(key))
+    assert number(row["won"]) == int(key["won"].sum())
+    assert row["win rate when entered"] == format_value(float(entered["won"].mean()))
+    assert row["mean price"] == format_value(float(key[key["won"]]["price"].mean()))
+    # its tie-break wins: tied on the bid and the highest card, it took the item as the Key Player
+    assert number(row["won on Key order"]) == int((key["won"] & (key["tie_break"] == 2)).sum())
+    sold = read_table(skyline_run, "auctions").query("winner >= 0")
+    assert sum(number(r["won"]) for r in rows.values()) == len(sold)
+    assert sum(number(r["won on Key order"]) for r in rows.values()) == int((sold["tie_break"] == 2).sum())
+    # the last seat clockwise from the Key never wins on Key order: anyone tied with it comes first
+    assert number(rows["Key+2"]["won on Key order"]) == 0
+    items = {r["item"]: r for r in tables["Items won by the round's Key Player"]}
+    for code, name in ITEMS.items():
+        won = seats[seats["won"] & (seats["item"] == code)]
+        assert number(items[name]["sold"]) == len(won)
+        assert items[name]["Key Player's share"] == format_value(float((won["from_key"] == 0).mean()))
+        assert items[name]["others' mean price"] == format_value(float(won[won["from_key"] != 0]["price"].mean()))
 
 
 def test_card_use_shares_match_pandas_and_add_up(skyline_run, tables):
@@ -122,9 +182,17 @@ def test_policy_summary_means_match_pandas(skyline_run, tables):
 def test_two_and_four_player_runs(make_run, players):
     run = make_run(n_games=200, players=players, chunk_size=64)
     sections = {section.title: section for section in skyline_3000.sections(Run.open(run))}
-    positions = dict(sections["Key Player effect"].tables)["Win rate by position after the round-1 Key Player"]
-    assert positions["position"].to_list() == ["Key"] + [f"Key+{p}" for p in range(1, players)]
+    positions = dict(sections["First-builder effect"].tables)[
+        "Win rate by turn-order position (1st = the first builder)"]
+    assert positions["position"].to_list() == ["1st", "2nd", "3rd", "4th"][:players]
     assert positions["player-games"].sum() == 200 * players
+    # 4 rounds: with 4 players each seat builds first once; with 2, twice
+    schedule = {2: ["1, 3", "2, 4"], 4: ["1", "2", "3", "4"]}[players]
+    assert positions["builds first in round(s)"].to_list() == schedule
+    bidders = dict(sections["The Key Player in the auctions"].tables)[
+        "Auctions by the bidder's place from the round's Key Player"]
+    assert bidders["bidder"].to_list() == ["Key Player"] + [f"Key+{k}" for k in range(1, players)]
+    assert bidders["seat-auctions"].sum() == 200 * 12 * players
 
 
 def test_a_run_without_card_use_skips_that_section(make_run):

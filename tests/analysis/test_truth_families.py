@@ -48,13 +48,13 @@ def test_power_is_sized_for_the_holm_family_actually_tested():
 def test_one_contrast_enters_the_primary_family_once():
     rng = np.random.default_rng(1)
     win = rng.random(500) < 0.3
-    d = {("key_player_win_rate", "Key Player"): win.astype(float) - 0.1,
+    d = {("first_builder_win_rate", "first builder"): win.astype(float) - 0.1,
          ("seat_win_rate", "1st"): win.astype(float) - 0.1,
-         ("key_player_edge", "Key Player"): win.astype(float) - 0.1 - 0.25,   # = win rate - 1/P, no shared wins
+         ("first_builder_edge", "first builder"): win.astype(float) - 0.1 - 0.25,   # = win rate - 1/P, no shared wins
          ("seat_win_rate", "2nd"): (rng.random(500) < 0.3).astype(float)}
     dup = C.duplicate_contrasts(d)
-    assert dup == {("seat_win_rate", "1st"): ("key_player_win_rate", "Key Player"),
-                   ("key_player_edge", "Key Player"): ("key_player_win_rate", "Key Player")}
+    assert dup == {("seat_win_rate", "1st"): ("first_builder_win_rate", "first builder"),
+                   ("first_builder_edge", "first builder"): ("first_builder_win_rate", "first builder")}
 
 
 @pytest.mark.parametrize("method", ["bonferroni", "fdr_bh"])

@@ -13,7 +13,7 @@ from cityline_helpers import score_parts
 def run(policies, n_players=1, start=0, count=200, seed=11, rotate=False, variant=None, record=True):
     kp = kernel_params(VARIANTS.load(variant), n_players).with_record_decisions(record)
     ids = np.array([POLICIES[p].policy_id for p in policies])
-    w = np.stack([default_weights(p) for p in policies])
+    w = np.stack([default_weights(p, 16) for p in policies])  # one width for rows of any policy
     return simulate(kp, ids, w, rotate, seed, start, count)
 
 

@@ -11,6 +11,7 @@ from engines.cityline.search import determinize_nb, search_action_nb, search_con
 from engines.cityline.state import DR, M_NDICE, M_PHASE, M_PLAYER, P_PEND_C, P_PEND_V, PB, PBASE, PH_OCCUPY, PH_ROOF, PS
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
+from engines.core.search import SEARCH_HEAD
 
 
 def run(lineup, n_players, count, seed=5, start=0):
@@ -25,7 +26,7 @@ def test_search_is_a_named_policy_with_a_rollout_written_by_name():
     row = ln.weight_rows(8)[0]
     heur = list(SPEC.policies["heuristic"].weights.values())
     assert row[0] == 50 and row[1] == SPEC.policies["heuristic"].policy_id
-    assert list(row[4:4 + len(heur)]) == heur      # the rollout's own weights follow the search's
+    assert list(row[SEARCH_HEAD:SEARCH_HEAD + len(heur)]) == heur      # the rollout's weights follow the search's
 
 
 def test_step_api_replays_the_batch_game_with_search_seats():

@@ -13,7 +13,8 @@ POLICIES = {**SCRIPTED, "search": search_policy(2, SCRIPTED)}
 def test_defaults_and_row_carry_the_rollout_weights():
     info, row = policy_row(POLICIES, "search(rollout=heuristic, iterations=64)")
     assert info.policy_id == 2 and len(SEARCH_WEIGHTS) == SEARCH_HEAD
-    assert list(row[:SEARCH_HEAD + 2]) == [64, 1, SEARCH_WEIGHTS["exploration"], 0, 2.0, 3.0]
+    assert list(row[:SEARCH_HEAD]) == [64, 1, *list(SEARCH_WEIGHTS.values())[2:]]
+    assert list(row[SEARCH_HEAD:SEARCH_HEAD + 2]) == [2.0, 3.0]
     assert parse_policy_text(POLICIES, "search(rollout=heuristic)").label == "search(rollout=heuristic)"
     assert parse_policy_text(POLICIES, "search").label == "search"
 

@@ -16,7 +16,7 @@ players = 3
 policies = ["strong"]
 games = 200
 seed = 1
-metrics = ["key_player_win_rate", "seat_edge"]
+metrics = ["first_builder_win_rate", "seat_edge"]
 
 [sweep]
 "scoring.multiplier" = [1, 2, 3]
@@ -58,11 +58,13 @@ BAD = [
     (("[1, 2, 3]", "[]"), "sweep.scoring.multiplier", "non-empty list"),
     (('["strong"]', '["expert"]'), "experiment.policies", "unknown policy 'expert' for coin"),
     (('"seat_edge"]', '"seat_egde"]'), "experiment.metrics", "unknown metric 'seat_egde' for coin (did you mean 'seat_edge'?)"),
+    (('"first_builder_win_rate"', '"key_player_win_rate"'), "experiment.metrics",
+     "unknown metric 'key_player_win_rate' for coin (renamed: use 'first_builder_win_rate')"),
     (("players = 3", "players = 9"), "experiment.players", "Coin is for 1-4 players, not 9"),
     (("games = 200", "games = 0"), "experiment.games", "must be at least 2, not 0"),
     (("games = 200", 'games = "many"'), "experiment.games", "must be an integer, not 'many'"),
     (('game = "coin"', 'game = "chess"'), "experiment.game", "unknown game 'chess'"),
-    (("[sweep]", "[compare.a]\n[compare.b]\n[sweep]"), "compare", "one of a sweep, a comparison or a fairness"),
+    (("[sweep]", "[compare.a]\n[compare.b]\n[sweep]"), "compare", "one of a sweep, a comparison, a fairness matrix or a ladder"),
     (("[sweep]", "[precision]\nhalf_width = -1\n[sweep]"), "precision.half_width", "must be positive"),
     (("[sweep]", "[power]\neffects = { seat_edge = 0 }\n[sweep]"), "power.effects.seat_edge", "must be positive"),
 ]
@@ -105,3 +107,19 @@ def test_cli_refuses_a_bad_file_before_anything_runs(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert f"{path}: key 'sweep.scoring.multiplier': must be at most 4, not 9" in result.output
     assert not (tmp_path / "results").exists()
+
+
+def test_skyline_metric_renamed_in_issue_12_points_to_its_new_name(tmp_path):
+    # "key_player_*" measured a turn-order position (who builds first in round 1): now "first_builder_*"
+    path = _write(tmp_path, """
+        [experiment]
+        game = "skyline_3000"
+        games = 100
+        seed = 1
+        metrics = ["seat_edge"]
+        [power]
+        effects = { key_player_edge = 0.02 }
+        """)
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert info.value.key == "power.effects" and "renamed: use 'first_builder_edge'" in info.value.reason

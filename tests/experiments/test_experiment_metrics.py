@@ -37,7 +37,7 @@ def test_seat_metrics_follow_turn_order_from_the_key(tmp_path):
     assert win.filter(pl.col("key") == "3rd")["value"].to_list() == [0.0, 0.0]
     edge = M.seat_edge(run).filter((pl.col("game") == 1) & (pl.col("key") == "1st"))["value"].item()
     assert edge == pytest.approx(1 - 2 / 3)
-    assert SK.key_player_win_rate(run)["value"].to_list() == [1.0, 1.0]
+    assert SK.first_builder_win_rate(run)["value"].to_list() == [1.0, 1.0]
     spread = M.score_spread(run)["value"].to_list()
     assert spread == pytest.approx([pl.Series([10, 12, 20]).std(ddof=0), pl.Series([15, 15, 9]).std(ddof=0)])
     assert M.tie_rate(run)["value"].to_list() == [0.0, 1.0] and M.stall_rate(run)["value"].to_list() == [0.0, 1.0]
@@ -85,7 +85,7 @@ def test_a_games_own_metrics_come_from_its_analysis_module():
     # found by the game id (analysis.<game_id>), not by a table in generic code
     assert set(SK.METRICS) <= set(M.metrics_for("skyline_3000"))
     assert set(CM.METRICS) <= set(M.metrics_for("cityline"))
-    assert "key_player_win_rate" not in M.metrics_for("cityline")
+    assert "first_builder_win_rate" not in M.metrics_for("cityline")
     assert set(M.metrics_for("no_such_game")) == set(M.GENERIC)
 
 

@@ -19,13 +19,13 @@ players = 3
 policies = ["strong"]
 games = 600
 seed = 1
-metrics = ["key_player_win_rate", "seat_edge", "margin", "stall_rate"]
+metrics = ["first_builder_win_rate", "seat_edge", "margin", "stall_rate"]
 
 [sweep]
 "scoring.multiplier" = [1, 2, 3]
 
 [power]
-effects = { key_player_win_rate = 0.05 }
+effects = { first_builder_win_rate = 0.05 }
 """
 
 COMPARE = """
@@ -62,7 +62,7 @@ def sweep(tmp_path_factory):
 
 def test_sweep_finds_the_planted_effect(sweep):
     result, _ = sweep
-    est = result.estimates.filter(pl.col("metric") == "key_player_win_rate").sort("plan_index")
+    est = result.estimates.filter(pl.col("metric") == "first_builder_win_rate").sort("plan_index")
     assert est["interval"].to_list() == ["Wilson"] * 3
     rates = est["estimate"].to_list()
     assert rates[0] < rates[1] < rates[2]
@@ -71,7 +71,7 @@ def test_sweep_finds_the_planted_effect(sweep):
     assert est["reference"][0] > 1 / 3 and est["reference"][0] < 0.4  # 1/3 plus the shared wins
     edge = result.estimates.filter((pl.col("metric") == "seat_edge") & (pl.col("key") == "1st")).sort("plan_index")
     assert edge["low"][0] < 0 < edge["high"][0] and edge["low"][2] > 0
-    comp = result.comparisons.filter(pl.col("metric") == "key_player_win_rate")
+    comp = result.comparisons.filter(pl.col("metric") == "first_builder_win_rate")
     assert comp["arm_a"].unique().to_list() == ["multiplier=2"]
     assert comp["significant"].all() and comp["test"].unique().to_list() == ["McNemar"]
     # common random numbers: the paired interval is narrower than the unpaired one
@@ -90,7 +90,7 @@ def test_sweep_writes_the_report(sweep):
     for words in ("Wilson score interval", "McNemar", "Bonferroni", "Benjamini-Hochberg", "paired t-test", "95%"):
         assert words in text
     for name in ("report.html", "estimates.csv", "comparisons.csv", "balance.csv", "power.csv", "manifest.json",
-                 "figures/sweep_key_player_win_rate.png", "figures/differences_key_player_win_rate.png"):
+                 "figures/sweep_first_builder_win_rate.png", "figures/differences_first_builder_win_rate.png"):
         assert (out / name).is_file(), name
     manifest = json.loads((out / "manifest.json").read_text())
     assert [b["games_in_run"] for b in manifest["batches"]] == [600, 600, 600]
@@ -125,14 +125,14 @@ def test_power_table_matches_statsmodels(sweep):
     assert result.power["question"].to_list() == ["one batch: effect against the reference value",
                                                   "two batches: paired difference"]
     row = result.power.row(1, named=True)
-    comp = result.comparisons.filter(pl.col("metric") == "key_player_win_rate")
+    comp = result.comparisons.filter(pl.col("metric") == "first_builder_win_rate")
     sd_diff = comp["sd"].max()
     assert row["sd"] == pytest.approx(sd_diff)
     # Sized for the family the comparison is tested in (alpha / family size).
     tested = result.comparisons.filter((pl.col("family") == "primary") & pl.col("duplicate_of").is_null())
     assert row["family"] == tested.height >= 1
     assert row["games_needed"] == P.games_for_mean(0.05, sd_diff, family=row["family"])
-    sd_values = result.estimates.filter(pl.col("metric") == "key_player_win_rate")["sd"].max()
+    sd_values = result.estimates.filter(pl.col("metric") == "first_builder_win_rate")["sd"].max()
     assert row["games_needed_unpaired"] == P.games_for_two_means(0.05, sd_values, family=row["family"])
     assert row["games_needed"] < row["games_needed_unpaired"]
 

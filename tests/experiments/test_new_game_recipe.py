@@ -35,11 +35,11 @@ def test_runner_and_report_work_on_it(tmp_path):
 def test_metrics_come_from_the_declaration_and_the_analysis_module(tmp_path):
     run = run_batch("coin", players=3, n_games=200, seed=2, out=tmp_path / "run", progress=False)
     names = M.metrics_for("coin")
-    assert set(M.GENERIC) < set(names) and {"key_player_win_rate", "key_player_edge"} <= set(names)
+    assert set(M.GENERIC) < set(names) and {"first_builder_win_rate", "first_builder_edge"} <= set(names)
     data = M.RunData(run.path, 200)
     # turn order is declared (games.first_key): the 1st seat is the Key, so its win rate is the Key Player's
     first = M.seat_win_rate(data).filter(pl.col("key") == "1st").sort("game")["value"]
-    key = names["key_player_win_rate"].compute(data).sort("game")["value"]
+    key = names["first_builder_win_rate"].compute(data).sort("game")["value"]
     assert first.to_list() == key.to_list()
 
 

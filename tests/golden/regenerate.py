@@ -80,6 +80,10 @@ RECIPES: list[Play | Batch] = [
          seed=8, game_index=1, variant="megamall_triple", pick_seed=8, render_every=100),
     Batch("batch_4p", "skyline_3000", 4, ("random", "greedy", "heuristic", "random"), seed=2024, start=7,
           count=3),
+    # the board played as default before issue 12 (6 small platforms, Greenspaces on 4 of them):
+    # the same games as batch_4p had then, table for table
+    Batch("batch_4p_six_platforms", "skyline_3000", 4, ("random", "greedy", "heuristic", "random"), seed=2024,
+          start=7, count=3, variant="six_platforms"),
     Batch("batch_2p_no_tiebreak", "skyline_3000", 2, ("heuristic", "greedy"), seed=99, start=0, count=3,
           variant="no_tiebreak"),
     Batch("batch_3p_5_platforms", "skyline_3000", 3, ("heuristic", "random", "greedy"), seed=7, start=40,
@@ -171,15 +175,13 @@ def play_text(r: Play) -> str:
 
 
 def batch_text(r: Batch) -> str:
+    from engines.core.lineup import make_lineup
     from engines.registry import get_game
 
     spec = get_game(r.game)
     kp = spec.kernel_params(spec.variants.load(r.variant), r.n_players)
-    ids = np.array([spec.policy(p).policy_id for p in r.seats], np.int64)
-    w = np.zeros((r.n_players, spec.max_weights))
-    for s, p in enumerate(r.seats):
-        vals = list(spec.policy(p).weights.values())
-        w[s, : len(vals)] = vals
+    lineup = make_lineup(spec, list(r.seats), r.n_players, r.rotate)
+    ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     tables = spec.simulate(kp, ids, w, r.rotate, r.seed, r.start, r.count)
     out = [
         f"# golden batch {r.game}/{r.name} (tests/golden/regenerate.py)",

@@ -9,6 +9,11 @@ HERE = Path(__file__).parent / "playthroughs"
 CASES = {
     "nyc_4p_seed3": dict(variant=None, n_players=4, seed=3, lineup=("heuristic", "greedy", "random", "heuristic")),
     "tokyo_2p_seed5": dict(variant="tokyo", n_players=2, seed=5, lineup=("heuristic", "random")),
+    # jitter = 0: the scripts without noise (the heuristic seats' moves are those written before the
+    # jitter weight existed; greedy's changed once, when it got its evaluation row, policies._GREEDY_EVAL)
+    "nyc_4p_seed3_jitter0": dict(variant=None, n_players=4, seed=3,
+                                 lineup=("heuristic(jitter=0)", "greedy(jitter=0)", "random", "heuristic(jitter=0)")),
+    "tokyo_2p_seed5_jitter0": dict(variant="tokyo", n_players=2, seed=5, lineup=("heuristic(jitter=0)", "random")),
 }
 
 

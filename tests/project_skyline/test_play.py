@@ -3,6 +3,7 @@ determinism, hidden information, golden playthroughs."""
 import numpy as np
 import pytest
 
+from engines.project_skyline import SPEC
 from engines.project_skyline.batch import simulate
 from engines.project_skyline.params import VARIANTS, kernel_params
 from engines.project_skyline.policies import POLICIES, default_weights
@@ -103,3 +104,28 @@ def test_heuristic_beats_random():
 def test_golden_playthrough(name):
     want = (HERE / f"{name}.txt").read_text()
     assert playthrough(**CASES[name]) == want
+
+
+def test_jitter_zero_draws_nothing_and_the_default_breaks_ties_at_random():
+    """jitter = 0 leaves the seat's stream untouched (the *_jitter0 playthroughs pin its moves to
+    the ones made before the weight existed); the default picks among equal candidates at
+    random: greedy values every build target at 0 here (its row holds zeros in the money and
+    monument slots it reads), so jitter = 0 always takes the first listed."""
+    g = game(4, seed=1)
+    while g.phase() != "target":
+        g.apply(g.policy_action("heuristic(jitter=0)"))
+        p = g.current_player()
+        assert np.array_equal(g._prngs[p], game(4, seed=1)._prngs[p]), "jitter=0 drew from the stream"
+    legal = g.legal_actions()
+    assert len(legal) >= 4
+    h = g.clone()
+    assert {h.policy_action("greedy(jitter=0)") for _ in range(20)} == {legal[0]}
+    picks = {h.policy_action("greedy") for _ in range(40)}
+    assert len(picks) >= 3 and picks <= set(legal)
+
+
+def test_jitter_is_a_named_weight_of_both_scripted_policies():
+    assert POLICIES["greedy"].weights == {"jitter": 0.05}
+    assert list(POLICIES["heuristic"].weights)[-1] == "jitter"
+    assert len(POLICIES["heuristic"].weights) <= SPEC.max_weights
+    assert "jitter" in POLICIES["heuristic"].description

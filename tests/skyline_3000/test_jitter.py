@@ -66,17 +66,18 @@ def skyline_recipes():
     return [r for r in _regen().RECIPES if r.game == "skyline_3000"]
 
 
-# recipe_digest of every Skyline 3000 golden recipe, computed with the code of commit b1a864d (before
-# the jitter weight existed: plain seat names). Print them again with
+# recipe_digest of every Skyline 3000 golden recipe, computed with main's code just before the jitter
+# weight was merged (the 7-platform board; plain seat names). Print them again with
 # `PYTHONPATH=. python tests/skyline_3000/test_jitter.py` (only to pin a change you mean).
 BEFORE_JITTER = {
-    "play_4p_mixed_policies": "5bbdcc1aeda87e2f",
-    "play_2p_heuristic_vs_random": "ce38538e41448765",
-    "play_2p_index": "242424fda6af85a4",
-    "play_4p_megamall_triple_index_vs_greedy": "8a62429a7b64e368",
-    "batch_4p": "b1f612c7564687ab",
-    "batch_2p_no_tiebreak": "88dc539012fbc630",
-    "batch_3p_5_platforms": "533710f56da2cd51",
+    "play_4p_mixed_policies": "ff00653d8d0c0d34",
+    "play_2p_heuristic_vs_random": "7654c955e98a5bd1",
+    "play_2p_index": "6cdcacf227e243d3",
+    "play_4p_megamall_triple_index_vs_greedy": "200515f839efa86d",
+    "batch_4p": "11bb9187460e810f",
+    "batch_4p_six_platforms": "b1f612c7564687ab",   # = the old board's batch_4p before either change
+    "batch_2p_no_tiebreak": "899553bd384af1c3",
+    "batch_3p_5_platforms": "4cd5eaafbd375791",
 }
 
 

@@ -11,7 +11,8 @@ from engines.skyline_3000.state import (
     B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
-    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
+    PH_PLACE, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
+    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -46,10 +47,11 @@ def test_yellow_district_worked_example():
     green(b, 3)
     billboard(b, 3, ORANGE)
     spaceport(b, 3)
-    for owner, h in ((WHITE, 1), (GREEN, 2), (ORANGE, 3), (GREEN, 3), (WHITE, 4)):
-        build(b, 4, owner, h, platform=False)
+    for owner, h in BLOCK_B:
+        build(b, 4, owner, h)
     green(b, 4, 2)
     megamall(b, 4)
+    assert b[4, B_VAC] == 0  # Block B fills all 7 small platforms of the default board
     for owner, h in ((GREEN, 1), (WHITE, 1), (PURPLE, 1), (ORANGE, 2)):
         build(b, 5, owner, h)
     billboard(b, 5, PURPLE)
@@ -59,6 +61,11 @@ def test_yellow_district_worked_example():
     assert pl[PURPLE, P_BONUS] == 2 and pl[GREEN, P_BONUS] == 1
     assert pl[WHITE, P_BONUS] == 0 and pl[ORANGE, P_BONUS] == 0
     assert (pl[:, P_EV_FIRST] + pl[:, P_EV_SECOND]).tolist() == [3, 5, 7, 9]
+
+
+# Yellow Block B of the Scoring example, in an order whose heights are legal one after the other:
+# White 1 + 4 = 5 (taller), Green 2 + 3 = 5, Orange 3.
+BLOCK_B = ((WHITE, 1), (GREEN, 2), (ORANGE, 3), (GREEN, 3), (WHITE, 4))
 
 
 def _places(kp, board, k=0):
@@ -187,6 +194,101 @@ def test_height_example_1_then_2_then_2_or_3():
     assert [block_ok(b, 0, h, CURVED) for h in (1, 2, 3, 4)] == [False, True, True, False]
 
 
+# ---------------------------------------------------------------- the board (GAPS.md)
+
+MARKED = (1, 3, 5, 7)  # variants/default.toml: the blocks of the pre-placed Greenspaces
+
+
+def test_default_board_7_open_platforms_and_an_extra_marked_one_per_pre_placed_greenspace():
+    st = new_game(seed=2).state
+    for k in range(9):
+        marked = int(k in MARKED)
+        # 7 open everywhere; a marked block has 8 small platforms, one holding its Greenspace
+        assert (st.board[k, B_VAC], st.board[k, B_GREEN]) == (7, marked), k
+        assert st.board[k, B_LVAC] == 1
+    assert R.block_check_nb(st.pub) == -1
+    st.board[1, B_VAC] = 8  # the count check knows block 1 has 8 small platforms, not 9
+    assert R.block_check_nb(st.pub) == 1
+
+
+def test_six_platforms_variant_reproduces_the_old_board():
+    st = new_game(variant="six_platforms", seed=2).state
+    for k in range(9):
+        marked = int(k in MARKED)
+        # 6 small platforms everywhere; a pre-placed Greenspace takes one of them
+        assert (st.board[k, B_VAC], st.board[k, B_GREEN]) == (6 - marked, marked), k
+    assert R.block_check_nb(st.pub) == -1
+    st.board[1, B_VAC] = 6  # 6 open + the Greenspace would be 7 small platforms: wrong on this board
+    assert R.block_check_nb(st.pub) == 1
+
+
+def _block_b_through_the_rules(variant):
+    """Round 1 of a real game, driven through legal actions only, building the rulebook's
+    Block B in our block 4 (Yellow district, no pre-placed Greenspace): the five buildings
+    of BLOCK_B installed with Yellow Contract cards (each owner given one complete curved
+    building of that height and the card when its turn comes; the others play a card
+    without acting while they still have to build, then pass), then the round's auctions,
+    with auction stack 3 holding a Megamall on top so that round 1 offers both
+    Greenspaces and the Megamall. Every bidder bids one card; the winner places the item
+    in block 4 when the rules allow it, elsewhere otherwise. Returns the game at the
+    round-1 Draw Phase (after the Scoring Phase) and the items block 4 could not take."""
+    g = new_game(variant=variant, seed=4, overrides={"auction.stacks": [[0, 0, 0, 0], [0, 0, 0, 0], [2, 2, 1, 1]]})
+    st, kp = g.state, g.kp
+    todo = list(BLOCK_B)
+    contracts = [card_id(kp, CONTRACT, v, district=1) for v in range(1, 6)]
+    while g.phase_id == PH_MAIN:
+        p = g.current_player()
+        if todo and todo[0][0] == p:
+            h = todo.pop(0)[1]
+            st.plants[p, PL_H, 0], st.plants[p, PL_R, 0] = h, CURVED
+            st.players[p, P_NBUILD] = 1
+            c = contracts.pop()
+            set_hand(st, p, [c] + [x for x in st.hands[p, :st.players[p, P_NHAND]] if x != c])
+            g.apply_action(A_(K_CONTRACT, c))
+            g.apply_action(A_(K_INSTALL, (0 * kp.n_blocks + 4) * 2))  # building 0, block 4, vacant platform
+        elif any(q == p for q, _ in todo):
+            g.apply_action(next(a for a in g.legal_actions() if a >> 16 == K_NOACT))
+        else:
+            g.apply_action(A_(K_PASS))
+    assert not todo and st.board[4, B_NBLD] == 5
+    refused = []
+    while g.phase_id in (PH_BID, PH_PLACE):
+        if g.phase_id == PH_BID:
+            space = g.legal_actions()
+            g.apply_action(space.bid(list(space.cards)[:1]))
+        else:
+            legal = g.legal_actions()
+            if A_(K_PLACE, 4) not in legal:
+                refused.append(int(g.state.ctrl[C_ITEM]))
+            g.apply_action(A_(K_PLACE, 4) if A_(K_PLACE, 4) in legal else legal[0])
+    assert g.phase_id == PH_DRAW and g.state.ctrl[C_ROUND] == 0
+    return g, refused
+
+
+def test_rulebook_block_b_is_reachable_and_scores_as_printed():
+    """Scoring Phase example, Block B: White 8 (2 + 2 Greenspaces, x2 Megamall), Green 4
+    (2 Greenspaces x2), Orange nothing. It needs 7 small platforms in one block: the
+    default board has them, so the position arises through legal actions and scores so."""
+    g, refused = _block_b_through_the_rules(None)
+    st = g.state
+    assert refused == []
+    b = st.board[4]
+    assert (b[B_VAC], b[B_GREEN], b[B_NMALL], b[B_NBLD]) == (0, 2, 1, 5)
+    assert [int(b[B_FLOORS + q]) for q in (ORANGE, GREEN, WHITE)] == [3, 5, 5]
+    assert R.block_check_nb(st.pub) == -1
+    # no other block holds a building, so round 1's Scoring Phase pays Block B alone
+    assert (st.players[:, P_SCORE] - 5).tolist() == [0, 0, 4, 8]
+    assert st.players[WHITE, P_EV_FIRST] == 8 and st.players[GREEN, P_EV_SECOND] == 4
+
+
+def test_rulebook_block_b_does_not_fit_the_six_platform_board():
+    # 6 small platforms: after the five buildings only one Greenspace fits in block 4
+    # (and a pre-placed Greenspace block has only 5 open), so the second is refused there
+    g, refused = _block_b_through_the_rules("six_platforms")
+    assert refused == [GREENSPACE]
+    assert (g.state.board[4, B_VAC], g.state.board[4, B_GREEN]) == (0, 1)
+
+
 # ---------------------------------------------------------------- construction flow
 
 
@@ -200,7 +302,7 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     p = g.current_player()
     k = 0  # Red block 0: no building yet
     g.apply_action(A_(K_BILLBOARD, k))
-    assert st.players[p, P_SCORE] == 4 and st.board[k, B_BB + p] == 1 and st.board[k, B_VAC] == 5
+    assert st.players[p, P_SCORE] == 4 and st.board[k, B_BB + p] == 1 and st.board[k, B_VAC] == 6
     # everyone else passes; p installs its 1-floor curved building on its billboard
     while g.current_player() != p:
         g.apply_action(A_(K_PASS))
@@ -214,7 +316,7 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     assert "on own billboard" in g.action_to_string(onbb[0])
     g.apply_action(onbb[0])
     assert st.players[p, P_SCORE] == 3
-    assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 5
+    assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 6
     # another seat's billboard is no platform for p: block 1 holds only q's billboards
     q = (p + 1) % 4
     st.board[1, B_VAC] = 0

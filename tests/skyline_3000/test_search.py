@@ -5,7 +5,7 @@ import pytest
 
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
-from engines.core.search import STAT_SIMULATED
+from engines.core.search import SEARCH_HEAD, STAT_SIMULATED
 from engines.skyline_3000 import SPEC, simulate
 from engines.skyline_3000.game import new_game
 from engines.skyline_3000.params import VARIANTS, kernel_params
@@ -35,7 +35,7 @@ def test_search_is_a_named_policy_with_a_rollout_written_by_name():
     row = ln.weight_rows(8)[0]
     heur = list(SPEC.policies["heuristic"].weights.values())
     assert row[0] == 50 and row[1] == SPEC.policies["heuristic"].policy_id
-    assert list(row[4:4 + len(heur)]) == heur      # the rollout's own weights follow the search's
+    assert list(row[SEARCH_HEAD:SEARCH_HEAD + len(heur)]) == heur   # the rollout's weights follow the search's
 
 
 def test_step_api_replays_the_batch_game_with_search_seats():

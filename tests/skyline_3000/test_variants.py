@@ -3,11 +3,14 @@ import pytest
 
 from engines.core.variant import VariantError
 from engines.skyline_3000.params import VARIANTS, kernel_params
+from engines.skyline_3000.state import GREEN_PLATFORMS
 
 
 def test_default_loads_with_the_printed_numbers():
     kp = kernel_params(VARIANTS.load(None))
-    assert (kp.n_players, kp.n_blocks, kp.small_platforms, kp.n_cards) == (4, 9, 6, 62)
+    # GAPS.md: 7 open small platforms per block, each pre-placed Greenspace on an extra marked one
+    assert (kp.n_players, kp.n_blocks, kp.small_platforms, kp.n_cards) == (4, 9, 7, 62)
+    assert kp.green_platform == GREEN_PLATFORMS.index("extra")
     assert sorted(kp.card_values()[:24].tolist()) == sorted(list(range(1, 9)) * 3)
     assert kp.megamall_mult == 2 and kp.start_score == 5 and kp.rounds == 4
 
@@ -24,6 +27,16 @@ def test_every_shipped_variant_loads_and_overrides_only_its_keys():
     assert (kp3.n_players, kp3.small_platforms) == (3, 5)
 
 
+def test_six_platforms_is_the_old_default_board_and_nothing_else():
+    """variants/six_platforms.toml keeps the board played before issue 12: 6 small
+    platforms per block, the pre-placed Greenspaces on 4 of them."""
+    old, new = VARIANTS.load("six_platforms").flat(), VARIANTS.load(None).flat()
+    assert {k for k in new if old[k] != new[k]} == {"board.small_platforms", "board.greenspace_platform"}
+    assert (old["board.small_platforms"], old["board.greenspace_platform"]) == (6, "shared")
+    kp = kernel_params(VARIANTS.load("six_platforms"))
+    assert (kp.small_platforms, kp.green_platform) == (6, GREEN_PLATFORMS.index("shared"))
+
+
 def test_command_line_override_applies():
     kp = kernel_params(VARIANTS.load(None, {"scoring.first_base": 3}))
     assert kp.first_base == 3
@@ -36,6 +49,8 @@ def test_command_line_override_applies():
     ("cards.roof_values", [], "at least 1 items"),
     ("max_players", 5, "at most"),
     ("auction.tie", "coin", "must be one of"),
+    ("board.greenspace_platform", "beside", "must be one of"),
+    ("board.small_platforms", 13, "at most"),
 ])
 def test_bad_values_are_refused_naming_the_key(key, value, words):
     with pytest.raises(VariantError) as err:
@@ -45,7 +60,9 @@ def test_bad_values_are_refused_naming_the_key(key, value, words):
 
 @pytest.mark.parametrize("overrides, key", [
     ({"board.greenspace_blocks": [1, 3, 9]}, "board.greenspace_blocks"),           # block outside the board
-    ({"board.small_platforms": 1, "board.greenspace_blocks": [1, 1]}, "board.greenspace_blocks"),
+    # "shared": pre-placed Greenspaces sit on the block's own platforms, which must be enough
+    ({"board.small_platforms": 1, "board.greenspace_blocks": [1, 1], "board.greenspace_platform": "shared"},
+     "board.greenspace_blocks"),
     ({"supply.curved_roofs": 1}, "supply.curved_roofs"),                            # setup needs 2 per player
     ({"cards.roof_values": [1, 2, 3]}, "cards.deal_roof"),                          # 4 players x 2 > 3 cards
     ({"supply.floor_stock": 20}, "supply.floor_stock"),                             # setup needs 24 floors
@@ -56,6 +73,17 @@ def test_inconsistent_setups_are_refused(overrides, key):
     with pytest.raises(VariantError) as err:
         VARIANTS.load(None, overrides)
     assert err.value.key == key
+
+
+def test_extra_marked_platforms_fit_any_number_of_pre_placed_greenspaces():
+    # "extra": each pre-placed Greenspace brings its own marked platform, so a block with
+    # one open small platform may still hold two of them (and no platform at all is fine)
+    for small in (0, 1):
+        kp = kernel_params(VARIANTS.load(None, {"board.small_platforms": small, "board.greenspace_blocks": [1, 1]}))
+        assert (kp.small_platforms, kp.n_green) == (small, 2)
+    with pytest.raises(VariantError) as err:
+        VARIANTS.load("six_platforms", {"board.greenspace_blocks": [1] * 7})
+    assert err.value.key == "board.greenspace_blocks" and "only 6 small platforms" in str(err.value)
 
 
 def test_player_count_outside_the_variant_is_refused():

@@ -14,6 +14,8 @@ from engines.skyline_of_the_world.state import (
 )
 
 GOLDEN = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p.txt"
+# the same game played before greedy and heuristic had a jitter weight: jitter=0 must replay it
+GOLDEN_NO_JITTER = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p_jitter0.txt"
 
 
 def check_invariants(g, start_cash, supply0):
@@ -139,9 +141,8 @@ def test_observation_hides_private_parts(covered):
     assert "hidden" in text
 
 
-def _playthrough() -> str:
+def _playthrough(lineup=("heuristic", "greedy", "heuristic", "greedy")) -> str:
     g = new_game(n_players=4, seed=2026, game_index=0)
-    lineup = ["heuristic", "greedy", "heuristic", "greedy"]
     lines = []
     while not g.is_over():
         p = g.current_player()
@@ -156,6 +157,34 @@ def _playthrough() -> str:
 def test_golden_playthrough():
     """Any change of behaviour shows up as a diff of this file (regenerate: run this module as a script)."""
     assert _playthrough() == GOLDEN.read_text()
+
+
+def test_no_jitter_plays_the_noiseless_policies():
+    """jitter=0 draws nothing and keeps the first of equal candidates: the file written before
+    greedy and heuristic had a jitter weight, move for move."""
+    assert _playthrough(("heuristic(jitter=0)", "greedy(jitter=0)") * 2) == GOLDEN_NO_JITTER.read_text()
+    # a row written before the jitter weight (8 wide) reads a zero there: the noiseless heuristic
+    g = new_game(n_players=4, seed=2026, game_index=0)
+    old_row = default_weights("heuristic")[:8]
+    for _ in range(40):
+        a = g.clone().policy_action("heuristic(jitter=0)")
+        assert g.policy_action("heuristic", weights=old_row) == a
+        g.apply(a)
+
+
+def test_jitter_breaks_self_play_ties_reproducibly():
+    """Identical players: the default jitter changes some games of noiseless self-play, and the
+    same seed still replays the same games (the noise comes from the seats' policy streams)."""
+    kp = kernel_params(None, 4)
+    for name in ("greedy", "heuristic"):
+        ids = np.full(4, SPEC.policies[name].policy_id)
+        still = simulate(kp, ids, np.array([default_weights(f"{name}(jitter=0)")] * 4), True, 8, 0, 6)
+        noisy = simulate(kp, ids, np.array([default_weights(name)] * 4), True, 8, 0, 6)
+        again = simulate(kp, ids, np.array([default_weights(name)] * 4), True, 8, 0, 6)
+        assert not np.array_equal(still["games"]["decisions"], noisy["games"]["decisions"]) or \
+            not np.array_equal(still["players"]["score"], noisy["players"]["score"]), name
+        for col in noisy["players"]:
+            assert np.array_equal(noisy["players"][col], again["players"][col])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,245 @@
+"""`skyline-lab ladder GAME`: play a game's skill ladder and report it.
+
+The rungs are the game's declaration (GameSpec.ladder, weakest first: random, greedy,
+heuristic, search at two budgets ...). The command plays
+
+  * the rating tables: every combination of P distinct rungs at a P-seat table (rungs with
+    repeats when there are fewer rungs than seats), `games` games each, seats rotating so each
+    rung sits in each seat equally often; all tables share the run seed (common random numbers);
+  * the findings runs: each rung in self-play (every seat the rung), `findings_games` games,
+    for the balance figures per rung (seat edges in turn order and the game's own headline
+    figures, analysis/<game>.py LADDER_FINDINGS);
+
+each as an ordinary resumable run folder under the ladder folder (an interrupted ladder resumes
+where it stopped), then fits the ratings (analysis.ladder) and writes ladder.md, ladder.png
+and the tables as Parquet. A missing or unfinished run is an error, never a smaller ladder.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from analysis.ladder import FINDINGS_SCHEMA, TableGames, fit_ladder, is_strong, ladder_verdicts, rung_findings
+from analysis.metrics import RunData, get_metric
+from analysis.run import Run
+from analysis.sections import game_module
+from engines.core.lineup import parse_policy
+from engines.registry import get_game
+from experiments.runner import RunError, run_batch
+
+DEFAULT_FINDINGS = ("seat_edge",)
+
+
+@dataclass(frozen=True)
+class LadderPlan:
+    game: str
+    players: int
+    rungs: tuple[str, ...]
+    tables: tuple[tuple[str, ...], ...]
+    games: int                 # per rating table
+    findings_games: int        # per rung in self-play (0: no findings)
+    seed: int = 0
+    variant: str | None = None
+    findings: tuple[str, ...] = field(default=DEFAULT_FINDINGS)
+
+    def why_enough(self, pair_games: int) -> str:
+        """What the game counts buy: the widest possible 95% interval of a head-to-head share."""
+        half = 1.96 * 0.5 / math.sqrt(max(pair_games, 1))
+        return (f"{self.games:,} games per table; two adjacent rungs meet in {pair_games:,} games, so a "
+                f"head-to-head share is known to within ±{half:.3f} at worst (95%, Wilson ≈ normal at 1/2): "
+                "enough to separate rungs whose head-to-head share differs from 1/2 by more than that; the "
+                "ratings' own bootstrap intervals below say how far each rating is pinned down")
+
+
+def ladder_tables(rungs: tuple[str, ...], players: int) -> tuple[tuple[str, ...], ...]:
+    if len(rungs) >= players:
+        return tuple(itertools.combinations(rungs, players))
+    return tuple(itertools.combinations_with_replacement(rungs, players))
+
+
+def default_findings(game: str) -> tuple[str, ...]:
+    """The figures reported per rung: seat edges in turn order plus the game's own headline
+    figures (LADDER_FINDINGS in analysis/<game>.py); an experiment's [ladder] uses them too."""
+    module = game_module(game)
+    return tuple(DEFAULT_FINDINGS) + tuple(getattr(module, "LADDER_FINDINGS", ()) if module else ())
+
+
+def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
+                players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
+                variant: str | None = None) -> LadderPlan:
+    spec = get_game(game)
+    # canonical labels (the runner's): "search(iterations=400)" is "search" when 400 is the default
+    rungs_t = tuple(parse_policy(spec, r).label for r in (rungs or spec.ladder))
+    if len(set(rungs_t)) < len(rungs_t):
+        raise RunError(f"the ladder names a rung twice: {', '.join(rungs_t)}")
+    if len(rungs_t) < 2:
+        raise RunError(f"{game} declares no ladder (GameSpec.ladder); give --rung at least twice")
+    p = int(players or spec.ladder_players or spec.default_players)
+    if p < 2:
+        raise RunError("a ladder needs tables of at least 2 players")
+    findings = default_findings(game)
+    g = int(games or spec.ladder_games)
+    g = int(math.ceil(g / p) * p)  # whole rotations: every rung in every seat equally often
+    fg = spec.ladder_findings_games if findings_games is None else int(findings_games)
+    fg = int(math.ceil(fg / p) * p)
+    return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings)
+
+
+def _chunk(games: int, lineup: tuple[str, ...]) -> int:
+    """Small chunks when a search seat plays (slow games: progress and resume stay fine-grained)."""
+    if any(is_strong(r) for r in lineup):
+        return max(1, min(games, 8))
+    return max(1, min(games, 250))
+
+
+def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = True) -> "LadderResult":
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    table_paths = []
+    for i, lineup in enumerate(plan.tables):
+        path = out / "tables" / f"table{i:02d}"
+        run_batch(plan.game, variant=plan.variant, players=plan.players, policies=list(lineup), rotate=True,
+                  n_games=plan.games, seed=plan.seed, out=path, workers=workers, chunk_size=_chunk(plan.games, lineup),
+                  progress=progress)
+        table_paths.append(path)
+    self_paths = []
+    if plan.findings_games > 0:
+        for i, rung in enumerate(plan.rungs):
+            path = out / "self_play" / f"rung{i:02d}"
+            lineup = (rung,) * plan.players
+            run_batch(plan.game, variant=plan.variant, players=plan.players, policies=list(lineup), rotate=True,
+                      n_games=plan.findings_games, seed=plan.seed + 1, out=path, workers=workers,
+                      chunk_size=_chunk(plan.findings_games, lineup), progress=progress)
+            self_paths.append(path)
+    result = analyse_ladder(plan, table_paths, self_paths)
+    result.seconds = time.perf_counter() - t0
+    write_ladder(result, out)
+    return result
+
+
+@dataclass
+class LadderResult:
+    plan: LadderPlan
+    ratings: pl.DataFrame
+    steps: pl.DataFrame
+    ordered: bool
+    separated: bool
+    games: int
+    findings: pl.DataFrame       # analysis.ladder.FINDINGS_SCHEMA: estimates and what the verdict judges
+    verdicts: pl.DataFrame       # metric, key, verdict
+    seconds: float = 0.0
+
+
+def _complete(path: Path, want: int) -> Run:
+    run = Run.open(path)
+    if run.games_done < want:
+        raise RunError(f"{path} holds {run.games_done:,} of {want:,} games: run the ladder again to finish it")
+    return run
+
+
+def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[Path]) -> LadderResult:
+    tables = []
+    for lineup, path in zip(plan.tables, table_paths):
+        run = _complete(path, plan.games)
+        players = run.scan("players").filter(pl.col("game") < plan.games).select(
+            "game", "lineup_slot", "rank").collect()
+        tables.append(TableGames(tuple(run.lineup), players))
+        if tuple(run.lineup) != tuple(lineup):
+            raise RunError(f"{path} holds the line-up {run.lineup}, not {list(lineup)}")
+    ladder = fit_ladder(list(plan.rungs), tables, seed=plan.seed)
+    frames = []
+    for rung, path in zip(plan.rungs, self_paths):
+        _complete(path, plan.findings_games)
+        data = RunData(path, plan.findings_games)
+        for name in plan.findings:
+            metric = get_metric(plan.game, name)
+            if plan.players < metric.min_players:
+                continue
+            ref = metric.reference(data) if metric.reference else math.nan
+            frames.append(rung_findings(name, metric, metric.compute(data), ref, rung))
+    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=FINDINGS_SCHEMA)
+    verdicts_df = ladder_verdicts(findings, list(plan.rungs))
+    return LadderResult(plan, ladder.ratings, ladder.steps, ladder.ordered, ladder.separated, ladder.games,
+                        findings, verdicts_df)
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "NaN" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:+.{digits}f}"
+
+
+def ladder_text(result: LadderResult) -> str:
+    """The ladder as plain text (the command prints it; ladder.md holds the same)."""
+    plan = result.plan
+    pair_games = int(result.steps["h2h_games"].min()) if result.steps.height else 0
+    lines = [f"# Skill ladder: {plan.game}, {plan.players} players, seed {plan.seed}", "",
+             f"{len(plan.tables)} rating tables (every {plan.players} of the {len(plan.rungs)} rungs), "
+             f"{result.games:,} games in all; {plan.why_enough(pair_games)}.", "",
+             "Rating: Plackett-Luce log-strength on finishing order (choix), lowest rung = 0; 95% percentile "
+             "bootstrap intervals over games (stratified by table).", "",
+             "| rung | rating | 95% low | 95% high | games |", "|---|---:|---:|---:|---:|"]
+    for r in result.ratings.iter_rows(named=True):
+        lines.append(f"| {r['rung']} | {r['rating']:.3f} | {r['low']:.3f} | {r['high']:.3f} | {r['games']:,} |")
+    lines += ["", "Adjacent rungs (higher minus lower; head-to-head: share of shared games the higher rung "
+              "finished ahead, a tie half, Wilson 95% over games):", "",
+              "| lower | higher | rating difference [95%] | head-to-head [95%] (games) | verdict |",
+              "|---|---|---|---|---|"]
+    for s in result.steps.iter_rows(named=True):
+        lines.append(f"| {s['lower']} | {s['higher']} | {s['difference']:.3f} [{s['low']:.3f}, {s['high']:.3f}] | "
+                     f"{s['h2h_share']:.3f} [{s['h2h_low']:.3f}, {s['h2h_high']:.3f}] ({s['h2h_games']:,}) | "
+                     f"{s['verdict']} |")
+    verdict = ("**ordered, adjacent intervals apart**" if result.separated else
+               "**ordered** (every adjacent difference above 0), but some adjacent intervals overlap"
+               if result.ordered else "**NOT ordered**: see the verdicts above")
+    lines += ["", f"Ladder: {verdict}.", ""]
+    if result.findings.height:
+        lines += [f"## Findings per rung (self-play, {plan.findings_games:,} games per rung)", "",
+                  "Each figure from the rung playing every seat, shown as the quantity the verdict judges: "
+                  "the figure minus what it is judged against (its fair value, e.g. 0 for a seat edge, or "
+                  "the average of the keys, e.g. the average roof type), 95% intervals over games. A finding "
+                  "that differs between rungs describes the players, not the game.", "",
+                  "| metric | key | judged against | " + " | ".join(plan.rungs) + " | verdict |",
+                  "|---|---|---|" + "---|" * len(plan.rungs) + "---|"]
+        for v in result.verdicts.iter_rows(named=True):
+            cells, against = [], ""
+            for rung in plan.rungs:
+                row = result.findings.filter((pl.col("metric") == v["metric"]) & (pl.col("key") == v["key"])
+                                             & (pl.col("rung") == rung))
+                if row.height:
+                    r = row.row(0, named=True)
+                    against = r["judged_against"] or against
+                    ref = r["effect_reference"]
+                    ref = 0.0 if ref is None or math.isnan(ref) else ref   # nothing to judge against: the figure
+                    cells.append(f"{_fmt(r['effect'] - ref)} [{_fmt(r['effect_low'] - ref)}, "
+                                 f"{_fmt(r['effect_high'] - ref)}]")
+                else:
+                    cells.append("—")
+            lines.append(f"| {v['metric']} | {v['key']} | {against} | " + " | ".join(cells) + f" | {v['verdict']} |")
+        lines.append("")
+    lines.append(f"Played and fitted in {result.seconds:,.0f} s.")
+    return "\n".join(lines)
+
+
+def write_ladder(result: LadderResult, out: Path) -> Path:
+    from analysis import plots
+
+    result.ratings.write_parquet(out / "ratings.parquet")
+    result.steps.write_parquet(out / "steps.parquet")
+    result.findings.write_parquet(out / "findings.parquet")
+    result.verdicts.write_parquet(out / "verdicts.parquet")
+    figure, (axes,) = plots.new_figure(1)
+    r = result.ratings
+    plots.rate_chart(r["rung"].to_list(), r["rating"], r["low"], r["high"],
+                     title=f"{result.plan.game}: skill ladder ({result.plan.players} players)",
+                     ylabel="Plackett-Luce rating (lowest rung = 0)", reference=0.0, reference_label="lowest rung",
+                     axes=axes, from_zero=False, point_label="rating, 95% bootstrap interval over games")
+    figure.savefig(out / "ladder.png", dpi=110, bbox_inches="tight")
+    text = ladder_text(result) + "\n\n![ladder](ladder.png)\n"
+    path = out / "ladder.md"
+    path.write_text(text)
+    return path
