@@ -24,6 +24,7 @@ from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, P
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
+from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 
 MAX_ACTIONS = 256
 
@@ -31,17 +32,6 @@ MAX_ACTIONS = 256
 @inline_kernel
 def n_players_nb(st):
     return st[0][M_NPLAYERS]
-
-
-@inline_kernel
-def clone_nb(st):
-    return st[0].copy(), st[1].copy()
-
-
-@inline_kernel
-def copy_into_nb(dst, src):
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
 
 
 @inline_kernel

@@ -66,7 +66,7 @@ import numba
 import numpy as np
 
 from engines.core.harness import rank_nb
-from engines.core.kernel import KERNEL_OPTIONS
+from engines.core.kernel import KERNEL_OPTIONS, inline_kernel
 from engines.core.rng import below
 from engines.core.spec import Column, PolicyInfo
 
@@ -103,6 +103,20 @@ def search_policy(policy_id: int, scripted: dict[str, PolicyInfo], rollout: str 
     return PolicyInfo(name, policy_id, SEARCH_DESCRIPTION, weights,
                       choices={"rollout": {p.name: p.policy_id for p in scripted.values()}},
                       follow="rollout", weight_ranges=dict(SEARCH_WEIGHT_RANGES))
+
+
+@inline_kernel
+def clone_pair_nb(st):
+    """clone_nb for the common state shape (state vector, chance stream): Cityline, Skyline of
+    the World and Project Skyline use it as theirs."""
+    return st[0].copy(), st[1].copy()
+
+
+@inline_kernel
+def copy_pair_into_nb(dst, src):
+    """copy_into_nb for the (state vector, chance stream) shape."""
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
 
 
 _OPTIONS = {k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"}

@@ -31,6 +31,7 @@ import numpy as np
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
+from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 from engines.project_skyline.params import MAX_UPG
 from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
 from engines.project_skyline.rules import apply_nb, card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
@@ -46,17 +47,6 @@ POOL = max(MAX_HAND + MAX_PILE, MAX_UPG)
 @inline_kernel
 def n_players_nb(st):
     return st[0][M_NPLAYERS]
-
-
-@inline_kernel
-def clone_nb(st):
-    return st[0].copy(), st[1].copy()
-
-
-@inline_kernel
-def copy_into_nb(dst, src):
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
 
 
 @kernel

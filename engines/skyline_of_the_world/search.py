@@ -46,6 +46,7 @@ from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.core.search import make_search
+from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 from engines.skyline_of_the_world.params import (
     K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, MAX_CARDS,
     MAX_MISSIONS, N_STOCK,
@@ -65,17 +66,6 @@ MAX_ACTIONS = N_ACTIONS
 @inline_kernel
 def n_players_nb(st):
     return st[0][M_NPLAYERS]
-
-
-@inline_kernel
-def clone_nb(st):
-    return st[0].copy(), st[1].copy()
-
-
-@inline_kernel
-def copy_into_nb(dst, src):
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
 
 
 @kernel

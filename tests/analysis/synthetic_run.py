@@ -230,6 +230,7 @@ def _skyline_tables(rng, n_games, players, lineup, rotate, seat_bonus, policy_bo
         "decisions": rng.integers(60, 140, size=n_games).astype(np.int32),
         "construction_turns": rng.integers(20, 60, size=n_games).astype(np.int32),
         "stalled": (rng.random(n_games) < 0.01).astype(np.int8),
+        "search_simulated": np.zeros(n_games, np.int64),   # no search seat in these line-ups
     })
     auctions_frame = pl.DataFrame(auctions)
     for name, frame in (("players", players_frame), ("games", games_frame), ("auctions", auctions_frame)):
