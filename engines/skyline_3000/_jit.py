@@ -27,5 +27,6 @@ def typed_kernel(sig):
 
 PUB = numba.types.Array(numba.int32, 1, "C")
 I64_ARR = numba.types.Array(numba.int64, 1, "C")
+U64_ARR = numba.types.Array(numba.uint64, 1, "C")   # a random stream (engines.core.rng)
 I64 = numba.int64
 F64 = numba.float64

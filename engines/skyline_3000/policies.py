@@ -23,8 +23,8 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import kernel
-from engines.skyline_3000._jit import F64, I64, PUB, inline_kernel, typed_kernel
-from engines.core.rng import below, random_bits
+from engines.skyline_3000._jit import F64, I64, PUB, U64_ARR, inline_kernel, typed_kernel
+from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
@@ -126,6 +126,16 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
 
 
 @inline_kernel
+def jitter_nb(rng, jitter):
+    """Tie-break noise for one candidate: uniform in [0, jitter) points from the seat's stream
+    (the `jitter` weight of greedy and heuristic); with jitter 0 nothing is drawn, so the
+    stream and the decision are exactly what they were before the weight existed."""
+    if jitter > 0.0:
+        return jitter * uniform(rng)
+    return 0.0
+
+
+@inline_kernel
 def share_nb(pub, first, second, p, p1, p2):
     """(own points, opponents' points) of seat p when the seats in mask
     `first` take p1 and those in `second` p2."""
@@ -214,26 +224,32 @@ def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
     return ((own1 - own0) - contest * (opp1 - opp0)) * rem
 
 
-@typed_kernel((PUB, I64, I64, F64, F64, I64, I64))
-def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws):
-    """(best block, its value) for placing `item`; block -1 if no place."""
+@typed_kernel((PUB, I64, I64, F64, F64, I64, I64, F64, U64_ARR))
+def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws, jitter, rng):
+    """(best block, its value) for placing `item`; block -1 if no place. Blocks are
+    compared with jitter_nb's noise added; the value returned is the block's own."""
     best = -1
     bv = -1e18
+    bj = -1e18
     for k in range(pub[TAB + T_N_BLOCKS]):
         if not place_ok_nb(pub, k, item):
             continue
         v = item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws)
-        if v > bv:
+        vj = v + jitter_nb(rng, jitter)
+        if vj > bj:
+            bj = vj
             bv = v
             best = k
     return best, bv
 
 
-@typed_kernel((PUB, I64, I64, F64, F64, I64, I64, I64))
-def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
+@typed_kernel((PUB, I64, I64, F64, F64, I64, I64, I64, F64, U64_ARR))
+def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover, jitter, rng):
     """(value, detail) of the best install of seat p in district d (the
-    options of rules.installs_nb, in its order, with its rule kernels)."""
+    options of rules.installs_nb, in its order, with its rule kernels),
+    compared with jitter_nb's noise added (the value returned is the install's own)."""
     bv = -1e18
+    bj = -1e18
     bd = -1
     NB = pub[TAB + T_N_BLOCKS]
     bpd = pub[TAB + T_BPD]
@@ -252,12 +268,16 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover):
                 continue
             g = install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws)
             if vac:
-                if g > bv:
+                gj = g + jitter_nb(rng, jitter)
+                if gj > bj:
+                    bj = gj
                     bv = g
                     bd = (i * NB + k) * 2
             if own:
                 g2 = g - buildover
-                if g2 > bv:
+                g2j = g2 + jitter_nb(rng, jitter)
+                if g2j > bj:
+                    bj = g2j
                     bv = g2
                     bd = (i * NB + k) * 2 + 1
     return bv, bd
@@ -351,6 +371,9 @@ def potential_memo_nb(pub, p, h, r, rem, memo):
 # ====================================================================== greedy
 
 
+GW_CARD_POINTS, GW_JITTER = range(2)
+
+
 @kernel
 def policy_greedy_nb(pub, hand, legal, n, w, rng):
     """Best immediate points, i.e. as if the block were scored right now.
@@ -365,33 +388,35 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
     placements: the most points now. Bids: cheapest cards until the sum
     reaches card_points x (points the item would add now at its best place;
     a Spaceport card counts 1 point). Draws: the deck whose visible top card
-    is worth most (unknown top = 4)."""
+    is worth most (unknown top = 4). Candidates are compared with jitter_nb's
+    noise (weight jitter) added: ties go to a random one."""
     p = pub[C_CUR]
     op = PLAYERS + p * N_PROW
     phase = pub[C_PHASE]
     nh = pub[op + P_NHAND]
+    jit = w[GW_JITTER]
     if phase == PH_BID:
-        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1)
+        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1, jit, rng)
         if k < 0 or v <= 0:
             return BID_FLAG
-        return bid_to_target_nb(pub, hand, nh, v * w[0])
+        return bid_to_target_nb(pub, hand, nh, v * w[GW_CARD_POINTS])
     if phase == PH_PLACE:
-        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1)
+        k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1, jit, rng)
         return (K_PLACE << A_SHIFT) | k
     if phase == PH_DRAW:
         bt = -1
-        bv = -1
+        bv = -1.0
         for j in range(n):
             t = legal[j] & DETAIL_MASK
             top = pub[PILES + t * N_PIROW + PI_TOP]
-            v = pub[TAB + T_VALUE + top] if top >= 0 else 4
+            v = (pub[TAB + T_VALUE + top] if top >= 0 else 4) + jitter_nb(rng, jit)
             if v > bv:
                 bv = v
                 bt = legal[j]
         return bt
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
-        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
+        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST], jit, rng)
         return (K_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
@@ -403,31 +428,36 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
             if pub[ob + B_ROOF] != 0 and pub[ob + B_TOP] + 1 > maxh:
                 maxh = pub[ob + B_TOP] + 1
         bi = -1
-        bh = 0
+        bh = 0.0
         for i in range(nb):
-            if pub[pr + i] == 0 and pub[ph + i] < maxh and pub[ph + i] > bh:
-                bh = pub[ph + i]
-                bi = i
+            if pub[pr + i] == 0 and pub[ph + i] < maxh:
+                h = pub[ph + i] + jitter_nb(rng, jit)
+                if h > bh:
+                    bh = h
+                    bi = i
         if bi < 0:
             bi = nb
         return (K_FLOOR_TARGET << A_SHIFT) | bi
     if phase == PH_ROOF:
         bi = -1
-        bh = 0
+        bh = 0.0
         for i in range(nb):
-            if pub[pr + i] == 0 and pub[ph + i] > bh:
-                bh = pub[ph + i]
-                bi = i
+            if pub[pr + i] == 0:
+                h = pub[ph + i] + jitter_nb(rng, jit)
+                if h > bh:
+                    bh = h
+                    bi = i
         br = 1
         bv = -1.0
         for r in range(1, 3):
             if pub[op + P_ROOFS + r] > 0:
-                v = potential_nb(pub, p, bh, r, 1)
+                v = potential_nb(pub, p, pub[ph + bi], r, 1) + jitter_nb(rng, jit)
                 if v > bv or (v == bv and pub[op + P_ROOFS + r] > pub[op + P_ROOFS + br]):
                     bv = v
                     br = r
         return (K_ROOF_TARGET << A_SHIFT) | (bi * 2 + br - 1)
-    # PH_MAIN
+    # PH_MAIN: the best install or billboard worth more than 0 (the noise orders the
+    # candidates, never lifts one over 0)
     best_a = K_PASS << A_SHIFT
     best_v = 0.0
     done = 0
@@ -439,15 +469,17 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST])
-            if v > best_v:
-                best_v = v
+            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST], jit, rng)
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > best_v:
+                best_v = vj
                 best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
             v = own1 - own0 - pub[TAB + T_BILLBOARD_COST]
-            if v > best_v:
-                best_v = v
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > best_v:
+                best_v = vj
                 best_a = legal[j]
     if best_v > 0:
         return best_a
@@ -467,18 +499,18 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
 
 # ====================================================================== heuristic
 
-W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTEST = range(8)
+W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTEST, W_JITTER = range(9)
 
 
 @inline_kernel
-def heuristic_item_value_nb(pub, p, w):
+def heuristic_item_value_nb(pub, p, w, rng):
     """(best block, value) of the item on auction for seat p, as the heuristic
-    values it (weights w): the best placement's gain over the scorings left,
-    x value_green / value_megamall; block -1 if it has no place. (The search
-    player's bid candidates scale their targets by it too.)"""
+    values it (weights w, jitter drawn from rng): the best placement's gain over
+    the scorings left, x value_green / value_megamall; block -1 if it has no
+    place. (The search player's bid candidates scale their targets by it too.)"""
     rem = pub[TAB + T_ROUNDS] - pub[C_ROUND]
     item = pub[C_ITEM]
-    k, v = best_item_place_nb(pub, p, item, w[W_CONTEST], w[W_SPACEPORT], rem, rem - 1)
+    k, v = best_item_place_nb(pub, p, item, w[W_CONTEST], w[W_SPACEPORT], rem, rem - 1, w[W_JITTER], rng)
     if item == GREENSPACE:
         v *= w[W_GREEN]
     elif item == MEGAMALL:
@@ -504,7 +536,8 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     build_height_bias when it has no complete building with a use. Every
     card played costs hold_card_value x its value (the bidding power lost; none
     in the last round once the auctions matter less). The best positive value
-    is played, else it passes."""
+    is played, else it passes. Candidates are compared with jitter_nb's noise
+    (weight jitter) added: ties go to a random one."""
     p = pub[C_CUR]
     op = PLAYERS + p * N_PROW
     phase = pub[C_PHASE]
@@ -515,8 +548,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     contest = w[W_CONTEST]
     card_pts = w[W_SPACEPORT]
     hold = w[W_HOLD] * (0.3 if last else 1.0)
+    jit = w[W_JITTER]
     if phase == PH_BID or phase == PH_PLACE:
-        k, v = heuristic_item_value_nb(pub, p, w)
+        k, v = heuristic_item_value_nb(pub, p, w, rng)
         if phase == PH_PLACE:
             return (K_PLACE << A_SHIFT) | k
         if k < 0 or v <= 0:
@@ -543,6 +577,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 v += 0.6 if have == 0 else 0.0
             else:
                 v += 0.5 if have == 0 else 0.0
+            v += jitter_nb(rng, jit)
             if v > bv:
                 bv = v
                 bt = legal[j]
@@ -550,14 +585,15 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     bo_cost = pub[TAB + T_BUILDOVER_COST]
     if phase == PH_INSTALL:
         d = pub[TAB + T_DIST + pub[C_PCARD]]
-        v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
+        v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost, jit, rng)
         return (K_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
     memo = np.full(2 * MEMO_H, -1.0)  # potentials already valued this decision
     if phase == PH_FLOOR:
-        # grow the incomplete building with the best promise once roofed
+        # grow the incomplete building with the best promise once roofed (worth more than
+        # 0: the noise orders the candidates, never lifts one over 0)
         bi = nb
         bv = 0.0
         for i in range(nb):
@@ -570,8 +606,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 if pv > v:
                     v = pv
             v += w[W_HEIGHT] * 0.1 * h
-            if v > bv:
-                bv = v
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > bv:
+                bv = vj
                 bi = i
         return (K_FLOOR_TARGET << A_SHIFT) | bi
     if phase == PH_ROOF:
@@ -581,12 +618,13 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             det = legal[j] & DETAIL_MASK
             i = det >> 1
             r = (det & 1) + 1
-            v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) + 0.01 * pub[ph + i]
+            v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) + 0.01 * pub[ph + i] + jitter_nb(rng, jit)
             if v > bv:
                 bv = v
                 ba = legal[j]
         return ba
-    # PH_MAIN
+    # PH_MAIN: the best card or billboard worth more than 0 (the noise orders the candidates,
+    # never lifts one over 0)
     best_a = K_PASS << A_SHIFT
     best_v = 0.0
     done = 0
@@ -601,16 +639,18 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 continue
             done |= 1 << d
             c = cheapest_card_nb(pub, hand, nh, CONTRACT, d)
-            v, _ = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost)
+            v, _ = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost, jit, rng)
             v -= hold * pub[TAB + T_VALUE + c]
-            if v > best_v:
-                best_v = v
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > best_v:
+                best_v = vj
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
             v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BILLBOARD_COST]
-            if v > best_v:
-                best_v = v
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > best_v:
+                best_v = vj
                 best_a = legal[j]
         elif kind == K_ROOF:
             has_roof_card = True
@@ -627,8 +667,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                         if v > pv:
                             pv = v
         v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + T_VALUE + c]
-        if v > best_v:
-            best_v = v
+        vj = v + jitter_nb(rng, jit)
+        if v > 0 and vj > best_v:
+            best_v = vj
             best_a = (K_ROOF << A_SHIFT) | c
     if has_floor_card and rem >= 2:
         useful = 0
@@ -639,8 +680,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         if useful < 2:
             c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)
             v = w[W_HEIGHT] * (2 - useful) - hold * pub[TAB + T_VALUE + c]
-            if v > best_v:
-                best_v = v
+            vj = v + jitter_nb(rng, jit)
+            if v > 0 and vj > best_v:
+                best_v = vj
                 best_a = (K_FLOOR << A_SHIFT) | c
     return best_a
 
@@ -661,11 +703,21 @@ def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
     return policy_random_nb(pub, hand, legal, n, w, rng)
 
 
+# The scripted players' `jitter` weight: every candidate's value gets a uniform random noise in
+# [0, jitter) points, drawn from the seat's own policy stream (jitter_nb), so equal candidates are
+# broken at random and candidates closer than `jitter` sometimes swap: identical scripts no longer
+# play identical games. The default is half the heuristic's smallest deliberate preference (0.01
+# point a floor when it picks the building to roof), so no deliberate order is ever reversed.
+# jitter=0 draws nothing and plays exactly as before the weight existed.
+JITTER = 0.005
+
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "Uniform action kind first, then uniform details (as the C "
                          "reference player); bids: each card with probability 1/2; draws: a uniform deck.", {}),
     "greedy": PolicyInfo("greedy", GREEDY, "Best immediate points (as if scored now); bids the cheapest "
-                         "cards up to card_points x the item's immediate points.", {"card_points": 2.0}),
+                         "cards up to card_points x the item's immediate points.",
+                         {"card_points": 2.0,     # card value bid per point the item adds now
+                          "jitter": JITTER}),     # tie-break noise (points), see JITTER
     "heuristic": PolicyInfo(
         "heuristic", HEURISTIC,
         "Values installs, billboards, roofs and items by the points they promise over the scorings left; "
@@ -679,6 +731,7 @@ POLICIES = {
             "billboard_value": 1.0,    # multiplier on a billboard's block gain
             "hold_card_value": 0.15,   # points per card value kept for bidding
             "contest": 0.5,            # weight of opponents' points taken/given
+            "jitter": JITTER,          # tie-break noise (points), see JITTER
         },
     ),
 }

@@ -26,15 +26,19 @@ determinize_nb redraws them all from the searcher's policy stream:
     applied to that seat's new hand;
   - the chance stream (the reshuffles to come): reseeded.
 
-Actions: the rules' legal list (rules.legal_actions_nb), except a sealed bid, which may be any
-subset of the hand. There the search tries at most N_BID_CANDIDATES bids, as codes
+Actions: the rules' legal list (rules.legal_actions_nb), with two exceptions. In construction
+(construction_actions_nb) a Floor or Roof card played to act is listed once per card value (cards
+of one type and value are interchangeable: Contracts are unique by district and value anyway),
+and "play a card without acting" once, with the cheapest card (it is a way to stay in the phase,
+passing is final; which card it costs matters little, and ten copies of it would take most of a
+small budget). A sealed bid may be any subset of the hand. There the search tries at most N_BID_CANDIDATES bids, as codes
 BID_CODE | j (not BID_FLAG | mask: the bidder's hand changes from one determinization to the
 next, and the code names the same rule in each, so the tree shares its statistics). Rule j on
 the bidder's hand (bid_to_target: its cheapest cards until their values reach the target):
 
     0  bid nothing (STOP card on top)
-    1  what greedy bids (default weights)
-    2  what heuristic bids (default weights)
+    1  what greedy bids (default weights, no jitter)
+    2  what heuristic bids (default weights, no jitter)
     3  the cheapest card alone
     4  bid_to_target of half heuristic's target (item value x bid_fraction)
     5  bid_to_target of twice heuristic's target
@@ -67,7 +71,8 @@ from engines.skyline_3000.policies import (
 )
 from engines.skyline_3000.rules import apply_action_nb, hand_value_nb, legal_actions_nb
 from engines.skyline_3000.state import (
-    A_SHIFT, ALOG, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID,
+    A_SHIFT, ALOG, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID, K_FLOOR,
+    K_NOACT, K_ROOF,
     MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES,
     P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, PILES,
     PLAYERS, PLH, PLR, S_BIDS, S_DECKS, T_FINAL_TIE, T_N_BLOCKS, T_N_CARDS, T_N_PLAYERS, T_TYPE, T_VALUE,
@@ -81,9 +86,11 @@ BID_CODE = K_BID << A_SHIFT          # a bid candidate's action in the search: B
 
 
 def _default_row(name: str) -> np.ndarray:
-    row = np.zeros(8)
-    vals = list(POLICIES[name].weights.values())
-    row[:len(vals)] = vals
+    """Policy `name`'s default weights with no jitter: a bid candidate is the same bid in every
+    determinization (and in actions_nb and apply_nb)."""
+    weights = dict(POLICIES[name].weights, jitter=0.0)
+    row = np.zeros(max(8, len(weights)))
+    row[:len(weights)] = list(weights.values())
     return row
 
 
@@ -171,7 +178,7 @@ def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
     if j == 3:
         target = 1.0
     elif j == 4 or j == 5:
-        k, v = heuristic_item_value_nb(pub, p, hw)
+        k, v = heuristic_item_value_nb(pub, p, hw, crng)
         if k >= 0 and v > 0:
             target = v * hw[W_BID] * (0.5 if j == 4 else 2.0)
     elif j == 6 or j == 7:
@@ -182,10 +189,44 @@ def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
 
 
 @kernel
+def construction_actions_nb(pub, hands, out):
+    """The legal construction actions, out[:n], but a Floor or Roof card played to act only once
+    per card value (cards of one type and value are interchangeable) and a card played without
+    acting only once, the cheapest (first in hand order among equals): returns n."""
+    n = legal_actions_nb(pub, hands, out)
+    m = 0
+    seen = np.int64(0)        # bit (type * 16 + value) of a Floor / Roof card already listed
+    noact = np.int64(-1)
+    noact_v = 1 << 30
+    for i in range(n):
+        a = out[i]
+        kind = a >> A_SHIFT
+        if kind == K_NOACT:
+            v = pub[TAB + T_VALUE + (a & DETAIL_MASK)]
+            if v < noact_v:
+                noact_v = v
+                noact = a
+            continue
+        if kind == K_FLOOR or kind == K_ROOF:
+            bit = np.int64(1) << np.int64((kind - K_FLOOR) * 16 + pub[TAB + T_VALUE + (a & DETAIL_MASK)])
+            if seen & bit:
+                continue
+            seen |= bit
+        out[m] = a
+        m += 1
+    if noact >= 0:
+        out[m] = noact
+        m += 1
+    return m
+
+
+@kernel
 def search_actions_nb(pub, hands, out, masks, gw, hw, buf, crng):
-    """The actions the search tries for the seat to move, out[:n]; returns n. In a bid: the codes
-    of the candidate rules, leaving out a rule whose bid repeats an earlier rule's (masks[j]
-    holds rule j's mask)."""
+    """The actions the search tries for the seat to move, out[:n]; returns n (module docstring).
+    In a bid: the codes of the candidate rules, leaving out a rule whose bid repeats an earlier
+    rule's (masks[j] holds rule j's mask)."""
+    if pub[C_PHASE] == PH_MAIN:
+        return construction_actions_nb(pub, hands, out)
     if pub[C_PHASE] != PH_BID:
         return legal_actions_nb(pub, hands, out)
     hand = hands[pub[C_CUR]]

@@ -21,7 +21,7 @@ from engines.skyline_3000.state import (
 SBUFS = search_buffers_nb()  # play_game_nb's search buffers (no search seat here)
 
 
-def weight_rows(names, width=8):
+def weight_rows(names, width=SPEC.max_weights):
     rows = np.zeros((len(names), width))
     for i, n in enumerate(names):
         w = list(POLICIES[n].weights.values())

@@ -14,7 +14,7 @@ from engines.skyline_3000.search import (
     search_buffers_nb,
 )
 from engines.skyline_3000.state import (
-    BID_FLAG, C_BIDDER, C_KEY, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP,
+    A_SHIFT, BID_FLAG, C_BIDDER, K_CONTRACT, K_FLOOR, K_NOACT, K_ROOF, C_KEY, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP,
     S_BIDS,
 )
 
@@ -58,10 +58,13 @@ def _win_rate(rival, n, iterations=200):
     return pl["win"][pl["lineup_slot"] == 0].mean()
 
 
-def test_search_beats_random_players_and_holds_its_own_against_greedy():
-    # 4 seats, seats rotating; a quarter of the wins is level
-    assert _win_rate("random", 24) > 0.6
-    assert _win_rate("greedy", 36) >= 0.25
+def test_search_beats_random_players_and_is_level_with_greedy():
+    # 4 seats, seats rotating: a quarter of the wins is level. Measured: all 60 games against
+    # random; 0.27 here and 0.28 over 120 games (seed 5) against greedy, scores close (57 vs 59).
+    # Random rollouts are the limit: search(iterations=200, rollout=greedy) wins 0.75 of 40
+    # games against greedy, rollout=heuristic 0.85 against heuristic (the rollout models the rivals).
+    assert _win_rate("random", 24) > 0.8
+    assert _win_rate("greedy", 48) >= 0.25
 
 
 def test_halving_over_heuristic_play_outs_beats_three_heuristic_players():
@@ -204,6 +207,30 @@ def test_copy_into_restores_the_state_exactly():
         copy_into_nb(buffers(dst), buffers(src))
         for a, b in zip(buffers(dst), buffers(src)):
             assert np.array_equal(a, b)
+
+
+def test_construction_candidates_drop_only_interchangeable_cards_and_extra_discards():
+    seen = 0
+    for g in _states():
+        if g.phase() != "construction":
+            continue
+        out = np.zeros(MAX_ACTIONS, np.int64)
+        n = search_actions_nb(*buffers(g)[:2], out, *search_buffers_nb()[1:])
+        cands = out[:n].tolist()
+        legal = g.legal_actions()
+        assert set(cands) <= set(legal) and len(set(cands)) == n
+        values, types = g.kp.card_values(), g.kp.card_types()
+
+        def key(a):   # what an action does: its kind and, for a card, the card's type, value, district
+            kind, c = a >> A_SHIFT, a & DETAIL_MASK
+            return (kind,) if kind == K_NOACT else (kind, int(types[c]), int(values[c]), int(g.kp.card_districts()[c])) \
+                if kind in (K_FLOOR, K_ROOF, K_CONTRACT) else (kind, c)
+        assert {key(a) for a in cands} == {key(a) for a in legal}     # every distinct move is searched
+        noact = [a for a in cands if a >> A_SHIFT == K_NOACT]
+        assert len(noact) == 1 and values[noact[0] & DETAIL_MASK] == min(
+            values[a & DETAIL_MASK] for a in legal if a >> A_SHIFT == K_NOACT)
+        seen += 1
+    assert seen >= 10
 
 
 def test_bid_candidates_include_nothing_and_the_scripted_bids():
