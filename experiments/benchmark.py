@@ -41,7 +41,7 @@ def plan() -> list[tuple[str, BenchmarkCase]]:
 
 
 def games_per_second(game: str, players: int, policy: str | list[str], n: int,
-                     repeats: int = 3) -> tuple[float, float, float]:
+                     repeats: int = 3, variant: str = "") -> tuple[float, float, float]:
     """(games/s, mean decisions per game, mean decisions a search seat simulated per game): the
     best of `repeats` timed calls of simulate; decisions come from the games table's required
     `decisions` column, so games whose random players decide differently compare per decision
@@ -51,7 +51,7 @@ def games_per_second(game: str, players: int, policy: str | list[str], n: int,
 
     spec = get_game(game)
     lineup = make_lineup(spec, [policy] if isinstance(policy, str) else list(policy), players, True)
-    kp = spec.kernel_params(spec.variants.load(None), players)
+    kp = spec.kernel_params(spec.variants.load(variant or None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
     best, decisions, simulated = float("inf"), 0.0, 0.0
@@ -162,15 +162,17 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
         players, policy = case.players, case.policy
         rate, decisions, simulated = games_per_second(game, players, list(case.lineup) or policy,
                                                       max(2 if simulated_case(case) else 50, int(case.games * scale)),
-                                                      repeats=1 if simulated_case(case) else 3)
+                                                      repeats=1 if simulated_case(case) else 3,
+                                                      variant=case.variant)
         c_ref = c_rates.get(case.c_reference) if case.c_reference else None
         ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
         per_decision = 1e9 / rate / decisions if decisions else float("nan")
-        if policy == "random":
+        if policy == "random" and not case.variant:
             random_ns[(game, players)] = per_decision
         if simulated > 0:
             searches.append((game, case, rate, decisions, simulated))
-        print(f"{game:20s} {players:7d} {policy:10s} {rate:12,.0f} {1e6 / rate:9.1f} {per_decision:11.0f}  {ratio}")
+        label = f"{policy} ({case.variant})" if case.variant else policy
+        print(f"{game:20s} {players:7d} {label:10s} {rate:12,.0f} {1e6 / rate:9.1f} {per_decision:11.0f}  {ratio}")
     if searches:
         print("\n## The search player's cost (simulated decisions: tree walks and play-outs inside its searches)")
         print("ns per simulated decision = the games' whole time / decisions simulated (the other seats' own "

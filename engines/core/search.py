@@ -79,7 +79,9 @@ play-outs compare actions under the same luck, so small differences between good
 within a budget where the tree's unpaired means are still noise. The rollout policy's own choice
 stays in to the last round, and the final pick replaces it only with evidence (`caution`): the
 best of many noisy means is biased upwards (the winner's curse), and without this a small
-budget plays worse than the script it rolls out. `widening` and `exploration` are not used;
+budget plays worse than the script it rolls out. (Where the rollout policy's choice is not
+among the listed actions, e.g. a sealed bid searched over candidate rules, nothing is kept.)
+`widening` and `exploration` are not used;
 every round gives each survivor at least one play-out.
 """
 from __future__ import annotations

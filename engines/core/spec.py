@@ -158,6 +158,7 @@ class BenchmarkCase:
     c_reference: str = ""
     c_games: int = 0
     lineup: tuple[str, ...] = ()   # a mixed line-up instead of `policy` in every seat (the label is `policy`)
+    variant: str = ""              # a named variant instead of the default (e.g. the C program's board)
 
 
 @dataclass(frozen=True)

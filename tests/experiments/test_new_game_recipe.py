@@ -54,6 +54,13 @@ def test_the_benchmark_iterates_the_registry():
     assert {game for game, *_ in cases} == set(registry.game_ids())
 
 
+def test_every_benchmark_case_names_a_variant_its_game_ships():
+    for game, case in benchmark.plan():
+        if case.variant:
+            registry.get_game(game).variants.load(case.variant)   # raises when it does not exist
+    assert any(case.variant == "six_platforms" and case.c_reference for _, case in benchmark.plan())
+
+
 def test_default_lineup_is_declared():
     spec = registry.get_game("coin")
     assert spec.default_policies(None) == ["strong", "greedy", "random"]

@@ -52,19 +52,18 @@ def test_step_api_replays_the_batch_game_with_search_seats():
     assert (run(["heuristic"], 4, 2)["games"]["search_simulated"] == 0).all()
 
 
-def _win_rate(rival, n, iterations=200):
-    t = run([f"search(iterations={iterations})", rival, rival, rival], 4, n, seed=31)
+def _win_rate(rival, n, search):
+    t = run([search, rival, rival, rival], 4, n, seed=31)
     pl = t["players"]
     return pl["win"][pl["lineup_slot"] == 0].mean()
 
 
-def test_search_beats_random_players_and_is_level_with_greedy():
-    # 4 seats, seats rotating: a quarter of the wins is level. Measured: all 60 games against
-    # random; 0.27 here and 0.28 over 120 games (seed 5) against greedy, scores close (57 vs 59).
-    # Random rollouts are the limit: search(iterations=200, rollout=greedy) wins 0.75 of 40
-    # games against greedy, rollout=heuristic 0.85 against heuristic (the rollout models the rivals).
-    assert _win_rate("random", 24) > 0.8
-    assert _win_rate("greedy", 48) >= 0.25
+def test_search_beats_random_players_and_greedy_players_with_greedy_rollouts():
+    # 4 seats, seats rotating: a quarter of the wins is level. Measured (seed 31): search(iterations=100)
+    # won 24 of 24 against random; search(iterations=40, rollout=greedy) 20 of 24 against greedy.
+    # The rollout models the rivals: random rollouts against greedy rivals win about a quarter.
+    assert _win_rate("random", 24, "search(iterations=100)") > 0.8
+    assert _win_rate("greedy", 24, "search(iterations=40, rollout=greedy)") >= 0.5
 
 
 def test_halving_over_heuristic_play_outs_beats_three_heuristic_players():
