@@ -157,6 +157,22 @@ def make_search(g):
     max_actions = int(g.MAX_ACTIONS)
 
     @numba.njit(**_OPTIONS)
+    def play_out_nb(sim, ctx, pid, rw, prng, buf, cap, score, key, rank, span):
+        """Both searches' play-out: the rollout policy to the end (or `cap` decisions), then the
+        finishing order into rank; span[0:2] widens to the range of final scores seen. Returns
+        (decisions played, number of winners)."""
+        steps = 0
+        while to_move(sim) >= 0 and (cap <= 0 or steps < cap):
+            apply(sim, ctx, rollout(sim, ctx, pid, rw, prng, buf))
+            steps += 1
+        use_key = outcome(sim, ctx, score, key)
+        for s in range(score.shape[0]):
+            span[0] = min(span[0], float(score[s]))
+            span[1] = max(span[1], float(score[s]))
+        n_win, _, _, _ = rank_nb(score, key, use_key, rank)
+        return steps, n_win
+
+    @numba.njit(**_OPTIONS)
     def halving_nb(st, ctx, w, prng, stats, me, legal, n_root):
         iterations = max(1, int(w[W_ITERATIONS]))
         rollout_pid = int(w[W_ROLLOUT])
@@ -193,7 +209,7 @@ def make_search(g):
         score = np.zeros(n_players, np.int64)
         key = np.zeros(n_players, np.int64)
         rank = np.zeros(n_players, np.int64)
-        lo, hi = math.inf, -math.inf
+        span = np.array([math.inf, -math.inf])     # range of final scores seen (any seat)
         rounds = 0
         k = 1
         while k < n_root:
@@ -222,17 +238,10 @@ def make_search(g):
                     copy_into(sim, base)
                     seed_into(rprng, rseed)      # the same rollout luck for every action
                     apply(sim, ctx, cand[i])
-                    steps = 0
-                    while to_move(sim) >= 0 and (cap_rollout <= 0 or steps < cap_rollout):
-                        apply(sim, ctx, rollout(sim, ctx, rollout_pid, rw, rprng, buf))
-                        steps += 1
+                    steps, n_win = play_out_nb(sim, ctx, rollout_pid, rw, rprng, buf, cap_rollout, score, key,
+                                               rank, span)
                     simulated += steps + 1
                     played += 1
-                    use_key = outcome(sim, ctx, score, key)
-                    for s in range(n_players):
-                        lo = min(lo, float(score[s]))
-                        hi = max(hi, float(score[s]))
-                    n_win, _, _, _ = rank_nb(score, key, use_key, rank)
                     win = 1.0 / n_win if rank[me] == 1 else 0.0
                     wins[i] += win
                     pts[i] += score[me]
@@ -248,10 +257,11 @@ def make_search(g):
                         dww[i] += a_w * a_w
                         dss[i] += a_s * a_s
                         dws[i] += a_w * a_s
-            span = hi - lo if hi > lo else 1.0
+            lo = span[0]
+            width = span[1] - lo if span[1] > lo else 1.0
             for j in range(n_alive):
                 i = alive[j]
-                value[i] = (1.0 - beta) * wins[i] / count[i] + beta * (pts[i] / count[i] - lo) / span
+                value[i] = (1.0 - beta) * wins[i] / count[i] + beta * (pts[i] / count[i] - lo) / width
                 if i == scripted:
                     value[i] += 1e-9                   # a tie keeps the script's choice
             # best first (stable: ties keep the listed order); keep the better half
@@ -270,8 +280,7 @@ def make_search(g):
         if scripted >= 0 and best != scripted:
             # switch from the script's choice only if the paired advantage is clear
             n = count[best]
-            span = hi - lo if hi > lo else 1.0
-            u, v = 1.0 - beta, beta / span
+            u, v = 1.0 - beta, beta / (span[1] - span[0] if span[1] > span[0] else 1.0)
             mean = (u * dw[best] + v * ds[best]) / n
             second = (u * u * dww[best] + 2.0 * u * v * dws[best] + v * v * dss[best]) / n
             se = math.sqrt(max(0.0, second - mean * mean) / max(1.0, n - 1.0))
@@ -314,7 +323,7 @@ def make_search(g):
         key = np.zeros(n_players, np.int64)
         rank = np.zeros(n_players, np.int64)
         reward = np.zeros(n_players, np.float64)
-        lo, hi = math.inf, -math.inf           # range of final scores seen (any seat)
+        span = np.array([math.inf, -math.inf])   # range of final scores seen (any seat)
         beta = 1.0 if n_players == 1 else min(1.0, max(0.0, w[W_SCORE]))
         simulated = 0
         for _ in range(iterations):
@@ -378,23 +387,13 @@ def make_search(g):
                 node = best
                 depth += 1
                 path[depth] = node
-            # play-out
-            steps = 0
-            while to_move(sim) >= 0 and (cap_rollout <= 0 or steps < cap_rollout):
-                a = rollout(sim, ctx, rollout_pid, rw, prng, legal)
-                apply(sim, ctx, a)
-                steps += 1
+            # play-out, reward and back-propagation
+            steps, n_win = play_out_nb(sim, ctx, rollout_pid, rw, prng, legal, cap_rollout, score, key, rank, span)
             simulated += steps
-            # reward and back-propagation
-            use_key = outcome(sim, ctx, score, key)
-            for s in range(n_players):
-                lo = min(lo, float(score[s]))
-                hi = max(hi, float(score[s]))
-            n_win, _, _, _ = rank_nb(score, key, use_key, rank)
-            span = hi - lo if hi > lo else 1.0
+            width = span[1] - span[0] if span[1] > span[0] else 1.0
             for s in range(n_players):
                 share = 1.0 / n_win if rank[s] == 1 else 0.0
-                reward[s] = (1.0 - beta) * share + beta * (score[s] - lo) / span
+                reward[s] = (1.0 - beta) * share + beta * (score[s] - span[0]) / width
             visits[0] += 1.0
             for d in range(1, depth + 1):
                 nd = path[d]
