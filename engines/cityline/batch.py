@@ -96,32 +96,41 @@ def record_decision_nb(d, cfg, a, dec, dcode, row):
     dec[DE_HEIGHT, row] = d[b + H0 + c]
 
 
-@kernel
-def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx, sstats):
-    """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
-    legal_nb, choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and
-    its counters in sstats); pol[s] / wts[s] are seat s's policy id and weights.
-    Decisions go to dec[drow:] when cfg[K_RECORD_DECISIONS]; returns the next free row."""
-    reset_nb(d, rng, cfg, seed, gi)
-    seed_policies_nb(prngs, seed, gi)
-    record = cfg[K_RECORD_DECISIONS] == 1
-    while d[M_PHASE] != PH_OVER:
-        p = d[M_PLAYER]
-        phase = d[M_PHASE]
-        if pol[p] == RANDOM:  # random_action_nb's draw, sampled from the choice set without listing it
-            a = random_choice_nb(d, cfg, prngs[p])
-        elif pol[p] == SEARCH:
-            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
-        else:
-            n = 0
-            if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
-                n = legal_nb(d, cfg, legal)
-            a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
-        if record and phase != PH_REROLL:
-            record_decision_nb(d, cfg, a, dec, dcode, drow)
-            drow += 1
-        apply_nb(d, rng, cfg, a)
-    return drow
+def _play_game_kernel(with_search):
+    """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
+    is a constant of the closure: numba prunes the search branch of the scripted kernel before
+    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
+    @kernel
+    def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx, sstats):
+        """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
+        legal_nb, choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and
+        its counters in sstats); pol[s] / wts[s] are seat s's policy id and weights.
+        Decisions go to dec[drow:] when cfg[K_RECORD_DECISIONS]; returns the next free row."""
+        reset_nb(d, rng, cfg, seed, gi)
+        seed_policies_nb(prngs, seed, gi)
+        record = cfg[K_RECORD_DECISIONS] == 1
+        while d[M_PHASE] != PH_OVER:
+            p = d[M_PLAYER]
+            phase = d[M_PHASE]
+            if pol[p] == RANDOM:  # random_action_nb's draw, sampled from the choice set without listing it
+                a = random_choice_nb(d, cfg, prngs[p])
+            elif with_search and pol[p] == SEARCH:
+                a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
+            else:
+                n = 0
+                if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
+                    n = legal_nb(d, cfg, legal)
+                a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
+            if record and phase != PH_REROLL:
+                record_decision_nb(d, cfg, a, dec, dcode, drow)
+                drow += 1
+            apply_nb(d, rng, cfg, a)
+        return drow
+    return play_game_nb
+
+
+play_game_nb = _play_game_kernel(True)
+play_game_scripted_nb = _play_game_kernel(False)
 
 
 @kernel
@@ -166,82 +175,95 @@ def write_seat_columns_nb(d, cfg, s, row, players, tp, xc, xpen, bonus, zeroed, 
     players[PL_O_EVEN, row] = d[b + PS + P_O_EVEN]
 
 
-@kernel
-def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
-    """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
-    decisions int8[N_DE, rows], dice codes int32[rows], run game numbers int64[rows]); matrix
-    row j is table column j (tables.py order); the decisions matrix's code and game rows are unused."""
-    P = seat_policy_ids.shape[0]
-    per_game = P * (cfg[K_CONSTRUCTION_TURNS] + cfg[K_OCCUPANCY_TURNS]) if cfg[K_RECORD_DECISIONS] == 1 else 0
-    # column-major (one contiguous row per table column): the Python side converts each column
-    # with one contiguous cast; every decisions field is written, none zeroed
-    dec_own = np.empty((N_DE, count * per_game), np.int8)
-    dcode_own = np.empty(count * per_game, np.int32)
-    dgame_own = np.empty(count * per_game, np.int64)
-    players = np.zeros((N_PL, count * P), np.int32)
-    games = np.zeros((N_GA, count), np.int64)
-    # working arrays, allocated once per chunk; the hot loop uses views without reference counts
-    # (engines/core/harness.py: the refcount-free buffer pattern), owners kept alive at the end
-    d_own = np.zeros(PBASE + P * PB, np.int64)
-    rng_own = np.zeros(4, np.uint64)
-    prngs_own = np.zeros((P, 4), np.uint64)
-    legal_own = np.empty(256, np.int64)
-    scratch_own = np.empty(256)
-    pol_own = np.empty(P, np.int64)
-    wts_own = np.empty((P, seat_weights.shape[1]))
-    tp_own = np.zeros(MAX_FACES + 1, np.int64)
-    cp_own = np.zeros((P, MAX_COLUMNS), np.int64)
-    d, rng, prngs, legal, scratch = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own), \
-        unowned(scratch_own)
-    pol, wts, tp, cp = unowned(pol_own), unowned(wts_own), unowned(tp_own), unowned(cp_own)
-    dec, dcode, dgame = unowned(dec_own), unowned(dcode_own), unowned(dgame_own)
-    cfg = unowned(cfg)
-    fill = unowned(fill)
-    slots_own = np.empty(P, np.int64)
-    score_own = np.zeros(P, np.int64)
-    rank_own = np.zeros(P, np.int64)
-    # the per-game bookkeeping too: each owned array handed to a kernel costs an atomic count
-    slots, score, rank = unowned(slots_own), unowned(score_own), unowned(rank_own)
-    sctx = search_context_nb(cfg, fill)
-    sstats = np.zeros(N_STATS, np.int64)
-    pl_b, ga_b = unowned(players), unowned(games)
-    ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
-    drow = 0
-    for k in range(count):
-        gi = start + k
-        seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
-        d0 = drow
-        sstats[STAT_SIMULATED] = 0
-        drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx,
-                            sstats)
-        top = -(1 << 30)
-        for s in range(P):
-            sc, xc, xpen, bonus, zeroed = score_nb(d, cfg, s, tp, cp[s])
-            score[s] = sc
-            if sc > top:
-                top = sc
-            write_seat_columns_nb(d, cfg, s, k * P + s, pl_b, tp, xc, xpen, bonus, zeroed, sc)
-        n_win, n_top, winner, margin = rank_nb(score, score, False, rank)
-        write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
-        write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
-        ga_b[GA_TOP, k] = top
-        ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
-        for r in range(d0, drow):
-            dgame[r] = gi  # the run's game number: no conversion on the Python side
-            s = dec[DE_SEAT, r]
-            dec[DE_SLOT, r] = slots[s]
-            dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
-    keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, tp_own, cp_own,
-                   slots_own, score_own, rank_own, seat_policy_ids, seat_weights)
-    return players, games, dec_own[:, :drow], dcode_own[:drow], dgame_own[:drow]
+def _simulate_chunk_kernel(with_search):
+    """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
+    kernels, chosen by simulate from the line-up."""
+    @kernel
+    def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
+        """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
+        decisions int8[N_DE, rows], dice codes int32[rows], run game numbers int64[rows]); matrix
+        row j is table column j (tables.py order); the decisions matrix's code and game rows are unused."""
+        P = seat_policy_ids.shape[0]
+        per_game = P * (cfg[K_CONSTRUCTION_TURNS] + cfg[K_OCCUPANCY_TURNS]) if cfg[K_RECORD_DECISIONS] == 1 else 0
+        # column-major (one contiguous row per table column): the Python side converts each column
+        # with one contiguous cast; every decisions field is written, none zeroed
+        dec_own = np.empty((N_DE, count * per_game), np.int8)
+        dcode_own = np.empty(count * per_game, np.int32)
+        dgame_own = np.empty(count * per_game, np.int64)
+        players = np.zeros((N_PL, count * P), np.int32)
+        games = np.zeros((N_GA, count), np.int64)
+        # working arrays, allocated once per chunk; the hot loop uses views without reference counts
+        # (engines/core/harness.py: the refcount-free buffer pattern), owners kept alive at the end
+        d_own = np.zeros(PBASE + P * PB, np.int64)
+        rng_own = np.zeros(4, np.uint64)
+        prngs_own = np.zeros((P, 4), np.uint64)
+        legal_own = np.empty(256, np.int64)
+        scratch_own = np.empty(256)
+        pol_own = np.empty(P, np.int64)
+        wts_own = np.empty((P, seat_weights.shape[1]))
+        tp_own = np.zeros(MAX_FACES + 1, np.int64)
+        cp_own = np.zeros((P, MAX_COLUMNS), np.int64)
+        d, rng, prngs, legal, scratch = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own), \
+            unowned(scratch_own)
+        pol, wts, tp, cp = unowned(pol_own), unowned(wts_own), unowned(tp_own), unowned(cp_own)
+        dec, dcode, dgame = unowned(dec_own), unowned(dcode_own), unowned(dgame_own)
+        cfg = unowned(cfg)
+        fill = unowned(fill)
+        slots_own = np.empty(P, np.int64)
+        score_own = np.zeros(P, np.int64)
+        rank_own = np.zeros(P, np.int64)
+        # the per-game bookkeeping too: each owned array handed to a kernel costs an atomic count
+        slots, score, rank = unowned(slots_own), unowned(score_own), unowned(rank_own)
+        sctx = search_context_nb(cfg, fill)
+        sstats = np.zeros(N_STATS, np.int64)
+        pl_b, ga_b = unowned(players), unowned(games)
+        ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
+        drow = 0
+        for k in range(count):
+            gi = start + k
+            seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
+            d0 = drow
+            sstats[STAT_SIMULATED] = 0
+            if with_search:
+                drow = play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow,
+                                    sctx, sstats)
+            else:
+                drow = play_game_scripted_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode,
+                                             drow, sctx, sstats)
+            top = -(1 << 30)
+            for s in range(P):
+                sc, xc, xpen, bonus, zeroed = score_nb(d, cfg, s, tp, cp[s])
+                score[s] = sc
+                if sc > top:
+                    top = sc
+                write_seat_columns_nb(d, cfg, s, k * P + s, pl_b, tp, xc, xpen, bonus, zeroed, sc)
+            n_win, n_top, winner, margin = rank_nb(score, score, False, rank)
+            write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
+            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
+            ga_b[GA_TOP, k] = top
+            ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+            for r in range(d0, drow):
+                dgame[r] = gi  # the run's game number: no conversion on the Python side
+                s = dec[DE_SEAT, r]
+                dec[DE_SLOT, r] = slots[s]
+                dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, tp_own, cp_own,
+                       slots_own, score_own, rank_own, seat_policy_ids, seat_weights)
+        return players, games, dec_own[:, :drow], dcode_own[:drow], dgame_own[:drow]
+    return simulate_chunk_nb
+
+
+simulate_chunk_nb = _simulate_chunk_kernel(True)
+simulate_chunk_scripted_nb = _simulate_chunk_kernel(False)
 
 
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
-    players, games, dec, dcode, dgame = simulate_chunk_nb(kparams.cfg, kparams.fill, ids, w, bool(rotate),
-                                                          np.uint64(seed), np.int64(start), np.int64(count))
+    chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
+    players, games, dec, dcode, dgame = chunk(kparams.cfg, kparams.fill, ids, w, bool(rotate),
+                                              np.uint64(seed), np.int64(start), np.int64(count))
     return {
         "players": column_arrays(players, PLAYERS, DTYPES["players"], start),
         "games": column_arrays(games, GAMES, DTYPES["games"], start),

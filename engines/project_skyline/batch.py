@@ -47,39 +47,48 @@ N_PL, N_GA, N_CE = len(PLAYERS.names), len(GAMES.names), len(CARD_EVENTS.names)
 EVENTS_PER_GAME = 400  # budget per game, pooled over the chunk
 
 
-@kernel
-def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx, sstats):
-    """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts). A search
-    seat decides with search_nb (context sctx, its counters added to sstats).
-    Returns (next free event row, events dropped)."""
-    reset_nb(d, rng, cfg, seed, gi)
-    seed_policies_nb(prngs, seed, gi)
-    cap = ce.shape[1]
-    dropped = 0
-    while d[M_PHASE] != PH_OVER:
-        p = d[M_PLAYER]
-        turn = d[M_ROUND] + 1
-        if pol[p] == SEARCH:  # lists its own actions
-            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
-        else:
-            n = legal_nb(d, cfg, legal)
-            if pol[p] == RANDOM:  # the same draw as choose_action_nb's, one call layer less
-                a = random_action_nb(d, prngs[p], legal, n)
+def _play_game_kernel(with_search):
+    """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
+    is a constant of the closure: numba prunes the search branch of the scripted kernel before
+    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
+    @kernel
+    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx, sstats):
+        """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts). A search
+        seat decides with search_nb (context sctx, its counters added to sstats).
+        Returns (next free event row, events dropped)."""
+        reset_nb(d, rng, cfg, seed, gi)
+        seed_policies_nb(prngs, seed, gi)
+        cap = ce.shape[1]
+        dropped = 0
+        while d[M_PHASE] != PH_OVER:
+            p = d[M_PLAYER]
+            turn = d[M_ROUND] + 1
+            if with_search and pol[p] == SEARCH:  # lists its own actions
+                a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
             else:
-                a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
-        apply_nb(d, rng, cfg, a)
-        for e in range(d[M_EVN]):
-            if crow < cap:
-                ce[CE_GAME, crow] = k
-                ce[CE_SEAT, crow] = p
-                ce[CE_SLOT, crow] = slots[p]
-                ce[CE_TURN, crow] = turn
-                ce[CE_CARD, crow] = d[EV0 + 2 * e]
-                ce[CE_EVENT, crow] = d[EV0 + 2 * e + 1]
-                crow += 1
-            else:
-                dropped += 1
-    return crow, dropped
+                n = legal_nb(d, cfg, legal)
+                if pol[p] == RANDOM:  # the same draw as choose_action_nb's, one call layer less
+                    a = random_action_nb(d, prngs[p], legal, n)
+                else:
+                    a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
+            apply_nb(d, rng, cfg, a)
+            for e in range(d[M_EVN]):
+                if crow < cap:
+                    ce[CE_GAME, crow] = k
+                    ce[CE_SEAT, crow] = p
+                    ce[CE_SLOT, crow] = slots[p]
+                    ce[CE_TURN, crow] = turn
+                    ce[CE_CARD, crow] = d[EV0 + 2 * e]
+                    ce[CE_EVENT, crow] = d[EV0 + 2 * e + 1]
+                    crow += 1
+                else:
+                    dropped += 1
+        return crow, dropped
+    return play_game_nb
+
+
+play_game_nb = _play_game_kernel(True)
+play_game_scripted_nb = _play_game_kernel(False)
 
 
 @kernel
@@ -117,67 +126,80 @@ def write_seat_columns_nb(d, cfg, s, row, pl):
     pl[PL_AREAS, row] = areas
 
 
-@kernel
-def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
-    """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
-    card events int32[N_CE, rows]); matrix row j is table column j."""
-    P = seat_policy_ids.shape[0]
-    pl = np.zeros((N_PL, count * P), np.int32)
-    ga = np.zeros((N_GA, count), np.int64)
-    ce_own = np.zeros((N_CE, count * EVENTS_PER_GAME), np.int32)
-    d_own = np.zeros(PBASE + P * PB, np.int64)
-    rng_own = np.zeros(4, np.uint64)
-    prngs_own = np.zeros((P, 4), np.uint64)
-    legal_own = np.empty(N_ACTIONS, np.int64)
-    pol_own = np.empty(P, np.int64)
-    wts_own = np.empty((P, seat_weights.shape[1]))
-    d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
-    pol, wts, ce = unowned(pol_own), unowned(wts_own), unowned(ce_own)
-    cfg = unowned(cfg)
-    slots = np.empty(P, np.int64)
-    score = np.zeros(P, np.int64)
-    key = np.zeros(P, np.int64)
-    rank = np.zeros(P, np.int64)
-    sctx = search_context_nb(cfg)
-    sstats = np.zeros(N_STATS, np.int64)
-    crow = 0
-    for k in range(count):
-        gi = start + k
-        seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
-        sstats[STAT_SIMULATED] = 0
-        crow, dropped = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx,
-                                     sstats)
-        top = 0
-        for s in range(P):
-            score[s] = score_of_nb(d, s)
-            key[s] = card_count_nb(d, s)
-            if score[s] > top:
-                top = score[s]
-            write_seat_columns_nb(d, cfg, s, k * P + s, pl)
-        n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
-        write_seat_results_nb(pl, k * P, PL_REQ, k, slots, score, rank, n_win)
-        write_game_result_nb(ga, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS],
-                             1 if d[M_ENDING] == END_STALLED else 0)
-        ga[GA_TURNS, k] = d[M_TURN]
-        ga[GA_ROUNDS, k] = d[M_ROUND] + 1
-        ga[GA_ENDING, k] = d[M_ENDING]
-        scored = 0
-        for a in range(cfg[K_N_AREAS]):
-            scored += d[B_A_SCORED + a]
-        ga[GA_AREAS, k] = scored
-        ga[GA_TOP, k] = top
-        ga[GA_DROPPED, k] = dropped
-        ga[GA_SEARCH, k] = sstats[STAT_SIMULATED]
-    keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, ce_own)
-    return pl, ga, ce_own[:, :crow]
+def _simulate_chunk_kernel(with_search):
+    """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
+    kernels, chosen by simulate from the line-up."""
+    @kernel
+    def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
+        """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
+        card events int32[N_CE, rows]); matrix row j is table column j."""
+        P = seat_policy_ids.shape[0]
+        pl = np.zeros((N_PL, count * P), np.int32)
+        ga = np.zeros((N_GA, count), np.int64)
+        ce_own = np.zeros((N_CE, count * EVENTS_PER_GAME), np.int32)
+        d_own = np.zeros(PBASE + P * PB, np.int64)
+        rng_own = np.zeros(4, np.uint64)
+        prngs_own = np.zeros((P, 4), np.uint64)
+        legal_own = np.empty(N_ACTIONS, np.int64)
+        pol_own = np.empty(P, np.int64)
+        wts_own = np.empty((P, seat_weights.shape[1]))
+        d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
+        pol, wts, ce = unowned(pol_own), unowned(wts_own), unowned(ce_own)
+        cfg = unowned(cfg)
+        slots = np.empty(P, np.int64)
+        score = np.zeros(P, np.int64)
+        key = np.zeros(P, np.int64)
+        rank = np.zeros(P, np.int64)
+        sctx = search_context_nb(cfg)
+        sstats = np.zeros(N_STATS, np.int64)
+        crow = 0
+        for k in range(count):
+            gi = start + k
+            seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
+            sstats[STAT_SIMULATED] = 0
+            if with_search:
+                crow, dropped = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx,
+                                             sstats)
+            else:
+                crow, dropped = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots,
+                                                      sctx, sstats)
+            top = 0
+            for s in range(P):
+                score[s] = score_of_nb(d, s)
+                key[s] = card_count_nb(d, s)
+                if score[s] > top:
+                    top = score[s]
+                write_seat_columns_nb(d, cfg, s, k * P + s, pl)
+            n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
+            write_seat_results_nb(pl, k * P, PL_REQ, k, slots, score, rank, n_win)
+            write_game_result_nb(ga, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS],
+                                 1 if d[M_ENDING] == END_STALLED else 0)
+            ga[GA_TURNS, k] = d[M_TURN]
+            ga[GA_ROUNDS, k] = d[M_ROUND] + 1
+            ga[GA_ENDING, k] = d[M_ENDING]
+            scored = 0
+            for a in range(cfg[K_N_AREAS]):
+                scored += d[B_A_SCORED + a]
+            ga[GA_AREAS, k] = scored
+            ga[GA_TOP, k] = top
+            ga[GA_DROPPED, k] = dropped
+            ga[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, ce_own)
+        return pl, ga, ce_own[:, :crow]
+    return simulate_chunk_nb
+
+
+simulate_chunk_nb = _simulate_chunk_kernel(True)
+simulate_chunk_scripted_nb = _simulate_chunk_kernel(False)
 
 
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=ROW_WIDTH)
-    pl, ga, ce = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
-                                   np.int64(count))
+    chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
+    pl, ga, ce = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+                       np.int64(count))
     map_code = np.full(count, MAP_NAMES.index(kparams.map_id) if kparams.map_id in MAP_NAMES else -1, np.int64)
     codes = np.array([c.code for c in kparams.cards], dtype=object)
     return {

@@ -41,33 +41,42 @@ from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES
 from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
 
 
-@kernel
-def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
-    """Play one whole game into the buffers pub, hands, sec (preallocated;
-    reset here from the variant table tab = KernelParams.tab). seat_pids[s]
-    and seat_w[s] are the policy id and weight row of the seat s; legal is an
-    int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams; a
-    search seat searches with the buffers sbufs (search.search_buffers_nb) and
-    adds its counters to sstats (engines.core.search STAT_*).
-    Returns False if a policy chose an illegal action (the game stops there;
-    the caller raises: a raise inside the kernel costs seconds of compile)."""
-    reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
-    seed_policies_nb(prng, run_seed, game_index)
-    while pub[C_PHASE] != PH_OVER:
-        p = pub[C_CUR]
-        pid = seat_pids[p]
-        if pid == SEARCH:
-            a = search_move_nb((pub, hands, sec), sbufs, seat_w[p], prng[p], sstats)
-        else:
-            # the random player picks a construction action without the list
-            # (policy_random_nb), and nobody needs one to bid
-            n = 0
-            if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
-                n = legal_actions_nb(pub, hands, legal)
-            a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
-        if not apply_action_nb(pub, hands, sec, a):
-            return False
-    return True
+def _play_game_kernel(with_search):
+    """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
+    is a constant of the closure: numba prunes the search branch of the scripted kernel before
+    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
+    @kernel
+    def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
+        """Play one whole game into the buffers pub, hands, sec (preallocated;
+        reset here from the variant table tab = KernelParams.tab). seat_pids[s]
+        and seat_w[s] are the policy id and weight row of the seat s; legal is an
+        int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams; a
+        search seat searches with the buffers sbufs (search.search_buffers_nb) and
+        adds its counters to sstats (engines.core.search STAT_*).
+        Returns False if a policy chose an illegal action (the game stops there;
+        the caller raises: a raise inside the kernel costs seconds of compile)."""
+        reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
+        seed_policies_nb(prng, run_seed, game_index)
+        while pub[C_PHASE] != PH_OVER:
+            p = pub[C_CUR]
+            pid = seat_pids[p]
+            if with_search and pid == SEARCH:
+                a = search_move_nb((pub, hands, sec), sbufs, seat_w[p], prng[p], sstats)
+            else:
+                # the random player picks a construction action without the list
+                # (policy_random_nb), and nobody needs one to bid
+                n = 0
+                if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
+                    n = legal_actions_nb(pub, hands, legal)
+                a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
+            if not apply_action_nb(pub, hands, sec, a):
+                return False
+        return True
+    return play_game_nb
+
+
+play_game_nb = _play_game_kernel(True)
+play_game_scripted_nb = _play_game_kernel(False)
 
 
 # Output columns by name: positions resolved here, at import, from tables.py
@@ -95,100 +104,113 @@ assert GAMES.names[-1] == "search_simulated"
 GA_COLS = GAMES.names[:-1]
 
 
-@kernel
-def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
-    """Play games [start, start + count). Fills the column-major matrices
-    pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
-    (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], the
-    search seats' simulated decisions per game in ga_search int64[count], and
-    cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
-    Returns -1, or the index of a game where a policy chose an illegal action."""
-    P = tab[T_N_PLAYERS]
-    NC = tab[T_N_CARDS]
-    NA = tab[T_N_AUCTIONS]
-    pub = np.zeros(PUB_SIZE, np.int32)
-    hands = np.zeros((P, NC), np.int32)
-    sec = np.zeros(SEC_SIZE, np.uint64)
-    legal = np.zeros(tab[T_MAX_ACTIONS], np.int64)
-    prng = np.zeros((P, 4), np.uint64)
-    seat_pids = np.zeros(P, np.int64)
-    seat_w = np.zeros((P, slot_w.shape[1]), np.float64)
-    slot_of = np.zeros(P, np.int64)
-    score = np.zeros(P, np.int64)
-    rank = np.zeros(P, np.int64)
-    hv = np.zeros(P, np.int64)
-    sbufs = search_buffers_nb()
-    sstats = np.zeros(N_STATS, np.int64)
-    # the game loop runs on borrowed views (no reference counting); the
-    # arrays above stay alive to the end of this kernel (keep_alive_all);
-    # views: engines/core/lowlevel.py
-    pub_b = unowned(pub)
-    hands_b = unowned(hands)
-    sec_b = unowned(sec)
-    legal_b = unowned(legal)
-    prng_b = unowned(prng)
-    pids_b = unowned(seat_pids)
-    w_b = unowned(seat_w)
-    for g in range(count):
-        gi = start + g
-        seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
-        sstats[STAT_SIMULATED] = 0
-        if not play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi, sbufs, sstats):
-            keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
-            return gi
-        n_win, n_top, winner, margin, tb = final_result_nb(pub, hands, score, rank, hv)
-        write_seat_results_nb(pl, g * P, PL_REQ, gi, slot_of, score, rank, n_win)
-        for s in range(P):
-            r = g * P + s
-            o = PLAYERS + s * N_PROW
-            pl[PL_KEY_PLAYER, r] = 1 if pub[C_FIRST_KEY] == s else 0
-            pl[PL_TIE_BREAK_WIN, r] = 1 if rank[s] == 1 and n_win == 1 and tb else 0
-            pl[PL_CARDS_LEFT, r] = pub[o + P_NHAND]
-            pl[PL_HAND_VALUE_LEFT, r] = hv[s]
-            pl[PL_BUILT, r] = pub[o + P_ST_BUILT]
-            pl[PL_PLACED, r] = pub[o + P_ST_PLACED]
-            pl[PL_FLOORS, r] = pub[o + P_ST_FLOORS]
-            pl[PL_BB, r] = pub[o + P_ST_BB]
-            pl[PL_BB_OVER, r] = pub[o + P_ST_BB_OVER]
-            pl[PL_WON, r] = pub[o + P_ST_WON]
-            pl[PL_SPENT, r] = pub[o + P_ST_SPENT]
-            pl[PL_FIRST, r] = pub[o + P_EV_FIRST]
-            pl[PL_SECOND, r] = pub[o + P_EV_SECOND]
-            pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
-            pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
-            pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
-            slot = slot_of[s]
-            for c in range(NC):
-                cu[slot, c, 0] += pub[o + P_PLAYED + c]
-                cu[slot, c, 1] += pub[o + P_PAID + c]
-            for i in range(pub[o + P_NHAND]):
-                cu[slot, hands[s, i], 2] += 1
-        na = pub[C_N_AUC]
-        au_n[g] = na
-        for j in range(na):
-            r = g * NA + j
-            a = ALOG + j * N_ALOG
-            au[AU_GAME, r] = gi
-            au[AU_ROUND, r] = pub[a + A_ROUND]
-            au[AU_STACK, r] = pub[a + A_STACK]
-            au[AU_ITEM, r] = pub[a + A_ITEM]
-            for q in range(MAX_P):
-                au[AU_BIDS[q], r] = pub[a + A_BID + q]
-                au[AU_HIGHS[q], r] = pub[a + A_HIGH + q]
-            w = pub[a + A_WINNER]
-            au[AU_WINNER, r] = w
-            au[AU_WINNER_SLOT, r] = slot_of[w] if w >= 0 else -1
-            au[AU_PRICE, r] = pub[a + A_PRICE]
-            au[AU_TIE_BREAK, r] = pub[a + A_TIE]
-            au[AU_BLOCK, r] = pub[a + A_BLOCK]
-        write_game_result_nb(ga, g, GA_REQ, gi, winner, n_win, margin, pub[C_DECISIONS], pub[C_STALLED])
-        ga[GA_FIRST_KEY, g] = pub[C_FIRST_KEY]
-        ga[GA_POINTS_TIED, g] = 1 if n_top > 1 else 0
-        ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
-        ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
-        ga_search[g] = sstats[STAT_SIMULATED]
-    keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
-    return -1
+def _simulate_chunk_kernel(with_search):
+    """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
+    kernels, chosen by simulate from the line-up."""
+    @kernel
+    def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
+        """Play games [start, start + count). Fills the column-major matrices
+        pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
+        (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], the
+        search seats' simulated decisions per game in ga_search int64[count], and
+        cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
+        Returns -1, or the index of a game where a policy chose an illegal action."""
+        P = tab[T_N_PLAYERS]
+        NC = tab[T_N_CARDS]
+        NA = tab[T_N_AUCTIONS]
+        pub = np.zeros(PUB_SIZE, np.int32)
+        hands = np.zeros((P, NC), np.int32)
+        sec = np.zeros(SEC_SIZE, np.uint64)
+        legal = np.zeros(tab[T_MAX_ACTIONS], np.int64)
+        prng = np.zeros((P, 4), np.uint64)
+        seat_pids = np.zeros(P, np.int64)
+        seat_w = np.zeros((P, slot_w.shape[1]), np.float64)
+        slot_of = np.zeros(P, np.int64)
+        score = np.zeros(P, np.int64)
+        rank = np.zeros(P, np.int64)
+        hv = np.zeros(P, np.int64)
+        sbufs = search_buffers_nb()
+        sstats = np.zeros(N_STATS, np.int64)
+        # the game loop runs on borrowed views (no reference counting); the
+        # arrays above stay alive to the end of this kernel (keep_alive_all);
+        # views: engines/core/lowlevel.py
+        pub_b = unowned(pub)
+        hands_b = unowned(hands)
+        sec_b = unowned(sec)
+        legal_b = unowned(legal)
+        prng_b = unowned(prng)
+        pids_b = unowned(seat_pids)
+        w_b = unowned(seat_w)
+        for g in range(count):
+            gi = start + g
+            seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
+            sstats[STAT_SIMULATED] = 0
+            if with_search:
+                ok = play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi, sbufs, sstats)
+            else:
+                ok = play_game_scripted_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi,
+                                           sbufs, sstats)
+            if not ok:
+                keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+                return gi
+            n_win, n_top, winner, margin, tb = final_result_nb(pub, hands, score, rank, hv)
+            write_seat_results_nb(pl, g * P, PL_REQ, gi, slot_of, score, rank, n_win)
+            for s in range(P):
+                r = g * P + s
+                o = PLAYERS + s * N_PROW
+                pl[PL_KEY_PLAYER, r] = 1 if pub[C_FIRST_KEY] == s else 0
+                pl[PL_TIE_BREAK_WIN, r] = 1 if rank[s] == 1 and n_win == 1 and tb else 0
+                pl[PL_CARDS_LEFT, r] = pub[o + P_NHAND]
+                pl[PL_HAND_VALUE_LEFT, r] = hv[s]
+                pl[PL_BUILT, r] = pub[o + P_ST_BUILT]
+                pl[PL_PLACED, r] = pub[o + P_ST_PLACED]
+                pl[PL_FLOORS, r] = pub[o + P_ST_FLOORS]
+                pl[PL_BB, r] = pub[o + P_ST_BB]
+                pl[PL_BB_OVER, r] = pub[o + P_ST_BB_OVER]
+                pl[PL_WON, r] = pub[o + P_ST_WON]
+                pl[PL_SPENT, r] = pub[o + P_ST_SPENT]
+                pl[PL_FIRST, r] = pub[o + P_EV_FIRST]
+                pl[PL_SECOND, r] = pub[o + P_EV_SECOND]
+                pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
+                pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
+                pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
+                slot = slot_of[s]
+                for c in range(NC):
+                    cu[slot, c, 0] += pub[o + P_PLAYED + c]
+                    cu[slot, c, 1] += pub[o + P_PAID + c]
+                for i in range(pub[o + P_NHAND]):
+                    cu[slot, hands[s, i], 2] += 1
+            na = pub[C_N_AUC]
+            au_n[g] = na
+            for j in range(na):
+                r = g * NA + j
+                a = ALOG + j * N_ALOG
+                au[AU_GAME, r] = gi
+                au[AU_ROUND, r] = pub[a + A_ROUND]
+                au[AU_STACK, r] = pub[a + A_STACK]
+                au[AU_ITEM, r] = pub[a + A_ITEM]
+                for q in range(MAX_P):
+                    au[AU_BIDS[q], r] = pub[a + A_BID + q]
+                    au[AU_HIGHS[q], r] = pub[a + A_HIGH + q]
+                w = pub[a + A_WINNER]
+                au[AU_WINNER, r] = w
+                au[AU_WINNER_SLOT, r] = slot_of[w] if w >= 0 else -1
+                au[AU_PRICE, r] = pub[a + A_PRICE]
+                au[AU_TIE_BREAK, r] = pub[a + A_TIE]
+                au[AU_BLOCK, r] = pub[a + A_BLOCK]
+            write_game_result_nb(ga, g, GA_REQ, gi, winner, n_win, margin, pub[C_DECISIONS], pub[C_STALLED])
+            ga[GA_FIRST_KEY, g] = pub[C_FIRST_KEY]
+            ga[GA_POINTS_TIED, g] = 1 if n_top > 1 else 0
+            ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
+            ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
+            ga_search[g] = sstats[STAT_SIMULATED]
+        keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
+        return -1
+    return simulate_chunk_nb
+
+
+simulate_chunk_nb = _simulate_chunk_kernel(True)
+simulate_chunk_scripted_nb = _simulate_chunk_kernel(False)
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
@@ -208,8 +230,9 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     ga = np.zeros((len(GA_COLS), count), np.int32)
     ga_search = np.zeros(count, np.int64)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
-    bad = simulate_chunk_nb(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                            pl, au, au_n, ga, ga_search, cu)
+    chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
+    bad = chunk(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
+                pl, au, au_n, ga, ga_search, cu)
     if bad >= 0:
         raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)

@@ -53,37 +53,46 @@ PL_BUILT = columns(PLAYERS, *(f"built_{s}" for s in KIND_SUFFIX))
 N_PL, N_GA, N_IN = len(PLAYERS.names), len(GAMES.names), len(INCOME.names)
 
 
-@kernel
-def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats):
-    """Play game gi of run `seed` to the end with the step API's kernels (reset_nb, legal_nb,
-    choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and its counters
-    in sstats); each turn's income goes to inc[:, irow:] when recording. Returns the next free
-    income row."""
-    reset_nb(d, rng, cfg, seed, gi)
-    seed_policies_nb(prngs, seed, gi)
-    record = cfg[K_RECORD_INCOME] == 1
-    P = slots.shape[0]
-    next_turn = 0
-    while d[M_PHASE] != PH_OVER:
-        p = d[M_PLAYER]
-        if record and d[M_TURN] == next_turn:
-            inc[IN_GAME, irow] = k
-            inc[IN_SEAT, irow] = p
-            inc[IN_SLOT, irow] = slots[p]
-            inc[IN_TURN, irow] = next_turn
-            inc[IN_ROUND, irow] = next_turn // P
-            inc[IN_INC, irow] = d[M_INCOME]
-            inc[IN_GROUP, irow] = d[M_INCOME_GROUP]
-            inc[IN_CASH, irow] = d[pb_nb(p) + P_CASH]
-            irow += 1
-            next_turn += 1
-        if pol[p] == SEARCH:
-            a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
-        else:
-            n = legal_nb(d, cfg, legal)
-            a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
-        apply_nb(d, rng, cfg, a)
-    return irow
+def _play_game_kernel(with_search):
+    """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
+    is a constant of the closure: numba prunes the search branch of the scripted kernel before
+    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
+    @kernel
+    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats):
+        """Play game gi of run `seed` to the end with the step API's kernels (reset_nb, legal_nb,
+        choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and its counters
+        in sstats); each turn's income goes to inc[:, irow:] when recording. Returns the next free
+        income row."""
+        reset_nb(d, rng, cfg, seed, gi)
+        seed_policies_nb(prngs, seed, gi)
+        record = cfg[K_RECORD_INCOME] == 1
+        P = slots.shape[0]
+        next_turn = 0
+        while d[M_PHASE] != PH_OVER:
+            p = d[M_PLAYER]
+            if record and d[M_TURN] == next_turn:
+                inc[IN_GAME, irow] = k
+                inc[IN_SEAT, irow] = p
+                inc[IN_SLOT, irow] = slots[p]
+                inc[IN_TURN, irow] = next_turn
+                inc[IN_ROUND, irow] = next_turn // P
+                inc[IN_INC, irow] = d[M_INCOME]
+                inc[IN_GROUP, irow] = d[M_INCOME_GROUP]
+                inc[IN_CASH, irow] = d[pb_nb(p) + P_CASH]
+                irow += 1
+                next_turn += 1
+            if with_search and pol[p] == SEARCH:
+                a = search_nb((d, rng), sctx, wts[p], prngs[p], sstats)
+            else:
+                n = legal_nb(d, cfg, legal)
+                a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
+            apply_nb(d, rng, cfg, a)
+        return irow
+    return play_game_nb
+
+
+play_game_nb = _play_game_kernel(True)
+play_game_scripted_nb = _play_game_kernel(False)
 
 
 @kernel
@@ -120,73 +129,86 @@ def write_seat_columns_nb(d, cfg, s, row, pl, pent, strat, md, P):
         pl[PL_BUILT[k], row] = d[b + P_BUILT + k]
 
 
-@kernel
-def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
-    """Games [start, start + count): (players int64[N_PL, count*P], games int64[N_GA, count],
-    income int32[N_IN, rows]); matrix row j is table column j (tables.py order)."""
-    P = seat_policy_ids.shape[0]
-    per_game = cfg[K_TURN_CAP] if cfg[K_RECORD_INCOME] == 1 else 0
-    players = np.zeros((N_PL, count * P), np.int64)
-    games = np.zeros((N_GA, count), np.int64)
-    inc_own = np.empty((N_IN, count * per_game), np.int32)
-    d_own = np.zeros(PBASE + P * PB, np.int64)
-    rng_own = np.zeros(4, np.uint64)
-    prngs_own = np.zeros((P, 4), np.uint64)
-    legal_own = np.empty(N_ACTIONS, np.int64)
-    pol_own = np.empty(P, np.int64)
-    wts_own = np.empty((P, seat_weights.shape[1]))
-    d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
-    pol, wts, inc = unowned(pol_own), unowned(wts_own), unowned(inc_own)
-    cfg = unowned(cfg)  # the caller keeps the rule vector alive
-    slots = np.empty(P, np.int64)
-    score = np.zeros(P, np.int64)
-    key = np.zeros(P, np.int64)
-    rank = np.zeros(P, np.int64)
-    sctx = search_context_nb(cfg)
-    sstats = np.zeros(N_STATS, np.int64)
-    irow = 0
-    for k in range(count):
-        gi = start + k
-        seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
-        sstats[STAT_SIMULATED] = 0
-        irow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats)
-        pent_total = 0
-        top = -1
-        for s in range(P):
-            prestige, pent, strat, md = score_parts_nb(d, cfg, s)
-            score[s] = prestige
-            key[s] = tie_key_nb(d, cfg, s)
-            pent_total += pent
-            if prestige > top:
-                top = prestige
-            write_seat_columns_nb(d, cfg, s, k * P + s, players, pent, strat, md, P)
-        n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
-        write_seat_results_nb(players, k * P, PL_REQ, k, slots, score, rank, n_win)
-        write_game_result_nb(games, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], d[M_STALLED])
-        games[GA_TURNS, k] = d[M_TURN]
-        games[GA_START, k] = d[M_START]
-        t = d[M_TRIGGER]
-        games[GA_TSEAT, k] = t
-        games[GA_TORDER, k] = (t - d[M_START] + P) % P if t >= 0 else -1
-        games[GA_TWON, k] = (1 if rank[t] == 1 else 0) if t >= 0 else -1
-        games[GA_TOP, k] = top
-        games[GA_PENT, k] = pent_total
-        fl = 0
-        for c in range(cfg[K_N_CELLS]):
-            fl += d[BH + c]
-        games[GA_FLOORS, k] = fl
-        games[GA_BANK, k] = d[M_BANK_NET]
-        games[GA_SEARCH, k] = sstats[STAT_SIMULATED]
-    keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, inc_own)
-    return players, games, inc_own[:, :irow]
+def _simulate_chunk_kernel(with_search):
+    """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
+    kernels, chosen by simulate from the line-up."""
+    @kernel
+    def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
+        """Games [start, start + count): (players int64[N_PL, count*P], games int64[N_GA, count],
+        income int32[N_IN, rows]); matrix row j is table column j (tables.py order)."""
+        P = seat_policy_ids.shape[0]
+        per_game = cfg[K_TURN_CAP] if cfg[K_RECORD_INCOME] == 1 else 0
+        players = np.zeros((N_PL, count * P), np.int64)
+        games = np.zeros((N_GA, count), np.int64)
+        inc_own = np.empty((N_IN, count * per_game), np.int32)
+        d_own = np.zeros(PBASE + P * PB, np.int64)
+        rng_own = np.zeros(4, np.uint64)
+        prngs_own = np.zeros((P, 4), np.uint64)
+        legal_own = np.empty(N_ACTIONS, np.int64)
+        pol_own = np.empty(P, np.int64)
+        wts_own = np.empty((P, seat_weights.shape[1]))
+        d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
+        pol, wts, inc = unowned(pol_own), unowned(wts_own), unowned(inc_own)
+        cfg = unowned(cfg)  # the caller keeps the rule vector alive
+        slots = np.empty(P, np.int64)
+        score = np.zeros(P, np.int64)
+        key = np.zeros(P, np.int64)
+        rank = np.zeros(P, np.int64)
+        sctx = search_context_nb(cfg)
+        sstats = np.zeros(N_STATS, np.int64)
+        irow = 0
+        for k in range(count):
+            gi = start + k
+            seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
+            sstats[STAT_SIMULATED] = 0
+            if with_search:
+                irow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats)
+            else:
+                irow = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx,
+                                             sstats)
+            pent_total = 0
+            top = -1
+            for s in range(P):
+                prestige, pent, strat, md = score_parts_nb(d, cfg, s)
+                score[s] = prestige
+                key[s] = tie_key_nb(d, cfg, s)
+                pent_total += pent
+                if prestige > top:
+                    top = prestige
+                write_seat_columns_nb(d, cfg, s, k * P + s, players, pent, strat, md, P)
+            n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
+            write_seat_results_nb(players, k * P, PL_REQ, k, slots, score, rank, n_win)
+            write_game_result_nb(games, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], d[M_STALLED])
+            games[GA_TURNS, k] = d[M_TURN]
+            games[GA_START, k] = d[M_START]
+            t = d[M_TRIGGER]
+            games[GA_TSEAT, k] = t
+            games[GA_TORDER, k] = (t - d[M_START] + P) % P if t >= 0 else -1
+            games[GA_TWON, k] = (1 if rank[t] == 1 else 0) if t >= 0 else -1
+            games[GA_TOP, k] = top
+            games[GA_PENT, k] = pent_total
+            fl = 0
+            for c in range(cfg[K_N_CELLS]):
+                fl += d[BH + c]
+            games[GA_FLOORS, k] = fl
+            games[GA_BANK, k] = d[M_BANK_NET]
+            games[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, inc_own)
+        return players, games, inc_own[:, :irow]
+    return simulate_chunk_nb
+
+
+simulate_chunk_nb = _simulate_chunk_kernel(True)
+simulate_chunk_scripted_nb = _simulate_chunk_kernel(False)
 
 
 def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=MAX_WEIGHTS)
-    players, games, inc = simulate_chunk_nb(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
-                                            np.int64(count))
+    chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
+    players, games, inc = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+                                np.int64(count))
     out = {
         "players": column_arrays(players, PLAYERS, DTYPES["players"], start),
         "games": column_arrays(games, GAMES, DTYPES["games"], start),

@@ -1,0 +1,51 @@
+"""A line-up without a search seat never compiles the search.
+
+Each game's batch loop exists as two cached kernels from one source (batch.py's
+_play_game_kernel / _simulate_chunk_kernel): with the search, and scripted, where numba prunes
+the search branch before typing. The search is most of a cold compile (Skyline 3000: about
+nine minutes against one), so a scripted run must take the scripted kernel and that kernel
+must not pull the search in. Checked in a fresh process with an empty numba cache, where every
+kernel the run reaches really compiles (a kernel loaded from a filled cache would not show it).
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engines.registry import game_ids
+
+PROBE = """
+import importlib
+from engines.core.lineup import make_lineup
+from engines.registry import get_game
+game = {game!r}
+spec = get_game(game)
+batch = importlib.import_module(f"engines.{{game}}.batch")
+search = importlib.import_module(f"engines.{{game}}.search")
+p = spec.default_players
+lineup = make_lineup(spec, [{policy!r}], p, True)
+spec.simulate(spec.kernel_params(spec.variants.load(None), p), lineup.policy_ids(),
+              lineup.weight_rows(spec.max_weights), True, 0, 0, 2)
+print(len(search.search_nb.signatures), len(batch.simulate_chunk_nb.signatures),
+      len(batch.simulate_chunk_scripted_nb.signatures))
+"""
+
+# the cheapest cold compile runs by default; the others (about a minute each) with the slow checks
+CHEAP = "skyline_of_the_world"
+
+
+def _probe(game, policy, tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    out = subprocess.run([sys.executable, "-c", PROBE.format(game=game, policy=policy)], env=env,
+                         capture_output=True, text=True, check=True)
+    return tuple(int(x) for x in out.stdout.split())
+
+
+@pytest.mark.parametrize("game", [g if g == CHEAP else pytest.param(g, marks=pytest.mark.slow)
+                                  for g in game_ids()])
+def test_a_scripted_lineup_compiles_no_search(game, tmp_path):
+    searched, with_search, scripted = _probe(game, "heuristic", tmp_path)
+    assert (with_search, scripted) == (0, 1), "a scripted line-up must take the scripted kernel"
+    assert searched == 0, "the scripted kernel compiled the search in"
