@@ -3,8 +3,13 @@
 Ratings. Every game of every ladder table gives one finishing order of the rungs at that
 table (`players.rank`; seats of one rung at one table count once, by their best seat). A
 Plackett-Luce model (choix.ilsr_rankings, the maximum-likelihood fit) turns the finishing
-orders into one strength per rung, on a log scale anchored at the lowest rung (0): a rung
+orders into one strength per rung, on a log scale centred on the rungs' mean (0): a rung
 `d` above another finishes ahead of it in a head-to-head with probability 1 / (1 + e^-d).
+Only differences are identified, so the zero is a convention. The mean (choix's own) takes no
+rung as the fixed point: anchored on the weakest rung instead, that rung's spread (random is
+almost never ahead of anything, so its strength is pinned only loosely) entered every other
+rung's interval, and adjacent intervals overlapped where the differences were clear
+(Skyline 3000: every adjacent difference's interval above 0, three pairs "overlapping").
 Shared places (a shared win, equal scores) are ordered at random, seeded, so a tie counts
 half each way on average.
 
@@ -73,11 +78,11 @@ def finishing_orders(table: TableGames, rung_index: dict[str, int], rng: np.rand
 
 
 def fit_strengths(n_rungs: int, rankings: list[list[int]]) -> np.ndarray:
-    """Plackett-Luce log-strengths (choix), shifted so rung 0 is 0."""
+    """Plackett-Luce log-strengths (choix), centred on their mean (above)."""
     import choix
 
     params = choix.ilsr_rankings(n_rungs, rankings, alpha=ALPHA, max_iter=1000, tol=1e-10)
-    return params - params[0]
+    return params - params.mean()
 
 
 def head_to_head(tables: list[TableGames], low: str, high: str) -> tuple[int, float]:

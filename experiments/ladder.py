@@ -180,8 +180,8 @@ def ladder_text(result: LadderResult) -> str:
     lines = [f"# Skill ladder: {plan.game}, {plan.players} players, seed {plan.seed}", "",
              f"{len(plan.tables)} rating tables (every {plan.players} of the {len(plan.rungs)} rungs), "
              f"{result.games:,} games in all; {plan.why_enough(pair_games)}.", "",
-             "Rating: Plackett-Luce log-strength on finishing order (choix), lowest rung = 0; 95% percentile "
-             "bootstrap intervals over games (stratified by table).", "",
+             "Rating: Plackett-Luce log-strength on finishing order (choix), centred on the rungs' mean (0); "
+             "95% percentile bootstrap intervals over games (stratified by table).", "",
              "| rung | rating | 95% low | 95% high | games |", "|---|---:|---:|---:|---:|"]
     for r in result.ratings.iter_rows(named=True):
         lines.append(f"| {r['rung']} | {r['rating']:.3f} | {r['low']:.3f} | {r['high']:.3f} | {r['games']:,} |")
@@ -236,7 +236,8 @@ def write_ladder(result: LadderResult, out: Path) -> Path:
     r = result.ratings
     plots.rate_chart(r["rung"].to_list(), r["rating"], r["low"], r["high"],
                      title=f"{result.plan.game}: skill ladder ({result.plan.players} players)",
-                     ylabel="Plackett-Luce rating (lowest rung = 0)", reference=0.0, reference_label="lowest rung",
+                     ylabel="Plackett-Luce rating (mean of the rungs = 0)", reference=0.0,
+                     reference_label="mean of the rungs",
                      axes=axes, from_zero=False, point_label="rating, 95% bootstrap interval over games")
     figure.savefig(out / "ladder.png", dpi=110, bbox_inches="tight")
     text = ladder_text(result) + "\n\n![ladder](ladder.png)\n"
