@@ -49,3 +49,31 @@ def test_a_scripted_lineup_compiles_no_search(game, tmp_path):
     searched, with_search, scripted = _probe(game, "heuristic", tmp_path)
     assert (with_search, scripted) == (0, 1), "a scripted line-up must take the scripted kernel"
     assert searched == 0, "the scripted kernel compiled the search in"
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_the_scripted_kernel_plays_the_games_of_the_search_kernel(game, monkeypatch):
+    # the same source with the search branch pruned: a scripted line-up's games must not change
+    # (the search kernel is what every run used before the split)
+    import importlib
+
+    import numpy as np
+
+    from engines.core.lineup import make_lineup
+    from engines.registry import get_game
+
+    spec = get_game(game)
+    batch = importlib.import_module(f"engines.{game}.batch")
+    p = spec.default_players
+    names = [("heuristic", "greedy", "random")[s % 3] for s in range(p)]
+    lineup = make_lineup(spec, names, p, True)
+    kp = spec.kernel_params(spec.variants.load(None), p)
+    ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
+    scripted = spec.simulate(kp, ids, w, True, 7, 3, 12)
+    monkeypatch.setattr(batch, "simulate_chunk_scripted_nb", batch.simulate_chunk_nb)
+    searching = spec.simulate(kp, ids, w, True, 7, 3, 12)
+    assert scripted.keys() == searching.keys()
+    for table, cols in scripted.items():
+        assert cols.keys() == searching[table].keys()
+        for c, values in cols.items():
+            np.testing.assert_array_equal(values, searching[table][c], err_msg=f"{table}.{c}")
