@@ -47,7 +47,7 @@ from engines.cityline.state import (
 from engines.core.kernel import kernel
 from engines.core.rng import below, next_u64, random_bits, seed_into, uniform
 from engines.core.lineup import policy_row
-from engines.core.presets import PRESETS_FILE, load_presets
+from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
@@ -93,9 +93,9 @@ POLICIES = {
 # the search player (engines.core.search; Cityline's side in search.py, dispatched by the batch
 # loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
-# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them): after the
-# search, whose rollout choices are the scripts with their own defaults
-POLICIES.update(load_presets(POLICIES, Path(__file__).parent / PRESETS_FILE))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
 
 
 def default_weights(name: str, width: int = 8) -> np.ndarray:

@@ -52,8 +52,13 @@ class SeatPolicy:
     # the weights appended after the policy's own (PolicyInfo.follow): the chosen rollout
     # policy's defaults for a search player
     tail: tuple[float, ...] = ()
+    # the followed policy by name, when the line-up named one: a preset shares its base's id, so
+    # the id alone cannot tell search(rollout=heuristic_tuned) from search(rollout=heuristic)
+    followed: str = ""
 
     def shown(self, key: str, value: float) -> str:
+        if key == self.info.follow and self.followed:
+            return self.followed
         for name, v in self.info.choices.get(key, {}).items():
             if v == value:
                 return name
@@ -61,7 +66,10 @@ class SeatPolicy:
 
     @property
     def label(self) -> str:
-        changed = {k: v for k, v in self.weights.items() if v != self.info.weights.get(k)}
+        follow = self.info.follow
+        default_followed = _choice_name(self.info, follow, self.info.weights.get(follow)) if follow else ""
+        changed = {k: v for k, v in self.weights.items()
+                   if v != self.info.weights.get(k) or (k == follow and self.followed not in ("", default_followed))}
         if not changed:
             return self.info.name
         inner = ", ".join(f"{k}={self.shown(k, v)}" for k, v in changed.items())
@@ -88,6 +96,7 @@ def parse_policy_text(policies: dict[str, PolicyInfo], text: str, game_id: str =
         raise LineupError(f"unknown policy '{name}' for {game_id} (known: {', '.join(policies)})")
     info = policies[name]
     weights = dict(info.weights)
+    followed = ""
     for part in filter(None, (a.strip() for a in (args or "").split(","))):
         if "=" not in part:
             raise LineupError(f"policy '{text}': '{part}' must be weight=value")
@@ -100,6 +109,8 @@ def parse_policy_text(policies: dict[str, PolicyInfo], text: str, game_id: str =
                 raise LineupError(f"policy '{text}': {key} must be one of {', '.join(info.choices[key])}, "
                                   f"not '{raw}'")
             weights[key] = float(info.choices[key][raw])
+            if key == info.follow:
+                followed = raw
             continue
         try:
             weights[key] = float(raw)
@@ -110,10 +121,14 @@ def parse_policy_text(policies: dict[str, PolicyInfo], text: str, game_id: str =
             raise LineupError(f"policy '{text}': weight {key} {why}")
     tail: tuple[float, ...] = ()
     if info.follow:
-        chosen = int(weights[info.follow])
-        followed = next(p for p in policies.values() if p.policy_id == chosen)
-        tail = tuple(followed.weights.values())
-    return SeatPolicy(info, weights, tail)
+        name_of = followed or _choice_name(info, info.follow, weights[info.follow])
+        tail = tuple(policies[name_of].weights.values())
+    return SeatPolicy(info, weights, tail, followed)
+
+
+def _choice_name(info: PolicyInfo, key: str, value: float | None) -> str:
+    """The first name of choice `value` (a base policy comes before its presets)."""
+    return next((n for n, v in info.choices.get(key, {}).items() if v == value), "")
 
 
 def policy_row(policies: dict[str, PolicyInfo], text: str, width: int = 8) -> tuple[PolicyInfo, np.ndarray]:

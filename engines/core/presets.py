@@ -10,7 +10,9 @@ A game keeps its presets in `presets.toml` beside its policies (written by
     weights = { value = 1.31, growth = 0.42 }   # the weights that differ from the base's defaults
 
 A preset is an ordinary named policy (`--policy heuristic_tuned`, a ladder rung, an
-experiment's line-up); its weights can still be changed in a line-up like any other's.
+experiment's line-up); its weights can still be changed in a line-up like any other's. The
+search player may roll it out: `search(rollout=heuristic_tuned)` plays its rollouts with the
+base's kernel and the preset's weights (add_presets).
 A file with an unknown base, an unknown weight or a bad value is refused with the file,
 the preset and the reason.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from engines.core.spec import PolicyInfo
@@ -63,6 +66,22 @@ def load_presets(policies: dict[str, PolicyInfo], path: str | Path) -> dict[str,
         description = str(table.get("description") or f"{base.name} with preset weights")
         out[name] = PolicyInfo(name, base.policy_id, description, weights, weight_ranges=dict(base.weight_ranges))
     return out
+
+
+def add_presets(policies: dict[str, PolicyInfo], path: str | Path) -> None:
+    """Add the presets of `path` to a game's policy table, in place (each game's policies.py
+    calls it last). A policy that follows a choice (the search player's `rollout`) may then
+    choose a preset as well: its row carries the preset's weights for the base's kernel."""
+    presets = load_presets(policies, path)
+    policies.update(presets)
+    for name, info in list(policies.items()):
+        if not info.follow or not presets:
+            continue
+        options = dict(info.choices[info.follow])
+        for preset in presets.values():
+            if preset.policy_id in options.values():
+                options[preset.name] = preset.policy_id
+        policies[name] = replace(info, choices={**info.choices, info.follow: options})
 
 
 def write_preset(path: str | Path, name: str, base: str, description: str, weights: dict[str, float],

@@ -31,7 +31,7 @@ import numpy as np
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lineup import policy_row
 from engines.core.rng import below, uniform
-from engines.core.presets import PRESETS_FILE, load_presets
+from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
 from engines.project_skyline.params import (
@@ -86,9 +86,9 @@ POLICIES = {
 }
 N_WEIGHTS = len(HEURISTIC_WEIGHTS)  # the widest scripted row; scripted kernels read w[:N_WEIGHTS]
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
-# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them): after the
-# search, whose rollout choices are the scripts with their own defaults
-POLICIES.update(load_presets(POLICIES, Path(__file__).parent / PRESETS_FILE))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
 # every weight row handed to the kernels is at least this wide, so a search seat's rollout
 # weights (its row from SEARCH_HEAD on) hold a whole scripted row: greedy reads w[W_FORCE]
 ROW_WIDTH = SEARCH_HEAD + N_WEIGHTS

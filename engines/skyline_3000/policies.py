@@ -20,10 +20,13 @@ called by the batch loop and the step API, not through choose_action_nb.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from engines.core.kernel import kernel
 from engines.skyline_3000._jit import F64, I64, PUB, U64_ARR, inline_kernel, typed_kernel
+from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
@@ -738,3 +741,6 @@ POLICIES = {
 # the search player (engines.core.search; Skyline 3000's side in search.py, dispatched by the
 # batch loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)

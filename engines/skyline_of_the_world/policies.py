@@ -24,11 +24,14 @@ self-play of identical players does not repeat itself; jitter=0 is the noiseless
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.lineup import policy_row
+from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
@@ -85,6 +88,9 @@ POLICIES = {
 # in 8 two-player games each, search(iterations=200) beat greedy 7 times with greedy rollouts
 # (heuristic rollouts: 7, at twice the cost per simulated decision) but only twice with random ones.
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES), rollout="greedy")
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
 
 
 def default_weights(name: str, width: int = MAX_WEIGHTS) -> np.ndarray:

@@ -2,7 +2,8 @@
 with the preset and the reason, written without losing the other presets."""
 import pytest
 
-from engines.core.presets import PresetError, load_presets, write_preset
+from engines.core.lineup import parse_policy_text
+from engines.core.presets import PresetError, add_presets, load_presets, write_preset
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
@@ -37,3 +38,40 @@ def test_bad_preset_files_are_refused_with_the_reason(tmp_path, text, why):
     path.write_text(text)
     with pytest.raises(PresetError, match=why):
         load_presets(POLICIES, path)
+
+
+@pytest.mark.parametrize("default_rollout", ["random", "heuristic"])
+def test_the_search_may_roll_out_a_preset_with_its_weights(tmp_path, default_rollout):
+    path = tmp_path / "presets.toml"
+    write_preset(path, "heuristic_tuned", "heuristic", "tuned", {"b": 3.5}, "tuned by a test")
+    policies = {**BASE, "search": search_policy(2, BASE, rollout=default_rollout)}
+    add_presets(policies, path)
+    assert "heuristic_tuned" in policies and "heuristic_tuned" in policies["search"].choices["rollout"]
+    tuned = parse_policy_text(policies, "search(rollout=heuristic_tuned)")
+    plain = parse_policy_text(policies, "search(rollout=heuristic)")
+    # the same kernel (the base's id), the preset's weights in the row's tail
+    assert tuned.weights == plain.weights and tuned.tail == (1.0, 3.5) and plain.tail == (1.0, 2.0)
+    # the label names the preset even where the id is the default rollout's; it parses back
+    assert tuned.label == "search(rollout=heuristic_tuned)"
+    assert parse_policy_text(policies, tuned.label).row == tuned.row
+    assert plain.label == ("search" if default_rollout == "heuristic" else "search(rollout=heuristic)")
+
+
+def test_every_game_loads_its_presets_and_the_search_may_roll_them_out():
+    # the presets `skyline-lab tune --preset` wrote are policies of the game (run, step API, ladder)
+    import tomllib
+    from pathlib import Path
+
+    from engines.registry import game_ids, get_game
+
+    found = 0
+    for game in game_ids():
+        spec = get_game(game)
+        path = Path(__import__(f"engines.{game}", fromlist=["x"]).__file__).parent / "presets.toml"
+        if not path.is_file():
+            continue
+        for name in tomllib.loads(path.read_text()):
+            found += 1
+            assert name in spec.policies, f"{game} does not load its preset {name}"
+            assert name in spec.policies["search"].choices["rollout"], f"{game}: search cannot roll out {name}"
+    assert found, "no game ships a preset: nothing checked"
