@@ -292,3 +292,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("fees_per_seat", "fees paid to other players per seat (millions)", "mean", fees_per_seat),
     Metric("turns", "player turns in a game", "mean", turns),
 )}
+
+# the headline figures the skill ladder reports per rung (experiments/ladder.py): the end trigger's
+# advantage (does ending the game with the last penthouse pay?) and the turn-order edge
+LADDER_FINDINGS = ("end_trigger_edge", "order_edge")
