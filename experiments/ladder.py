@@ -62,6 +62,13 @@ def ladder_tables(rungs: tuple[str, ...], players: int) -> tuple[tuple[str, ...]
     return tuple(itertools.combinations_with_replacement(rungs, players))
 
 
+def tables_how(plan: "LadderPlan") -> str:
+    """How the rating tables were drawn (ladder_tables), in words."""
+    if len(plan.rungs) >= plan.players:
+        return f"every {plan.players} of the {len(plan.rungs)} rungs"
+    return f"every way to fill {plan.players} seats from the {len(plan.rungs)} rungs, repeats allowed"
+
+
 def default_findings(game: str) -> tuple[str, ...]:
     """The figures reported per rung: seat edges in turn order plus the game's own headline
     figures (LADDER_FINDINGS in analysis/<game>.py); an experiment's [ladder] uses them too."""
@@ -178,7 +185,7 @@ def ladder_text(result: LadderResult) -> str:
     plan = result.plan
     pair_games = int(result.steps["h2h_games"].min()) if result.steps.height else 0
     lines = [f"# Skill ladder: {plan.game}, {plan.players} players, seed {plan.seed}", "",
-             f"{len(plan.tables)} rating tables (every {plan.players} of the {len(plan.rungs)} rungs), "
+             f"{len(plan.tables)} rating tables ({tables_how(plan)}), "
              f"{result.games:,} games in all; {plan.why_enough(pair_games)}.", "",
              "Rating: Plackett-Luce log-strength on finishing order (choix), centred on the rungs' mean (0); "
              "95% percentile bootstrap intervals over games (stratified by table).", "",

@@ -8,7 +8,7 @@ import polars as pl
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.ladder import ladder_tables, plan_ladder
+from experiments.ladder import ladder_tables, plan_ladder, tables_how
 from experiments.runner import RunError
 
 cli = CliRunner()
@@ -28,6 +28,8 @@ def test_tables_cover_every_rung_in_every_combination():
     assert ladder_tables(("a", "b"), 3) == (("a", "a", "a"), ("a", "a", "b"), ("a", "b", "b"), ("b", "b", "b"))
     plan = plan_ladder("cityline", games=31, findings_games=5, players=3, rungs=RUNGS)
     assert plan.games == 33 and plan.findings_games == 6   # whole seat rotations
+    assert tables_how(plan) == "every 3 of the 4 rungs"
+    assert tables_how(plan_ladder("cityline", rungs=["random", "greedy"], players=3)).endswith("repeats allowed")
     # rungs are the runner's canonical labels (a default weight is not written), named once
     assert plan_ladder("cityline", rungs=["random", "search(iterations=400)"], players=2).rungs == ("random", "search")
     with pytest.raises(RunError, match="twice"):
