@@ -77,3 +77,22 @@ def test_the_scripted_kernel_plays_the_games_of_the_search_kernel(game, monkeypa
         assert cols.keys() == searching[table].keys()
         for c, values in cols.items():
             np.testing.assert_array_equal(values, searching[table][c], err_msg=f"{table}.{c}")
+
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_each_kernel_variant_has_its_own_name(game):
+    # numba names a compiled kernel's environment by its qualified name and a per-process counter.
+    # Two variants under one name, compiled by processes whose counters met, then both loaded from
+    # the cache into one process (a ladder worker: search tables, then scripted self-play), shared
+    # an environment, and the second's returned arrays failed ("'descr' is NULL"). Seen once in a
+    # Skyline of the World ladder; a distinct name per variant (engines.core.kernel.kernel_named)
+    # rules it out whatever the counters
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    batch = importlib.import_module(f"engines.{game}.batch")
+    names = [f.py_func.__qualname__ for f in vars(batch).values() if isinstance(f, CPUDispatcher)]
+    assert {"simulate_chunk_nb", "simulate_chunk_scripted_nb"} <= set(names)
+    assert len(names) == len(set(names)), sorted(names)

@@ -29,7 +29,7 @@ from engines.core.harness import (
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb,
     write_seat_results_nb,
 )
-from engines.core.kernel import kernel
+from engines.core.kernel import kernel, kernel_named
 from engines.core.lowlevel import unowned
 from engines.core.search import N_STATS, STAT_SIMULATED
 
@@ -100,7 +100,7 @@ def _play_game_kernel(with_search):
     """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
     typing, so a run of scripted players never compiles the search (most of a cold compile)."""
-    @kernel
+    @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
     def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx, sstats):
         """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
         legal_nb, choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and
@@ -178,7 +178,7 @@ def write_seat_columns_nb(d, cfg, s, row, players, tp, xc, xpen, bonus, zeroed, 
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
-    @kernel
+    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb")
     def simulate_chunk_nb(cfg, fill, seat_policy_ids, seat_weights, rotate, seed, start, count):
         """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
         decisions int8[N_DE, rows], dice codes int32[rows], run game numbers int64[rows]); matrix

@@ -27,3 +27,16 @@ def inline_kernel(fn):
     sparingly: every inlined body is compiled again in each caller (compile time).
     Called from Python it is an ordinary jitted function."""
     return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)
+
+
+def kernel_named(name: str):
+    """`kernel` for one of several compiled variants of one source (closures made by a factory,
+    like each game's scripted and search batch loops): each variant gets its own name, so numba's
+    on-disk cache and its registry of compiled environments keep them apart. Two variants under
+    one name, compiled in different processes and then loaded into one, share an environment
+    name: the second's returned arrays lose their dtype ("NRT_adapt_ndarray_to_python: 'descr'
+    is NULL")."""
+    def deco(fn):
+        fn.__name__ = fn.__qualname__ = name
+        return kernel(fn)
+    return deco

@@ -15,7 +15,7 @@ from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
-from engines.core.kernel import kernel
+from engines.core.kernel import kernel, kernel_named
 from engines.core.lowlevel import unowned
 from engines.project_skyline.params import K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
 from engines.core.search import N_STATS, STAT_SIMULATED
@@ -51,7 +51,7 @@ def _play_game_kernel(with_search):
     """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
     typing, so a run of scripted players never compiles the search (most of a cold compile)."""
-    @kernel
+    @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
     def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx, sstats):
         """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts). A search
         seat decides with search_nb (context sctx, its counters added to sstats).
@@ -129,7 +129,7 @@ def write_seat_columns_nb(d, cfg, s, row, pl):
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
-    @kernel
+    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb")
     def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
         """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
         card events int32[N_CE, rows]); matrix row j is table column j."""

@@ -24,7 +24,7 @@ from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, columns, keep_alive_all,
     required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
-from engines.core.kernel import kernel
+from engines.core.kernel import kernel, kernel_named
 from engines.core.lowlevel import unowned
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.skyline_3000.policies import RANDOM, SEARCH, choose_action_nb
@@ -45,7 +45,7 @@ def _play_game_kernel(with_search):
     """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
     typing, so a run of scripted players never compiles the search (most of a cold compile)."""
-    @kernel
+    @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
     def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
         """Play one whole game into the buffers pub, hands, sec (preallocated;
         reset here from the variant table tab = KernelParams.tab). seat_pids[s]
@@ -107,7 +107,7 @@ GA_COLS = GAMES.names[:-1]
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
-    @kernel
+    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb")
     def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
         """Play games [start, start + count). Fills the column-major matrices
         pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
