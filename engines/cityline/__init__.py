@@ -16,7 +16,7 @@ from engines.cityline.game import Game, new_game
 from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
 from engines.cityline.policies import POLICIES
 from engines.cityline.tables import SKY_NAMES, TABLES
-from engines.core.spec import BenchmarkCase, GameSpec
+from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case
 
 ENGINE_VERSION = "1.0.0"
 
@@ -43,9 +43,7 @@ SPEC = GameSpec(
                BenchmarkCase(4, "random", 100_000),
                # the search player's cost (experiments/benchmark.py prints ns per simulated decision)
                BenchmarkCase(1, "search(iterations=400)", 40),
-               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 8,
-                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
-                                     "heuristic"))),
+               one_search_seat_case(8)),
     source_digest=SOURCE_DIGEST,
     # shared dice and no interaction between sheets: one five-seat table holds every rung, each
     # game is one full finishing order of the five. The search rungs roll out the heuristic

@@ -161,6 +161,14 @@ class BenchmarkCase:
     variant: str = ""              # a named variant instead of the default (e.g. the C program's board)
 
 
+def one_search_seat_case(games: int, players: int = 4) -> BenchmarkCase:
+    """The search player's headline cost, the same line in every game: one
+    search(iterations=400, rollout=heuristic) seat against heuristic players."""
+    search = "search(iterations=400, rollout=heuristic)"
+    return BenchmarkCase(players, f"{search} vs {players - 1} heuristic", games,
+                         lineup=(search,) + ("heuristic",) * (players - 1))
+
+
 @dataclass(frozen=True)
 class GameSpec:
     game_id: str

@@ -10,7 +10,7 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
-from engines.core.spec import BenchmarkCase, GameSpec  # noqa: E402
+from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case  # noqa: E402
 from engines.project_skyline.batch import simulate  # noqa: E402
 from engines.project_skyline.game import Game, new_game  # noqa: E402
 from engines.project_skyline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
@@ -48,9 +48,7 @@ SPEC = GameSpec(
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players
                BenchmarkCase(4, "search(iterations=100, rollout=heuristic)", 2),
-               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 4,
-                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
-                                     "heuristic"))),
+               one_search_seat_case(4)),
     # search rungs roll out the heuristic (sequential halving). Measured, 40 games of one table
     # (greedy, heuristic, search(20), search(100)): heuristic over greedy 0.90, search(20) over
     # heuristic 0.83, search(100) over search(20) 0.79 head to head

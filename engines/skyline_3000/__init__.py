@@ -13,7 +13,7 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)
 
-from engines.core.spec import BenchmarkCase, GameSpec, TieBreak, TurnOrder  # noqa: E402
+from engines.core.spec import BenchmarkCase, GameSpec, TieBreak, TurnOrder, one_search_seat_case  # noqa: E402
 from engines.skyline_3000.params import VARIANTS, kernel_params  # noqa: E402
 from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES  # noqa: E402
 
@@ -64,9 +64,7 @@ SPEC = GameSpec(
                BenchmarkCase(4, "heuristic", 10_000), BenchmarkCase(2, "random", 20_000),
                # the search player's cost, and issue 12's goal: one search(400) seat vs three heuristic
                BenchmarkCase(4, "search(iterations=100)", 4),
-               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 8,
-                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
-                                     "heuristic"))),
+               one_search_seat_case(8)),
     # search rungs roll out the heuristic (sequential halving); 40 games a table: heuristic over
     # greedy 0.82, search(20) over heuristic 0.75, search(100) over search(20) 0.65 head to head
     ladder=("random", "greedy", "heuristic", "search(iterations=20, rollout=heuristic)",

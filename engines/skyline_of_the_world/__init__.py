@@ -13,7 +13,7 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
-from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder  # noqa: E402
+from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder, one_search_seat_case  # noqa: E402
 from engines.skyline_of_the_world.batch import simulate
 from engines.skyline_of_the_world.game import Game, new_game
 from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
@@ -45,9 +45,7 @@ SPEC = GameSpec(
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players
                BenchmarkCase(4, "search(iterations=100, rollout=heuristic)", 2),
-               BenchmarkCase(4, "search(iterations=400, rollout=heuristic) vs 3 heuristic", 4,
-                             lineup=("search(iterations=400, rollout=heuristic)", "heuristic", "heuristic",
-                                     "heuristic"))),
+               one_search_seat_case(4)),
     # The default heuristic is no stronger than greedy at mixed tables (ladder of 600 games: head
     # to head 0.514 [0.462, 0.565] over 360 games), so the scripted top rung is the tuned preset
     # (presets.toml: out of sample 0.298 [0.288, 0.309] win share against the defaults at 4 seats,
