@@ -18,11 +18,13 @@ import platform
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from analysis import runfolder
 from analysis.runfolder import RunDamaged, RunFolderError  # noqa: F401 - re-exported for callers
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def resume_command(path: Path, manifest: dict) -> str | None:
@@ -135,6 +137,10 @@ class Run:
         files = self.parts(table) if (self.path / table).is_dir() else []
         if not files:
             raise FileNotFoundError(f"run {self.path} has no '{table}' table")
+        # imported here, not at the top: the runner opens run folders on every CLI start and
+        # never reads a table, and polars costs about 0.15 s to import
+        import polars as pl
+
         return pl.scan_parquet(files)
 
     def load(self, table: str) -> pl.DataFrame:
