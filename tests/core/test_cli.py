@@ -233,3 +233,22 @@ def test_policy_declared_weight_ranges_are_checked():
     assert "at least 1" in check_weight(info, "rollouts", 0.0)
     assert "at most 1024" in check_weight(info, "rollouts", 5000.0)
     assert "finite" in check_weight(info, "rollouts", float("nan"))
+
+
+def test_a_run_starts_without_pandas_or_polars(tmp_path):
+    # every CLI run and every worker pays its imports: pandas and polars are a third of a second
+    # and a run needs neither (tables go to Arrow from their buffers; analysis.run imports polars
+    # only to read a table). A fresh process, as a user's command is.
+    import subprocess
+    import sys
+
+    code = ("import sys; from experiments.cli import app\n"
+            "try:\n"
+            f"    app(['run', 'skyline_of_the_world', '--games', '2', '--out', {str(tmp_path / 'r')!r},"
+            " '--quiet', '--no-report'])\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            "print(sorted(m for m in ('pandas', 'polars') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "r" / "manifest.json").is_file()
