@@ -6,6 +6,8 @@ the search branch before typing. The search is most of a cold compile (Skyline 3
 nine minutes against one), so a scripted run must take the scripted kernel and that kernel
 must not pull the search in. Checked in a fresh process with an empty numba cache, where every
 kernel the run reaches really compiles (a kernel loaded from a filled cache would not show it).
+The same probe checks that no kernel compiled twice for one literal constant or read-only array
+argument (engines.core.kernel says why and how to avoid it).
 """
 import os
 import subprocess
@@ -29,6 +31,22 @@ spec.simulate(spec.kernel_params(spec.variants.load(None), p), lineup.policy_ids
               lineup.weight_rows(spec.max_weights), True, 0, 0, 2)
 print(len(search.search_nb.signatures), len(batch.simulate_chunk_nb.signatures),
       len(batch.simulate_chunk_scripted_nb.signatures))
+# kernels compiled twice for argument types that differ only in a literal value or a read-only
+# flag (engines.core.kernel: wrap the constant), by name
+import sys
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+def plain(t):
+    t = types.unliteral(t)
+    return t.copy(readonly=False) if isinstance(t, types.Array) else t
+twice = set()
+for name, mod in list(sys.modules.items()):
+    if name.startswith("engines."):
+        for obj in vars(mod).values():
+            if isinstance(obj, CPUDispatcher) and len(obj.signatures) > 1:
+                if len({{tuple(plain(t) for t in sig) for sig in obj.signatures}}) < len(obj.signatures):
+                    twice.add(obj.py_func.__module__ + "." + obj.py_func.__qualname__)
+print(" ".join(sorted(twice)) or "-")
 """
 
 # the cheapest cold compile runs by default; the others (about a minute each) with the slow checks
@@ -40,15 +58,19 @@ def _probe(game, policy, tmp_path):
     env.pop("NUMBA_DISABLE_JIT", None)
     out = subprocess.run([sys.executable, "-c", PROBE.format(game=game, policy=policy)], env=env,
                          capture_output=True, text=True, check=True)
-    return tuple(int(x) for x in out.stdout.split())
+    counts, twice = out.stdout.splitlines()[-2:]
+    return tuple(int(x) for x in counts.split()) + (twice,)
 
 
 @pytest.mark.parametrize("game", [g if g == CHEAP else pytest.param(g, marks=pytest.mark.slow)
                                   for g in game_ids()])
 def test_a_scripted_lineup_compiles_no_search(game, tmp_path):
-    searched, with_search, scripted = _probe(game, "heuristic", tmp_path)
+    searched, with_search, scripted, twice = _probe(game, "heuristic", tmp_path)
     assert (with_search, scripted) == (0, 1), "a scripted line-up must take the scripted kernel"
     assert searched == 0, "the scripted kernel compiled the search in"
+    # a literal constant (0, True) or a module-level array passed to a called kernel compiles
+    # it once more for that type alone (engines.core.kernel): seconds of every cold start
+    assert twice == "-", f"kernels compiled twice for a literal or read-only argument: {twice}"
 
 
 @pytest.mark.parametrize("game", game_ids())

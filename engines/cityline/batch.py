@@ -218,7 +218,7 @@ def _simulate_chunk_kernel(with_search):
         sstats = np.zeros(N_STATS, np.int64)
         pl_b, ga_b = unowned(players), unowned(games)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
-        drow = 0
+        drow = np.int64(0)  # not a literal 0: see engines.core.kernel (one compile, not two)
         for k in range(count):
             gi = start + k
             seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)

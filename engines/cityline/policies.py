@@ -35,7 +35,7 @@ from engines.cityline.params import (
 )
 from engines.core.kernel import inline_kernel
 from engines.core.harness import keep_alive_all
-from engines.core.lowlevel import nth_bit_index, popcount, unowned
+from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
 from engines.cityline.rules import (
     action_of_choice_nb, apply_nb, choice_mask_nb, redraw_hidden_choices_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
     sky_bonus_nb, sky_of_nb,
@@ -178,8 +178,8 @@ def _roof_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     early = np.int64(grow + 0.5)
     last = turn + 1 >= cfg[K_CONSTRUCTION_TURNS]
     k_left = cfg[K_CONSTRUCTION_TURNS] - turn - 1
-    sky_odd = _sky_value(cfg, -1, d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
-    sky_even = _sky_value(cfg, -1, d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
+    sky_odd = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
+    sky_even = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
     for i in range(n):
         v, c = decode_nb(legal[i], ROOF_BASE)
         h = d[b + H0 + c]
@@ -296,7 +296,7 @@ def _jitter_nb(scratch, n, jitter, prng):
 def heuristic_action_nb(d, cfg, fill, p, w, legal, n, scratch):
     if d[M_PHASE] == PH_REROLL:
         return heuristic_reroll_nb(d, cfg, p, w)
-    action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, False)
+    action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(False))
     return legal[_argmax(scratch, n)]
 
 
@@ -335,10 +335,10 @@ def _rollout_value_nb(d, cfg, fill, p, action, seed, sim, srng, legal, scores, t
     while sim[M_PHASE] != PH_OVER:
         q = sim[M_PLAYER]
         if sim[M_PHASE] == PH_REROLL:
-            a = heuristic_reroll_nb(sim, cfg, q, _HW)
+            a = heuristic_reroll_nb(sim, cfg, q, writable_view(_HW))
         else:
             m = legal_nb(sim, cfg, legal)
-            action_scores_nb(sim, cfg, fill, q, _HW, legal, m, scores, False)
+            action_scores_nb(sim, cfg, fill, q, writable_view(_HW), legal, m, scores, np.bool_(False))
             a = legal[_argmax(scores, m)]
         apply_nb(sim, srng, cfg, a)
     s, _, _, _, _ = score_nb(sim, cfg, p, tp, cp)
@@ -390,7 +390,7 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
             k = n
         else:
             hs = np.empty(n)
-            action_scores_nb(d, cfg, fill, p, _HW, legal, n, hs, False)
+            action_scores_nb(d, cfg, fill, p, writable_view(_HW), legal, n, hs, np.bool_(False))
             for j in range(keep):
                 bi = _argmax(hs, n)
                 cand[k] = legal[bi]
@@ -427,13 +427,13 @@ def choose_action_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch):
     if policy_id == GREEDY:
         if phase == PH_REROLL:
             return 0
-        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, True)
+        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(True))
         _jitter_nb(scratch, n, w[W_JITTER_GREEDY], prng)
         return legal[_argmax(scratch, n)]
     if policy_id == HEURISTIC:
         if phase == PH_REROLL:
             return heuristic_reroll_nb(d, cfg, p, w)
-        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, False)
+        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(False))
         if w.shape[0] > W_JITTER_HEURISTIC:
             _jitter_nb(scratch, n, w[W_JITTER_HEURISTIC], prng)
         return legal[_argmax(scratch, n)]

@@ -159,14 +159,14 @@ def seats_for_game_nb(gi, rotate, slot_pids, slot_w, slots, pids, w):
 @inline_kernel
 def seed_chance_nb(rng, seed, gi):
     """The chance stream of game gi of run `seed`."""
-    seed_into(rng, derive_seed(seed, gi, CHANCE_STREAM))
+    seed_into(rng, derive_seed(seed, gi, np.int64(CHANCE_STREAM)))
 
 
 @inline_kernel
 def seed_policies_nb(prngs, seed, gi):
     """prngs[s] = seat s's policy stream of game gi of run `seed`."""
     for s in range(prngs.shape[0]):
-        seed_into(prngs[s], derive_seed(seed, gi, POLICY_STREAM + s))
+        seed_into(prngs[s], derive_seed(seed, gi, np.int64(POLICY_STREAM + s)))
 
 
 # ---------------------------------------------------------------- results

@@ -8,6 +8,17 @@ matter more than a few percent.
 
 With `NUMBA_DISABLE_JIT=1` every kernel runs as plain Python: the same rules,
 stepped through in a debugger.
+
+Constants passed to a called kernel. From jitted code, numba types a literal
+argument by its value (`f(d, 0)`, `f(d, True)`: Literal[int](0),
+Literal[bool](True)) and compiles `f` once for each such type besides the
+one for ordinary int64 / bool; a module-level array is a read-only constant,
+another type again. Each extra copy is a whole compile of `f` and of every
+kernel it inlines (a policy: seconds of a cold start). So a constant
+argument is written `np.int64(0)`, `np.bool_(True)`, and a module-level
+array is passed as `writable_view(ARRAY)` (engines.core.lowlevel). Inline
+kernels are exempt (they are copied into the caller anyway).
+tests/test_scripted_kernels.py fails when a kernel compiles twice this way.
 """
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Low-level helpers for the hot loops: reference-count-free views, bit counts.
 
 `unowned(a)`: a view of array `a` that carries no reference count.
+`writable_view(a)`: a module-level constant array typed as an ordinary one
+(one compile of the kernel it is passed to, not two).
 
 Why: numba reference-counts every array it hands to a compiled function or
 slices out of another array, and each count is an atomic add on the array's
@@ -71,6 +73,27 @@ def unowned(typingctx, arr):
     return arr(arr), codegen
 
 
+@intrinsic
+def writable_view(typingctx, arr):
+    """The same array typed writable. numba freezes a module-level array into the compiled code
+    as a read-only constant, a type of its own: a kernel called with it and with ordinary arrays
+    compiles twice (a whole policy, seconds of a cold start). Pass constants through this where
+    the callee only reads them; never write through the view (the constant may be read-only
+    memory). For module-level constants only: the view carries no reference count."""
+    if not isinstance(arr, types.Array):
+        return None
+    out_type = arr.copy(readonly=False)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(arr)(context, builder, args[0])
+        out = make_array(out_type)(context, builder)
+        populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
+                       meminfo=None)  # a constant lives as long as the code: nothing to count
+        return out._getvalue()
+
+    return out_type(arr), codegen
+
+
 @kernel
 def keep_alive(a):
     """A use of `a` (placed after the last use of its unowned views)."""
@@ -106,6 +129,7 @@ def lowest_bit_index(typingctx, x):
 if numba.config.DISABLE_JIT:
     # an @intrinsic is not callable from Python: use the plain twins above
     unowned = _unowned_py  # noqa: F811
+    writable_view = _unowned_py  # noqa: F811 (the array itself, as unowned)
     popcount = _popcount_py  # noqa: F811
     lowest_bit_index = _lowest_bit_index_py  # noqa: F811
 

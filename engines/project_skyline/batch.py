@@ -152,7 +152,7 @@ def _simulate_chunk_kernel(with_search):
         rank = np.zeros(P, np.int64)
         sctx = search_context_nb(cfg)
         sstats = np.zeros(N_STATS, np.int64)
-        crow = 0
+        crow = np.int64(0)  # not a literal 0: see engines.core.kernel (one compile, not two)
         for k in range(count):
             gi = start + k
             seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
+from engines.core.lowlevel import writable_view
 from engines.core.lineup import policy_row
 from engines.core.rng import below, uniform
 from engines.core.presets import PRESETS_FILE, add_presets
@@ -481,5 +482,6 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     if pid == GREEDY:
-        return scripted_action_nb(d, cfg, p, _GREEDY_EVAL, prng, w[G_JITTER], legal, n, True)
-    return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, False)
+        return scripted_action_nb(d, cfg, p, writable_view(_GREEDY_EVAL), prng, w[G_JITTER], legal, n,
+                                  np.bool_(True))
+    return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, np.bool_(False))

@@ -892,7 +892,7 @@ def target_nb(d, rng, cfg, a):
         place_floors_nb(d, cfg, p, s, d[M_PEND_N])
         d[M_PEND_N] = 0
     else:
-        place_floors_nb(d, cfg, p, s, 1)
+        place_floors_nb(d, cfg, p, s, np.int64(1))
         d[M_PEND_N] -= 1
 
 

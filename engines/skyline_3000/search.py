@@ -374,7 +374,7 @@ def search_buffers_nb():
     """The arrays a search's ctx views (module docstring), allocated once per batch chunk or
     step decision and handed to search_move_nb."""
     crng = np.zeros(4, np.uint64)
-    seed_into(crng, 1)
+    seed_into(crng, np.uint64(1))
     return (np.zeros(2 * MAX_CARDS, np.int64), np.zeros(N_BID_CANDIDATES, np.int64), GREEDY_W.copy(),
             HEURISTIC_W.copy(), np.zeros(8, np.int64), crng)
 

@@ -373,7 +373,7 @@ def start_turn_nb(d, cfg):
     inc, n = income_nb(d, cfg, p)
     d[M_INCOME] = inc
     d[M_INCOME_GROUP] = n
-    lost = gain_nb(d, cfg, p, inc, True)
+    lost = gain_nb(d, cfg, p, inc, np.bool_(True))
     d[b + P_INCOME_SUM] += inc - lost
     if inc > d[b + P_INCOME_MAX]:
         d[b + P_INCOME_MAX] = inc
@@ -536,7 +536,7 @@ def cash_nb(d, cfg, card):
     pay = cfg[K_PAY3] if cfg[K_CARD_LEN + card] == 3 else cfg[K_PAY4]
     d[M_CASHED] += 1
     d[M_CASHED_PATHS] |= np.int64(1) << cfg[K_CARD_PATH + card]
-    lost = gain_nb(d, cfg, p, pay, False)
+    lost = gain_nb(d, cfg, p, pay, np.bool_(False))
     d[b + P_CASHED_N] += 1
     d[b + P_CASHED_VALUE] += pay - lost
 
@@ -553,7 +553,7 @@ def trade_nb(d, cfg, card):
         d[M_TRADE_RET] = d[M_PHASE]
     d[M_TRADE_N] += 1
     if d[M_TRADE_N] >= cfg[K_TRADE_IN]:
-        gain_nb(d, cfg, p, cfg[K_TRADE_VALUE], False)
+        gain_nb(d, cfg, p, cfg[K_TRADE_VALUE], np.bool_(False))
         d[b + P_TRADED_N] += 1
         d[b + P_TRADE_MASK] = 0
         d[M_TRADE_N] = 0
@@ -586,7 +586,7 @@ def sell_nb(d, cfg, k):
     p = d[M_PLAYER]
     b = pb_nb(p)
     half = price_nb(cfg, k) // 2
-    lost = gain_nb(d, cfg, p, half, False)
+    lost = gain_nb(d, cfg, p, half, np.bool_(False))
     d[SUP + k] += 1
     d[b + P_STOCK + k] -= 1
     d[b + P_SOLD + k] += 1
