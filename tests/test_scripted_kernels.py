@@ -29,8 +29,10 @@ p = spec.default_players
 lineup = make_lineup(spec, [{policy!r}], p, True)
 spec.simulate(spec.kernel_params(spec.variants.load(None), p), lineup.policy_ids(),
               lineup.weight_rows(spec.max_weights), True, 0, 0, 2)
-print(len(search.search_nb.signatures), len(batch.simulate_chunk_nb.signatures),
-      len(batch.simulate_chunk_scripted_nb.signatures))
+# the other look-ahead player, Cityline's strong (rollouts per candidate), is pruned with the search
+strong = getattr(importlib.import_module(f"engines.{{game}}.policies"), "strong_action_nb", None)
+print(len(search.search_nb.signatures) + (len(strong.signatures) if strong else 0),
+      len(batch.simulate_chunk_nb.signatures), len(batch.simulate_chunk_scripted_nb.signatures))
 # kernels compiled twice for argument types that differ only in a literal value or a read-only
 # flag (engines.core.kernel: wrap the constant), by name
 import sys
@@ -67,7 +69,7 @@ def _probe(game, policy, tmp_path):
 def test_a_scripted_lineup_compiles_no_search(game, tmp_path):
     searched, with_search, scripted, twice = _probe(game, "heuristic", tmp_path)
     assert (with_search, scripted) == (0, 1), "a scripted line-up must take the scripted kernel"
-    assert searched == 0, "the scripted kernel compiled the search in"
+    assert searched == 0, "the scripted kernel compiled a look-ahead player (search, strong) in"
     # a literal constant (0, True) or a module-level array passed to a called kernel compiles
     # it once more for that type alone (engines.core.kernel): seconds of every cold start
     assert twice == "-", f"kernels compiled twice for a literal or read-only argument: {twice}"

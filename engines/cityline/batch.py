@@ -15,7 +15,7 @@ import numpy as np
 from engines.core.lineup import seat_arrays
 from engines.cityline.params import K_FACES, K_COLUMNS, K_CONSTRUCTION_TURNS, K_OCCUPANCY_TURNS, \
     K_RECORD_DECISIONS, K_TABLE, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE, KernelParams
-from engines.cityline.policies import RANDOM, SEARCH, choose_action_nb, random_choice_nb
+from engines.cityline.policies import RANDOM, SEARCH, STRONG, choose_action_nb, choose_scripted_nb, random_choice_nb
 from engines.cityline.search import search_context_nb, search_nb
 from engines.cityline.rules import apply_nb, decode_nb, fill_outcome_nb, legal_nb, reset_nb, score_nb
 from engines.cityline.state import (
@@ -97,9 +97,10 @@ def record_decision_nb(d, cfg, a, dec, dcode, row):
 
 
 def _play_game_kernel(with_search):
-    """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
-    is a constant of the closure: numba prunes the search branch of the scripted kernel before
-    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
+    """play_game_nb for line-ups with a look-ahead seat (with_search: search or strong) or without
+    one. `with_search` is a constant of the closure: numba prunes the look-ahead branches of the
+    scripted kernel before typing, so a run of scripted players never compiles the search nor the
+    strong player's rollouts (most of a cold compile)."""
     @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
     def play_game_nb(d, rng, cfg, fill, seed, gi, pol, wts, prngs, legal, scratch, dec, dcode, drow, sctx, sstats):
         """Play game gi of run `seed` to the end in (d, rng) with the step API's kernels (reset_nb,
@@ -120,7 +121,10 @@ def _play_game_kernel(with_search):
                 n = 0
                 if phase != PH_REROLL:  # every mask is legal: policies draw the re-roll themselves
                     n = legal_nb(d, cfg, legal)
-                a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
+                if with_search:
+                    a = choose_action_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
+                else:
+                    a = choose_scripted_nb(pol[p], d, cfg, fill, p, wts[p], prngs[p], legal, n, scratch)
             if record and phase != PH_REROLL:
                 record_decision_nb(d, cfg, a, dec, dcode, drow)
                 drow += 1
@@ -261,7 +265,7 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
              count: int) -> dict[str, dict[str, np.ndarray]]:
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=8)
-    chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
+    chunk = simulate_chunk_nb if ((ids == SEARCH) | (ids == STRONG)).any() else simulate_chunk_scripted_nb
     players, games, dec, dcode, dgame = chunk(kparams.cfg, kparams.fill, ids, w, bool(rotate),
                                               np.uint64(seed), np.int64(start), np.int64(count))
     return {

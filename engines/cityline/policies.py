@@ -421,6 +421,19 @@ def choose_action_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch):
     """Action of player p under policy `policy_id` (weights w). In PH_REROLL every mask
     0..2^ndice-1 is legal and `legal` may be left unfilled; otherwise legal[:n] holds the legal
     actions (n >= 1). scratch: float64[>= n]."""
+    if policy_id == STRONG:
+        if d[M_PHASE] != PH_REROLL and n == 1:
+            return legal[0]
+        return strong_action_nb(d, cfg, fill, p, w, prng, legal, n)
+    return choose_scripted_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch)
+
+
+@kernel
+def choose_scripted_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch):
+    """choose_action_nb for the players without look-ahead: RANDOM, GREEDY, HEURISTIC (any
+    other id plays as the heuristic). The batch loop of a line-up without a look-ahead player
+    (strong, search) calls this one, so its kernel never compiles the strong player's rollouts
+    (seconds of a cold start)."""
     if policy_id == RANDOM:
         return random_action_nb(d, prng, legal, n)
     phase = d[M_PHASE]
@@ -430,13 +443,9 @@ def choose_action_nb(policy_id, d, cfg, fill, p, w, prng, legal, n, scratch):
         action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(True))
         _jitter_nb(scratch, n, w[W_JITTER_GREEDY], prng)
         return legal[_argmax(scratch, n)]
-    if policy_id == HEURISTIC:
-        if phase == PH_REROLL:
-            return heuristic_reroll_nb(d, cfg, p, w)
-        action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(False))
-        if w.shape[0] > W_JITTER_HEURISTIC:
-            _jitter_nb(scratch, n, w[W_JITTER_HEURISTIC], prng)
-        return legal[_argmax(scratch, n)]
-    if phase != PH_REROLL and n == 1:
-        return legal[0]
-    return strong_action_nb(d, cfg, fill, p, w, prng, legal, n)
+    if phase == PH_REROLL:
+        return heuristic_reroll_nb(d, cfg, p, w)
+    action_scores_nb(d, cfg, fill, p, w, legal, n, scratch, np.bool_(False))
+    if w.shape[0] > W_JITTER_HEURISTIC:
+        _jitter_nb(scratch, n, w[W_JITTER_HEURISTIC], prng)
+    return legal[_argmax(scratch, n)]
