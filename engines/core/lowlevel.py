@@ -58,19 +58,24 @@ def _lowest_bit_index_py(x):
     return np.int64((v & -v).bit_length() - 1)
 
 
-@intrinsic
-def unowned(typingctx, arr):
-    if not isinstance(arr, types.Array):
-        return None
-
+def _view_without_count(arr, out_type):
+    """Codegen of a view of `arr` typed `out_type`, sharing its data, with no memory record
+    (so no reference count): the one body behind `unowned` and `writable_view`."""
     def codegen(context, builder, sig, args):
         src = make_array(arr)(context, builder, args[0])
-        out = make_array(arr)(context, builder)
+        out = make_array(out_type)(context, builder)
         populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
                        meminfo=None)
         return out._getvalue()
 
-    return arr(arr), codegen
+    return out_type(arr), codegen
+
+
+@intrinsic
+def unowned(typingctx, arr):
+    if not isinstance(arr, types.Array):
+        return None
+    return _view_without_count(arr, arr)
 
 
 @intrinsic
@@ -82,16 +87,7 @@ def writable_view(typingctx, arr):
     memory). For module-level constants only: the view carries no reference count."""
     if not isinstance(arr, types.Array):
         return None
-    out_type = arr.copy(readonly=False)
-
-    def codegen(context, builder, sig, args):
-        src = make_array(arr)(context, builder, args[0])
-        out = make_array(out_type)(context, builder)
-        populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize,
-                       meminfo=None)  # a constant lives as long as the code: nothing to count
-        return out._getvalue()
-
-    return out_type(arr), codegen
+    return _view_without_count(arr, arr.copy(readonly=False))  # a constant lives as long as the code
 
 
 @kernel
