@@ -33,7 +33,7 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.core.kernel import inline_kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.harness import keep_alive_all
 from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
 from engines.cityline.rules import (
@@ -44,7 +44,6 @@ from engines.cityline.state import (
     ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
     P_C_ODD, P_O_EVEN, P_O_ODD, P_SKY, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN,
 )
-from engines.core.kernel import kernel
 from engines.core.rng import below, next_u64, random_bits, seed_into, uniform
 from engines.core.lineup import policy_row
 from engines.core.presets import PRESETS_FILE, add_presets
@@ -325,7 +324,8 @@ def _rollout_value_nb(d, cfg, fill, p, action, seed, sim, srng, legal, scores, t
     """Own final score after `action` in one imagined continuation: the dice not seen yet are
     drawn from a stream seeded by `seed` (never the game's own chance stream; the re-roll reserve
     is imagined too), then everyone plays the default heuristic."""
-    sim[:] = d
+    for i in range(d.shape[0]):  # not sim[:] = d: numba may copy the source first (an allocation)
+        sim[i] = d[i]
     seed_into(srng, seed)
     redraw_hidden_choices_nb(sim, cfg, p, srng, legal)  # never the other seats' pending choices
     if sim[M_PHASE] == PH_REROLL:
@@ -356,7 +356,7 @@ def canonical_mask_nb(d, nd, mask):
     return True
 
 
-@kernel
+@allocating_kernel
 def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
     rollouts = np.int64(w[0])
     sim_own = np.empty_like(d)

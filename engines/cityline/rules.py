@@ -47,7 +47,7 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.harness import seed_chance_nb
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index
 from engines.core.rng import below
 
@@ -438,11 +438,8 @@ def occupy_nb(d, rng, cfg, action):
 @kernel
 def apply_nb(d, rng, cfg, action):
     """Apply a legal action of the player to move (not checked here; game.py checks), then run
-    the automatic steps up to the next decision: one rule kernel per decision kind.
-
-    Speed note: numba increfs and decrefs array arguments on entry and exit (an atomic add each,
-    leaf functions included); the batch loop and the rollouts pass views without a reference
-    count (engines.core.lowlevel.unowned), which makes those no-ops."""
+    the automatic steps up to the next decision: one rule kernel per decision kind (compiled
+    without reference counts on its arrays, like every `kernel`: engines.core.kernel)."""
     phase = d[M_PHASE]
     if phase == PH_REROLL:
         reroll_nb(d, cfg, action)
@@ -525,7 +522,7 @@ def reset_state_nb(st, kp, seed, game_index):
     reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
 
 
-@kernel
+@allocating_kernel
 def new_state_nb(kp, seed, game_index):
     """A fresh game `game_index` of run `seed`."""
     st = State(np.zeros(PBASE + kp.cfg[K_N_PLAYERS] * PB, np.int64), np.zeros(4, np.uint64))
@@ -558,7 +555,7 @@ def is_terminal_nb(st):
     return st.data[M_PHASE] == PH_OVER
 
 
-@kernel
+@allocating_kernel
 def scores_nb(st, kp, out):
     """out[p] = each player's score (final once the game is over)."""
     tp = np.zeros(MAX_FACES + 1, np.int64)
@@ -568,7 +565,7 @@ def scores_nb(st, kp, out):
         out[p] = s
 
 
-@kernel
+@allocating_kernel
 def observe_nb(st, kp, player):
     """What `player` sees: a copy of the state vector with the hidden parts zeroed -- the re-roll
     reserve and the other players' pending choices (the chance stream is not part of it)."""

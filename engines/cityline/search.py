@@ -21,7 +21,7 @@ from engines.cityline.params import K_FACES, MAX_COLUMNS, MAX_FACES
 from engines.cityline.policies import RANDOM, canonical_mask_nb, choose_action_nb, random_choice_nb
 from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
 from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
@@ -104,7 +104,7 @@ def search_context_nb(cfg, fill):
             np.zeros(MAX_COLUMNS, np.int64))
 
 
-@kernel
+@allocating_kernel
 def search_action_nb(d, rng, cfg, fill, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
     return search_nb((d, rng), search_context_nb(cfg, fill), w, prng, stats)

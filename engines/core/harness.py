@@ -38,11 +38,12 @@ column fails at import (check_tables). The required columns may sit
 anywhere in a table: the toolkit checks presence, never position (Parquet
 files keep today's column order).
 
-The refcount-free buffer pattern (engines.core.lowlevel): numba counts
-references to every array handed to a compiled function (an atomic add on
-entry and on exit). The batch loop allocates its working arrays once per
-chunk, takes views without a count, plays every game on the views, and
-mentions each owner once after the loop so numba cannot free it early:
+The refcount-free buffer pattern (engines.core.lowlevel): the batch loop is
+an allocating kernel, so numba counts references to the arrays it handles
+(a runtime call on each use that hands one on; the rule kernels it calls have
+no counts at all, engines.core.kernel). The loop allocates its working arrays
+once per chunk, takes views without a count, plays every game on the views,
+and mentions each owner once after the loop so numba cannot free it early:
 
     d_own = np.zeros(n, np.int64)
     d = unowned(d_own)

@@ -26,7 +26,7 @@ import warnings
 import numba
 import numpy as np
 
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 
 if numba.config.DISABLE_JIT:
     # Plain-Python mode: the uint64 arithmetic below runs on numpy uint64
@@ -80,7 +80,7 @@ def derive_seed(run_seed, game_index, stream):
     return c
 
 
-@kernel
+@allocating_kernel
 def new_stream(run_seed, game_index, stream):
     state = np.empty(4, dtype=np.uint64)
     seed_into(state, derive_seed(run_seed, game_index, stream))

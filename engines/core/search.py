@@ -92,7 +92,7 @@ import numba
 import numpy as np
 
 from engines.core.harness import rank_nb
-from engines.core.kernel import KERNEL_OPTIONS, inline_kernel
+from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, REFCOUNTS, inline_kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.spec import Column, PolicyInfo
 
@@ -147,6 +147,10 @@ def copy_pair_into_nb(dst, src):
 
 
 _OPTIONS = {k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"}
+# the play-out is a rule kernel (no reference counts: engines.core.kernel); the two searches
+# allocate their trees and tallies
+_PLAY_OUT = dict(_OPTIONS, **NO_REFCOUNTS)
+_SEARCH = dict(_OPTIONS, **REFCOUNTS)
 
 
 def make_search(g):
@@ -156,7 +160,7 @@ def make_search(g):
     to_move, actions, apply, rollout, outcome = g.to_move_nb, g.actions_nb, g.apply_nb, g.rollout_nb, g.outcome_nb
     max_actions = int(g.MAX_ACTIONS)
 
-    @numba.njit(**_OPTIONS)
+    @numba.njit(**_PLAY_OUT)
     def play_out_nb(sim, ctx, pid, rw, prng, buf, cap, score, key, rank, span):
         """Both searches' play-out: the rollout policy to the end (or `cap` decisions), then the
         finishing order into rank; span[0:2] widens to the range of final scores seen. Returns
@@ -172,7 +176,7 @@ def make_search(g):
         n_win, _, _, _ = rank_nb(score, key, use_key, rank)
         return steps, n_win
 
-    @numba.njit(**_OPTIONS)
+    @numba.njit(**_SEARCH)
     def halving_nb(st, ctx, w, prng, stats, me, legal, n_root):
         iterations = max(1, int(w[W_ITERATIONS]))
         rollout_pid = int(w[W_ROLLOUT])
@@ -288,7 +292,7 @@ def make_search(g):
                 best = scripted
         return cand[best]
 
-    @numba.njit(**_OPTIONS)
+    @numba.njit(**_SEARCH)
     def search_nb(st, ctx, w, prng, stats):
         me = to_move(st)
         legal = np.empty(max_actions, np.int64)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.harness import seed_chance_nb
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.rng import shuffle
 from engines.project_skyline.params import (
     BONUS_MONEY, BONUS_TAKE, BONUS_UPGRADE, END_TOWERS, K_AREA_FREE, K_AREA_N, K_AREA_SP, K_ASCORE,
@@ -978,7 +978,7 @@ def apply_nb(d, rng, cfg, a):
 
 # ---------------------------------------------------------------- NamedTuple API
 
-@kernel
+@allocating_kernel
 def new_state_nb(cfg, seed, game_index):
     """A fresh game `game_index` of run `seed`."""
     from_p = cfg[K_N_PLAYERS]
@@ -987,7 +987,7 @@ def new_state_nb(cfg, seed, game_index):
     return st
 
 
-@kernel
+@allocating_kernel
 def observe_nb(d, cfg, player):
     """What `player` sees: a copy of the state vector with other hands hidden (-1, sizes kept),
     every draw pile's order hidden (others' entries -1, the own pile sorted), the Upgrade draw

@@ -28,7 +28,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
 from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
@@ -142,7 +142,7 @@ def search_context_nb(cfg):
     return cfg, np.empty(POOL, np.int64)
 
 
-@kernel
+@allocating_kernel
 def search_action_nb(d, rng, cfg, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
     return search_nb((d, rng), search_context_nb(cfg), w, prng, stats)

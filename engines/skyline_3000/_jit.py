@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import numba
 
-from engines.core.kernel import KERNEL_OPTIONS, inline_kernel  # noqa: F401 (re-exported)
+from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, inline_kernel  # noqa: F401 (re-exported)
 
 
 def typed_kernel(sig):
-    """`kernel` compiled for one signature only: jitted callers convert their
+    """`kernel` (no reference counts, no allocation) compiled for one signature only: jitted callers convert their
     arguments (int32 or a literal -> int64), so a helper called with mixed
     integer types compiles once instead of once per type combination."""
     def deco(fn):
-        return numba.njit(sig, **KERNEL_OPTIONS)(fn)
+        return numba.njit(sig, **NO_REFCOUNTS, **KERNEL_OPTIONS)(fn)
     return deco
 
 

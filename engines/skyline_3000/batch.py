@@ -107,7 +107,7 @@ GA_COLS = GAMES.names[:-1]
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
-    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb")
+    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
     def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
         """Play games [start, start + count). Fills the column-major matrices
         pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]

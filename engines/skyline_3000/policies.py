@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.core.kernel import kernel
+from engines.core.kernel import allocating_kernel, kernel
 from engines.skyline_3000._jit import F64, I64, PUB, U64_ARR, inline_kernel, typed_kernel
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, random_bits, uniform
@@ -521,7 +521,7 @@ def heuristic_item_value_nb(pub, p, w, rng):
     return k, v
 
 
-@kernel
+@allocating_kernel
 def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     """Values moves by the points they promise over the scorings left.
 

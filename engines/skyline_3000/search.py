@@ -61,7 +61,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import unowned
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
@@ -393,7 +393,7 @@ def search_move_nb(st, bufs, w, prng, stats):
     return a
 
 
-@kernel
+@allocating_kernel
 def search_action_nb(pub, hands, sec, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
     return search_move_nb((pub, hands, sec), search_buffers_nb(), w, prng, stats)

@@ -132,7 +132,7 @@ def write_seat_columns_nb(d, cfg, s, row, pl, pent, strat, md, P):
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
-    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb")
+    @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
     def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
         """Games [start, start + count): (players int64[N_PL, count*P], games int64[N_GA, count],
         income int32[N_IN, rows]); matrix row j is table column j (tables.py order)."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.harness import seed_chance_nb
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
@@ -723,7 +723,7 @@ def tie_key_nb(d, cfg, p):
 
 # ---------------------------------------------------------------- NamedTuple API
 
-@kernel
+@allocating_kernel
 def new_state_nb(cfg, seed, game_index):
     """A fresh game `game_index` of run `seed`."""
     st = State(np.zeros(PBASE + cfg[K_N_PLAYERS] * PB, np.int64), np.zeros(4, np.uint64))
@@ -731,7 +731,7 @@ def new_state_nb(cfg, seed, game_index):
     return st
 
 
-@kernel
+@allocating_kernel
 def observe_nb(d, cfg, player):
     """What `player` sees: a copy of the state vector with the hidden parts zeroed -- the pile order
     and the mission deal, the other players' hands, missions and trade-ins in progress and, in the

@@ -42,7 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.core.search import make_search
@@ -235,7 +235,7 @@ def search_context_nb(cfg):
     return cfg, np.empty(MAX_CARDS, np.int64), np.empty(MAX_MISSIONS, np.int64)
 
 
-@kernel
+@allocating_kernel
 def search_action_nb(d, rng, cfg, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
     return search_nb((d, rng), search_context_nb(cfg), w, prng, stats)
