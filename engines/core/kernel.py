@@ -31,7 +31,7 @@ for an observation) is an `allocating_kernel`; numba refuses at compile time
 a `kernel` that tries to allocate ("No implementation of function ...
 empty"), so the mark cannot be forgotten silently. One rule the compiler does
 not check: a `kernel` must not return an array (its caller would release a
-reference that was never counted); tests/core/test_kernel_options.py checks
+reference that was never counted); tests/test_scripted_kernels.py checks
 every compiled kernel's return type.
 """
 from __future__ import annotations

@@ -17,9 +17,10 @@ from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, inline_kernel  # n
 
 
 def typed_kernel(sig):
-    """`kernel` (no reference counts, no allocation) compiled for one signature only: jitted callers convert their
-    arguments (int32 or a literal -> int64), so a helper called with mixed
-    integer types compiles once instead of once per type combination."""
+    """`kernel` (no reference counts, no allocation) compiled for one signature
+    only: jitted callers convert their arguments (int32 or a literal ->
+    int64), so a helper called with mixed integer types compiles once instead
+    of once per type combination."""
     def deco(fn):
         return numba.njit(sig, **NO_REFCOUNTS, **KERNEL_OPTIONS)(fn)
     return deco
