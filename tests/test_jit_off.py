@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from engines.core import lowlevel
-from engines.core.kernel import KERNEL_OPTIONS, kernel
+from engines.core.kernel import KERNEL_OPTIONS, ir_inline_kernel, kernel
 from engines.core.lowlevel import keep_alive, lowest_bit_index, nth_bit_index, popcount, unowned
 from engines.core.rng import below, new_stream, next_u64
 
@@ -59,9 +59,9 @@ def test_the_mode_is_the_one_the_environment_asks_for():
     # and the default suite must really run compiled kernels
     off = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     assert bool(numba.config.DISABLE_JIT) == off
-    # every decorator the engines use: kernel, inline_kernel, one-signature njit
+    # every decorator the engines use: kernel, inline_kernel, ir_inline_kernel, one-signature njit
     typed = numba.njit((numba.int64,), **KERNEL_OPTIONS)(lambda x: x + 1)
-    for k in (_popcount, next_u64, typed):
+    for k in (_popcount, next_u64, ir_inline_kernel(lambda x: x), typed):
         assert isinstance(k, numba.core.registry.CPUDispatcher) != off, k
     assert typed(np.int64(1)) == 2
     assert (lowlevel.popcount is lowlevel._popcount_py) == off

@@ -74,7 +74,7 @@ def record_decision_nb(d, cfg, a, dec, dcode, row):
     dec[DE_NDICE, row] = d[M_NDICE]
     dcode[row] = dice_code_nb(d, cfg[K_FACES])
     if d[M_PHASE] == PH_ROOF:
-        v, c = decode_nb(a, ROOF_BASE)
+        v, c = decode_nb(a, np.int64(ROOF_BASE))
         dec[DE_PHASE, row] = 0
         dec[DE_REROLLED, row] = d[M_REROLLED]
         dec[DE_ROOF, row] = v
@@ -82,7 +82,7 @@ def record_decision_nb(d, cfg, a, dec, dcode, row):
         dec[DE_XS, row] = 0
         dec[DE_STAKE, row] = cfg[K_TABLE + v * TABLE_STRIDE + d[b + H0 + c]]
     else:
-        v, c = decode_nb(a, OCC_BASE)
+        v, c = decode_nb(a, np.int64(OCC_BASE))
         r = d[b + R0 + c]
         placed, xs, _ = fill_outcome_nb(d, cfg, b, c)
         dec[DE_PHASE, row] = 1
@@ -241,7 +241,7 @@ def _simulate_chunk_kernel(with_search):
                 if sc > top:
                     top = sc
                 write_seat_columns_nb(d, cfg, s, k * P + s, pl_b, tp, xc, xpen, bonus, zeroed, sc)
-            n_win, n_top, winner, margin = rank_nb(score, score, False, rank)
+            n_win, n_top, winner, margin = rank_nb(score, score, np.bool_(False), rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
             ga_b[GA_TOP, k] = top

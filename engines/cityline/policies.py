@@ -33,7 +33,7 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.harness import keep_alive_all
 from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
 from engines.cityline.rules import (
@@ -180,7 +180,7 @@ def _roof_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     sky_odd = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
     sky_even = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
     for i in range(n):
-        v, c = decode_nb(legal[i], ROOF_BASE)
+        v, c = decode_nb(legal[i], np.int64(ROOF_BASE))
         h = d[b + H0 + c]
         if greedy:
             out[i] = _tab(cfg, v, h)
@@ -222,7 +222,7 @@ def _occupy_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     sky_odd = _sky_value(cfg, sky, d[b + PS + P_O_ODD] + 1, d[b + PS + P_O_EVEN], k_left)
     sky_even = _sky_value(cfg, sky, d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN] + 1, k_left)
     for i in range(n):
-        v, c = decode_nb(legal[i], OCC_BASE)
+        v, c = decode_nb(legal[i], np.int64(OCC_BASE))
         r = d[b + R0 + c]
         h = d[b + H0 + c]
         occ = d[b + O0 + c]
@@ -307,7 +307,7 @@ def random_action_nb(d, prng, legal, n):
     return legal[below(prng, n)]
 
 
-@inline_kernel
+@ir_inline_kernel
 def random_choice_nb(d, cfg, prng):
     """random_action_nb without the legal list: the same draw, the same action (the k-th set bit
     of rules.choice_mask_nb is legal_nb's k-th action)."""

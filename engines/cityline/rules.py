@@ -47,7 +47,7 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.harness import seed_chance_nb
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index
 from engines.core.rng import below
 
@@ -60,7 +60,7 @@ def pbase_nb(p):
 
 # ---------------------------------------------------------------- the rules every caller shares
 
-@inline_kernel
+@ir_inline_kernel
 def populating_faces_nb(d, cfg, roof):
     """THE population rule: bit v - 1 is set if a rolled die showing v may populate a building of
     this roof type (its face is one the type accepts, and enough rolled dice show it). Legality,
@@ -76,7 +76,7 @@ def populating_faces_nb(d, cfg, roof):
     return ok
 
 
-@inline_kernel
+@ir_inline_kernel
 def matches_nb(d, cfg, roof):
     """How many of the rolled dice populate a building of this roof type."""
     ok = populating_faces_nb(d, cfg, roof)
@@ -87,13 +87,13 @@ def matches_nb(d, cfg, roof):
     return m
 
 
-@inline_kernel
+@ir_inline_kernel
 def is_open_nb(d, b, c):
     """Column c of the player at block b is a roofed building with room, not yet populated."""
     return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
 
 
-@inline_kernel
+@ir_inline_kernel
 def n_open_nb(d, cfg, b):
     """Open buildings (is_open_nb) of the player at block b."""
     k = 0
@@ -103,7 +103,7 @@ def n_open_nb(d, cfg, b):
     return k
 
 
-@inline_kernel
+@ir_inline_kernel
 def fill_outcome_nb(d, cfg, b, c):
     """Populating building c of the player at block b with the rolled dice, in one go: (placed,
     xs, matches) -- matching dice become occupants up to the free space, every other free space
@@ -114,7 +114,7 @@ def fill_outcome_nb(d, cfg, b, c):
     return placed, free - placed, m
 
 
-@inline_kernel
+@ir_inline_kernel
 def sky_of_nb(cfg, odd, even):
     """The time phase's rule: the sky from the construction set-aside dice (odd / even counts)."""
     if odd >= cfg[K_SUN_MIN_ODD]:
@@ -137,14 +137,14 @@ def sky_bonus_nb(cfg, sky, odd, even):
     return 0
 
 
-@inline_kernel
+@ir_inline_kernel
 def decode_nb(action, base):
     """(die value v, column c) of a roof (base ROOF_BASE) or occupancy (OCC_BASE) action."""
     a = action - base
     return a // ACT_STRIDE + 1, a % ACT_STRIDE
 
 
-@inline_kernel
+@ir_inline_kernel
 def count_dice_nb(d, n):
     """Dice per face (DC) from the first n rolled dice."""
     for f in range(MAX_DICE):
@@ -170,7 +170,7 @@ def reset_nb(d, rng, cfg, seed, game_index):
 
 # ---------------------------------------------------------------- legal actions
 
-@inline_kernel
+@ir_inline_kernel
 def choice_mask_nb(d, cfg):
     """The legal roof / occupancy choices of the player to move as one bit set: bit c * 8 + v - 1
     is set if (die value v, column c) is legal, i.e. action BASE + (v - 1) * 8 + c with BASE =
@@ -205,7 +205,7 @@ def choice_mask_nb(d, cfg):
     return m
 
 
-@inline_kernel
+@ir_inline_kernel
 def action_of_choice_nb(d, bit):
     """The action id of choice-mask bit `bit` (see choice_mask_nb)."""
     base = ROOF_BASE if d[M_PHASE] == PH_ROOF else OCC_BASE
@@ -288,7 +288,7 @@ def start_construction_turn_nb(d, rng, cfg):
         build_walls_nb(d, cfg)
 
 
-@inline_kernel
+@ir_inline_kernel
 def draw_roofs_nb(d, cfg):
     """Everyone has chosen: draw the roofs, note the set-aside dice."""
     turn = d[M_TURN]
@@ -306,7 +306,7 @@ def draw_roofs_nb(d, cfg):
     d[M_TURN] = turn + 1
 
 
-@inline_kernel
+@ir_inline_kernel
 def time_phase_nb(d, cfg):
     """Each player's sky from its construction set-aside dice."""
     for q in range(d[M_NPLAYERS]):
@@ -345,7 +345,7 @@ def start_occupancy_turn_nb(d, rng, cfg):
     d[M_PLAYER] = first
 
 
-@inline_kernel
+@ir_inline_kernel
 def fill_buildings_nb(d, cfg):
     """Every active player has chosen: fill each chosen building in one go (fill_outcome_nb)."""
     turn = d[M_TURN]
@@ -373,7 +373,7 @@ def fill_buildings_nb(d, cfg):
 
 # ---------------------------------------------------------------- one kernel per decision kind
 
-@inline_kernel
+@ir_inline_kernel
 def reroll_nb(d, cfg, mask):
     """PH_REROLL: re-roll die i for each bit i of `mask` (it shows reserve die i), then the walls
     and the roof decision, seat 0 first."""
@@ -393,14 +393,14 @@ def reroll_nb(d, cfg, mask):
     build_walls_nb(d, cfg)
 
 
-@inline_kernel
+@ir_inline_kernel
 def roof_nb(d, rng, cfg, action):
     """PH_ROOF: the player to move writes down (die value, column); after the last seat the roofs
     are drawn, then the next construction turn -- or the time phase and the first occupancy turn."""
     d[M_DECISIONS] += 1
     p = d[M_PLAYER]
     b = PBASE + p * PB
-    v, c = decode_nb(action, ROOF_BASE)
+    v, c = decode_nb(action, np.int64(ROOF_BASE))
     d[b + PS + P_PEND_V] = v
     d[b + PS + P_PEND_C] = c
     if p + 1 < d[M_NPLAYERS]:
@@ -414,14 +414,14 @@ def roof_nb(d, rng, cfg, action):
         start_occupancy_turn_nb(d, rng, cfg)
 
 
-@inline_kernel
+@ir_inline_kernel
 def occupy_nb(d, rng, cfg, action):
     """PH_OCCUPY: the player to move writes down (building, set-aside die); after the last active
     seat every chosen building is filled, then the next occupancy turn (or the end)."""
     d[M_DECISIONS] += 1
     p = d[M_PLAYER]
     b = PBASE + p * PB
-    v, c = decode_nb(action, OCC_BASE)
+    v, c = decode_nb(action, np.int64(OCC_BASE))
     d[b + PS + P_PEND_V] = v
     d[b + PS + P_PEND_C] = c
     P = d[M_NPLAYERS]

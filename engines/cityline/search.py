@@ -21,7 +21,7 @@ from engines.cityline.params import K_FACES, MAX_COLUMNS, MAX_FACES
 from engines.cityline.policies import RANDOM, canonical_mask_nb, choose_action_nb, random_choice_nb
 from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
 from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
@@ -97,7 +97,7 @@ search_nb = make_search(SimpleNamespace(
     rollout_nb=rollout_nb, outcome_nb=outcome_nb))
 
 
-@inline_kernel
+@ir_inline_kernel
 def search_context_nb(cfg, fill):
     """The ctx tuple a search needs (allocated once per batch chunk or step decision)."""
     return (cfg, fill, np.empty(MAX_ACTIONS, np.int64), np.empty(MAX_ACTIONS), np.zeros(MAX_FACES + 1, np.int64),

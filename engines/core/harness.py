@@ -154,7 +154,8 @@ def seats_for_game_nb(gi, rotate, slot_pids, slot_w, slots, pids, w):
         slot = (s + gi) % P if rotate else s
         slots[s] = slot
         pids[s] = slot_pids[slot]
-        w[s, :] = slot_w[slot]
+        for k in range(w.shape[1]):
+            w[s, k] = slot_w[slot, k]
 
 
 @inline_kernel

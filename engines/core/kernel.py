@@ -16,23 +16,24 @@ one for ordinary int64 / bool; a module-level array is a read-only constant,
 another type again. Each extra copy is a whole compile of `f` and of every
 kernel it inlines (a policy: seconds of a cold start). So a constant
 argument is written `np.int64(0)`, `np.bool_(True)`, and a module-level
-array is passed as `writable_view(ARRAY)` (engines.core.lowlevel). Inline
-kernels are exempt (they are copied into the caller anyway).
+array is passed as `writable_view(ARRAY)` (engines.core.lowlevel). This holds
+for inline kernels too: each is compiled once per signature, like any kernel.
 tests/test_scripted_kernels.py fails when a kernel compiles twice this way.
 
-No reference counts in rule kernels. numba counts references to every array
-a function receives (a call into its runtime on entry and on each exit, even
-for the uncounted views of engines.core.lowlevel.unowned): measured with
-perf, those calls were 9% of a random Cityline game and 13% of a Skyline
-3000 one. A rule kernel works on arrays its caller owns and creates none, so
-`kernel` compiles without numba's runtime (`_nrt=False`): no counts at all.
-A kernel that creates arrays (a batch loop's buffers, a fresh state, a copy
-for an observation) is an `allocating_kernel`; numba refuses at compile time
-a `kernel` that tries to allocate ("No implementation of function ...
-empty"), so the mark cannot be forgotten silently. One rule the compiler does
-not check: a `kernel` must not return an array (its caller would release a
-reference that was never counted); tests/test_scripted_kernels.py checks
-every compiled kernel's return type.
+Inlining is LLVM's, not numba's. An `inline_kernel` is compiled once, as its
+own function, and marked `alwaysinline` (numba's `forceinline`): LLVM copies
+its machine-level code into each caller when the caller's library is linked,
+so the hot path has no calls and the kernel is typed and lowered only once.
+numba's own inlining (`inline="always"`) copies the Python-level IR instead
+and types it again at every call site, and again for every site of every
+kernel that inlines it: Skyline 3000's scripted batch loop spent 35 of its
+~70 s cold start there, for the same speed (measured paired, random play).
+`ir_inline_kernel` keeps numba's inlining where it measured better: the few
+search helpers that return or create arrays (a state tuple, under the
+caller's reference counting); Cityline's small decision helpers (its random
+game ran 3% slower with LLVM's inlining, paired); and a thin dispatch or game
+loop copied into its only caller, which spares LLVM one more level of
+linking and emitting all the code below it.
 """
 from __future__ import annotations
 
@@ -40,8 +41,10 @@ import numba
 
 KERNEL_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
 # set explicitly either way: numba lets a called function inherit the caller's setting otherwise
-NO_REFCOUNTS = dict(_nrt=False)
-REFCOUNTS = dict(_nrt=True)
+# (for forceinline too: a plain kernel called from an inline one would be inlined everywhere)
+NO_REFCOUNTS = dict(_nrt=False, forceinline=False)
+REFCOUNTS = dict(_nrt=True, forceinline=False)
+INLINE = dict(_nrt=False, forceinline=True)
 
 
 def kernel(fn):
@@ -56,10 +59,16 @@ def allocating_kernel(fn):
 
 
 def inline_kernel(fn):
-    """A small hot kernel numba copies into each jitted caller: no call boundary
-    (and no reference counts on its array arguments) on the hot path. Use it
-    sparingly: every inlined body is compiled again in each caller (compile time).
-    Called from Python it is an ordinary jitted function."""
+    """A small hot `kernel` (no allocation, no reference counts) that LLVM copies into each
+    jitted caller: no call on the hot path. Compiled once per signature; the copies cost only
+    LLVM's optimisation of the caller (above). Called from Python it is an ordinary kernel."""
+    return numba.njit(**INLINE, **KERNEL_OPTIONS)(fn)
+
+
+def ir_inline_kernel(fn):
+    """numba's own inlining (`inline="always"`): the body is typed again inside each caller and
+    takes the caller's reference counting. Only where measured better (above); everything else
+    is an `inline_kernel` (compile time)."""
     return numba.njit(inline="always", **KERNEL_OPTIONS)(fn)
 
 

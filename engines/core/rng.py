@@ -90,14 +90,14 @@ def new_stream(run_seed, game_index, stream):
 @inline_kernel
 def next_u64(s):
     """xoshiro256**: next 64-bit output, advancing `s` in place."""
-    result = _rotl(s[1] * _U5, 7) * _U9
+    result = _rotl(s[1] * _U5, np.int64(7)) * _U9
     t = s[1] << np.uint64(17)
     s[2] ^= s[0]
     s[3] ^= s[1]
     s[1] ^= s[2]
     s[0] ^= s[3]
     s[2] ^= t
-    s[3] = _rotl(s[3], 45)
+    s[3] = _rotl(s[3], np.int64(45))
     return result
 
 

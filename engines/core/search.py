@@ -92,7 +92,7 @@ import numba
 import numpy as np
 
 from engines.core.harness import rank_nb
-from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, REFCOUNTS, inline_kernel
+from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, REFCOUNTS, inline_kernel, ir_inline_kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.spec import Column, PolicyInfo
 
@@ -132,14 +132,14 @@ def search_policy(policy_id: int, scripted: dict[str, PolicyInfo], rollout: str 
                       follow="rollout", weight_ranges=dict(SEARCH_WEIGHT_RANGES))
 
 
-@inline_kernel
+@ir_inline_kernel
 def clone_pair_nb(st):
     """clone_nb for the common state shape (state vector, chance stream): Cityline, Skyline of
     the World and Project Skyline use it as theirs."""
     return st[0].copy(), st[1].copy()
 
 
-@inline_kernel
+@ir_inline_kernel
 def copy_pair_into_nb(dst, src):
     """copy_into_nb for the (state vector, chance stream) shape."""
     dst[0][:] = src[0]

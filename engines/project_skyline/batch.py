@@ -170,7 +170,7 @@ def _simulate_chunk_kernel(with_search):
                 if score[s] > top:
                     top = score[s]
                 write_seat_columns_nb(d, cfg, s, k * P + s, pl)
-            n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
+            n_win, n_top, winner, margin = rank_nb(score, key, np.bool_(True), rank)
             write_seat_results_nb(pl, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(ga, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS],
                                  1 if d[M_ENDING] == END_STALLED else 0)

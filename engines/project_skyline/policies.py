@@ -144,7 +144,7 @@ def random_action_nb(d, prng, legal, n):
             kind, cnt = 1, c1
         else:
             kind, cnt = 2, c2
-    j = below(prng, cnt)
+    j = below(prng, np.int64(cnt))
     for i in range(n):
         if kind_of_nb(ph, legal[i]) == kind:
             if j == 0:

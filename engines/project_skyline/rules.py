@@ -373,7 +373,7 @@ def place_floors_nb(d, cfg, p, s, k):
             if d[B_BTAKEN + s] == 0:
                 d[B_BTAKEN + s] = 1
                 if cfg[K_SP_BMONEY + s] > 0:
-                    gain_nb(d, cfg, p, cfg[K_SP_BMONEY + s], P_SRC_BONUS)
+                    gain_nb(d, cfg, p, cfg[K_SP_BMONEY + s], np.int64(P_SRC_BONUS))
                 if cfg[K_SP_BUPG + s] > 0 and d[b + P_UPOS] > 0:
                     d[b + P_UPOS] -= 1
             d[B_A_FREE + a] -= 1
@@ -401,12 +401,12 @@ def score_area_nb(d, cfg, a):
     for q in range(P):
         pay = area_payout_nb(value, d[B_COUNTS + q], first, second)
         if pay > 0:
-            gain_nb(d, cfg, q, pay, P_SRC_AREA)
+            gain_nb(d, cfg, q, pay, np.int64(P_SRC_AREA))
     d[B_A_SCORED + a] = 1
     u = d[MK_UMK + 3]
     if u >= 0:
         d[MK_REMOVED + u] += 1
-    umk_refill_nb(d, 3)
+    umk_refill_nb(d, np.int64(3))
 
 
 @inline_kernel
@@ -452,7 +452,7 @@ def buy_options_nb(d, cfg, p):
             if d[MK_UMK + j] >= 0:
                 m |= cfg[K_CARD_SYM + d[MK_UMK + j]]
         for h in range(d[b + P_HAND_N]):
-            if upgrade_match_nb(cfg[K_CARD_SYM + d[b + P_HAND + h]], m):  # some slot matches
+            if upgrade_match_nb(cfg[K_CARD_SYM + d[b + P_HAND + h]], np.int64(m)):  # some slot matches
                 upg = True
                 break
     return buy, upg
@@ -579,7 +579,7 @@ def resolve_effects_nb(d, rng, cfg):
         arg = cfg[o + 2]
         d[M_EFF] = e + 1
         if op == OP_MONEY:
-            gain_nb(d, cfg, p, n, P_SRC_CARDS)
+            gain_nb(d, cfg, p, n, np.int64(P_SRC_CARDS))
         elif op == OP_BUILD or op == OP_STACK:
             d[M_PEND_OP] = op
             d[M_PEND_N] = n
@@ -643,7 +643,7 @@ def advance_nb(d, rng, cfg):
                 if (held >> m) & 1:
                     kind = cfg[K_MON_KIND + m]
                     if kind == BONUS_MONEY:
-                        gain_nb(d, cfg, p, cfg[K_MON_AMT + m], P_SRC_MON)
+                        gain_nb(d, cfg, p, cfg[K_MON_AMT + m], np.int64(P_SRC_MON))
                     elif kind == BONUS_UPGRADE:
                         if d[b + P_UPOS] > 0:
                             d[b + P_UPOS] -= 1
@@ -666,7 +666,7 @@ def advance_nb(d, rng, cfg):
             score_area_nb(d, cfg, a)
             if cfg[K_SITES] == 1 and d[B_A_SITE + a] == 1:
                 d[B_A_SITE + a] = 0  # the scorer moves it to a completely unbuilt area, if any
-                if any_site_target_nb(d, cfg, False):
+                if any_site_target_nb(d, cfg, np.bool_(False)):
                     d[M_PHASE] = PH_SITE
                     return
         elif c == C_DISCARD:
@@ -677,7 +677,7 @@ def advance_nb(d, rng, cfg):
         elif c == C_END:
             end_turn_nb(d, rng, cfg)
         elif c == C_SETUP:
-            if d[M_SITE_LEFT] > 0 and any_site_target_nb(d, cfg, True):
+            if d[M_SITE_LEFT] > 0 and any_site_target_nb(d, cfg, np.bool_(True)):
                 d[M_PLAYER] = (cfg[K_SITE_TILES] - 1 - d[M_SITE_LEFT]) % d[M_NPLAYERS]
                 d[M_PHASE] = PH_SITE
                 return
@@ -836,10 +836,10 @@ def buy_nb(d, rng, cfg, a):
         d[b + P_UPGRADES] += 1
         old = hand_remove_nb(d, b, h)
         d[MK_REMOVED + old] += 1
-        event_nb(d, old, EV_TRASHED)
+        event_nb(d, old, np.int64(EV_TRASHED))
         new = d[MK_UMK + j]
         hand_add_nb(d, b, new)
-        event_nb(d, new, EV_UPGRADED)
+        event_nb(d, new, np.int64(EV_UPGRADED))
         umk_refill_nb(d, j)
     elif a >= A_BUY:
         c = a - A_BUY
@@ -850,7 +850,7 @@ def buy_nb(d, rng, cfg, a):
         d[MK_BASIC + c] -= 1
         d[b + P_BOUGHT] += 1
         hand_add_nb(d, b, t)
-        event_nb(d, t, EV_BOUGHT)
+        event_nb(d, t, np.int64(EV_BOUGHT))
     d[M_CONT] = C_SYMBOL
 
 
@@ -876,7 +876,7 @@ def play_nb(d, rng, cfg, a):
         d[M_EXTRA] -= 1
     hand_remove_nb(d, b, h)
     d[b + P_PLAYED] += 1
-    event_nb(d, t, EV_PLAYED)
+    event_nb(d, t, np.int64(EV_PLAYED))
     d[M_CUR] = t
     d[M_EFF] = 0
     d[M_PEND_N] = 0
@@ -906,7 +906,7 @@ def take_nb(d, rng, cfg, a):
     d[MK_BASIC + c] -= 1
     d[b + P_TAKEN] += 1
     hand_add_nb(d, b, t)
-    event_nb(d, t, EV_TAKEN)
+    event_nb(d, t, np.int64(EV_TAKEN))
 
 
 @kernel
@@ -927,8 +927,8 @@ def sell_nb(d, rng, cfg, a):
             t = hand_remove_nb(d, b, a - A_SELL_HAND)
         d[MK_REMOVED + t] += 1
         d[b + P_SOLD] += 1
-        event_nb(d, t, EV_TRASHED)
-        gain_nb(d, cfg, p, d[M_PEND_N], P_SRC_SELL)
+        event_nb(d, t, np.int64(EV_TRASHED))
+        gain_nb(d, cfg, p, d[M_PEND_N], np.int64(P_SRC_SELL))
     d[M_PEND_N] = 0
 
 

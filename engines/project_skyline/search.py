@@ -28,7 +28,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
 from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
@@ -136,7 +136,7 @@ search_nb = make_search(SimpleNamespace(
     rollout_nb=rollout_nb, outcome_nb=outcome_nb))
 
 
-@inline_kernel
+@ir_inline_kernel
 def search_context_nb(cfg):
     """The ctx tuple a search needs (allocated once per batch chunk or step decision)."""
     return cfg, np.empty(POOL, np.int64)

@@ -1,10 +1,8 @@
 """Skyline 3000's jit decorators and the numba types of its one-signature kernels.
 
-`inline_kernel` (engines.core.kernel) is `kernel` with numba's IR inlining:
-the small hot helpers are merged into their callers, so a decision costs no
-calls (with their array arguments and reference counts) and the compiled
-library has fewer levels to optimise. Called from Python, an inline kernel
-is an ordinary jitted function.
+`inline_kernel` (engines.core.kernel) is `kernel` marked for LLVM to copy into
+each caller: the small hot helpers cost no calls, and each is typed once.
+`typed_kernel(sig, inline=True)` is the same for one signature.
 
 The stream draws (`below`, `random_bits`) come from engines.core.rng, whose
 per-draw functions are inline kernels too.
@@ -13,21 +11,23 @@ from __future__ import annotations
 
 import numba
 
-from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, inline_kernel  # noqa: F401 (re-exported)
+from engines.core.kernel import INLINE, KERNEL_OPTIONS, NO_REFCOUNTS, inline_kernel  # noqa: F401 (re-exported)
 
 
-def typed_kernel(sig):
+def typed_kernel(sig, inline=False):
     """`kernel` (no reference counts, no allocation) compiled for one signature
     only: jitted callers convert their arguments (int32 or a literal ->
     int64), so a helper called with mixed integer types compiles once instead
-    of once per type combination."""
+    of once per type combination. inline=True: an `inline_kernel`."""
     def deco(fn):
-        return numba.njit(sig, **NO_REFCOUNTS, **KERNEL_OPTIONS)(fn)
+        return numba.njit(sig, **(INLINE if inline else NO_REFCOUNTS), **KERNEL_OPTIONS)(fn)
     return deco
 
 
 PUB = numba.types.Array(numba.int32, 1, "C")
 I64_ARR = numba.types.Array(numba.int64, 1, "C")
+F64_ARR = numba.types.Array(numba.float64, 1, "C")
 U64_ARR = numba.types.Array(numba.uint64, 1, "C")   # a random stream (engines.core.rng)
 I64 = numba.int64
 F64 = numba.float64
+BOOL = numba.boolean

@@ -24,7 +24,7 @@ from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, columns, keep_alive_all,
     required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
-from engines.core.kernel import kernel, kernel_named
+from engines.core.kernel import ir_inline_kernel, kernel, kernel_named
 from engines.core.lowlevel import unowned
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.skyline_3000.policies import RANDOM, SEARCH, choose_action_nb
@@ -44,8 +44,10 @@ from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
 def _play_game_kernel(with_search):
     """play_game_nb for line-ups with a search seat (with_search) or without one. `with_search`
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
-    typing, so a run of scripted players never compiles the search (most of a cold compile)."""
-    @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
+    typing, so a run of scripted players never compiles the search (most of a cold compile).
+    numba copies it into simulate_chunk_nb (ir_inline_kernel; its callees stay compiled kernels):
+    as a kernel of its own, the whole game's code was optimised and emitted to machine code once
+    for it and once more inside the batch loop, about 2.5 s of a cold start."""
     def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
         """Play one whole game into the buffers pub, hands, sec (preallocated;
         reset here from the variant table tab = KernelParams.tab). seat_pids[s]
@@ -72,7 +74,8 @@ def _play_game_kernel(with_search):
             if not apply_action_nb(pub, hands, sec, a):
                 return False
         return True
-    return play_game_nb
+    play_game_nb.__name__ = play_game_nb.__qualname__ = "play_game_nb" if with_search else "play_game_scripted_nb"
+    return ir_inline_kernel(play_game_nb)
 
 
 play_game_nb = _play_game_kernel(True)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, kernel
-from engines.skyline_3000._jit import F64, I64, PUB, U64_ARR, inline_kernel, typed_kernel
+from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
+from engines.skyline_3000._jit import F64, F64_ARR, I64, PUB, U64_ARR, inline_kernel, typed_kernel
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
@@ -83,7 +83,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
                 nk += 1
         kind = 0
         if nk > 1:
-            pick = below(rng, nk)
+            pick = below(rng, np.int64(nk))
             for k in range(K_NOACT + 1):
                 if (counts >> (8 * k)) & 255:
                     if pick == 0:
@@ -104,7 +104,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
         nk += (kinds >> k) & 1
     if nk == 1:
         return legal[below(rng, n)]
-    pick = below(rng, nk)
+    pick = below(rng, np.int64(nk))
     kind = 0
     for k in range(16):
         if (kinds >> k) & 1:
@@ -116,7 +116,7 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
     for j in range(n):
         if (legal[j] >> A_SHIFT) == kind:
             cnt += 1
-    pick = below(rng, cnt)
+    pick = below(rng, np.int64(cnt))
     for j in range(n):
         if (legal[j] >> A_SHIFT) == kind:
             if pick == 0:
@@ -359,7 +359,7 @@ def potential_nb(pub, p, h, r, rem):
 MEMO_H = 16  # potential_memo_nb remembers heights below this
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64, F64_ARR), inline=True)
 def potential_memo_nb(pub, p, h, r, rem, memo):
     """potential_nb, remembered in memo (float64[2 * MEMO_H], -1 = not yet)
     for the decision at hand."""
@@ -693,12 +693,14 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
 # ====================================================================== dispatch
 
 
-@inline_kernel
+@ir_inline_kernel
 def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
     """The action of policy `policy_id` (RANDOM, GREEDY, HEURISTIC) for the
     seat to act, pub[C_CUR]; hand is that seat's hand row. (SEARCH is not
     dispatched here: it needs the whole state; the batch loop and the step
-    API call search.py for it.)"""
+    API call search.py for it.) numba copies this dispatch into its callers
+    (ir_inline_kernel): a kernel of its own would add one more level of
+    linking every policy's code in a cold compile."""
     if policy_id == GREEDY:
         return policy_greedy_nb(pub, hand, legal, n, w, rng)
     if policy_id == HEURISTIC:

@@ -29,7 +29,7 @@ import numpy as np
 from engines.core.harness import rank_nb, seed_chance_nb
 from engines.core.kernel import kernel
 from engines.core.rng import below
-from engines.skyline_3000._jit import I64, PUB, inline_kernel, typed_kernel
+from engines.skyline_3000._jit import BOOL, I64, I64_ARR, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     P_PAID, P_PLAYED,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
@@ -186,7 +186,7 @@ def draw_card_nb(pub, sec, t):
     return c
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64), inline=True)
 def _discard(pub, t, c):
     o = PILES + t * N_PIROW
     pub[o + PI_DISCARDS + pub[o + PI_DISC]] = c
@@ -207,7 +207,7 @@ def hand_value_nb(hands, p, n, pub):
 # effect (the do_* kernels) and the policies' look-ahead all call it.
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64), inline=True)
 def district_roof_count_nb(pub, d, r):
     """Blocks of district d whose roof is r."""
     bpd = pub[TAB + T_BPD]
@@ -218,7 +218,7 @@ def district_roof_count_nb(pub, d, r):
     return n
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64, I64, I64), inline=True)
 def fits_block_nb(pub, k, h, r, same, first_floors, bpd):
     """THE building rule: may a complete building of height h and roof r go
     into block k, when `same` blocks of k's district already have roof r?
@@ -244,7 +244,7 @@ def block_ok_nb(pub, k, h, r):
     return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // bpd, r), pub[TAB + T_FIRST_FLOORS], bpd)
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64), inline=True)
 def install_spot_nb(pub, k, p):
     """(vacant small platform, own billboard of seat p) in block k: where a
     building may stand."""
@@ -252,7 +252,7 @@ def install_spot_nb(pub, k, p):
     return pub[o + B_VAC] > 0, pub[o + B_BB + p] > 0
 
 
-@kernel
+@typed_kernel((PUB, I64, I64, I64_ARR, BOOL))
 def installs_nb(pub, p, d, out, only_any):
     """Install options of seat p in district d written to out[0:]; returns the
     count. With only_any, returns 1 at the first option found (out untouched).
@@ -359,7 +359,7 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
     return f1st, second
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64), inline=True)
 def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     """THE block value rule: (First Place points, Second Place points) block k
     pays with d_green more Greenspaces, d_bb more Billboards and d_mall more
@@ -373,7 +373,7 @@ def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     return p1, p2
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64), inline=True)
 def spaceport_cards_nb(pub, first, second, p, ns):
     """Extra cards seat p draws from ns Spaceports of a block whose places are
     (first, second)."""
@@ -407,7 +407,7 @@ def scoring_nb(pub):
             pub[o + P_BONUS] += spaceport_cards_nb(pub, first, second, q, ns)
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64), inline=True)
 def place_ok_nb(pub, k, item):
     """May an auctioned item go into block k? Greenspace: a vacant small
     platform; Spaceport / Megamall: a vacant large one."""
@@ -420,7 +420,7 @@ def deck_ok_nb(pub, t):
     return pub[PILES + t * N_PIROW + PI_DECK] + pub[PILES + t * N_PIROW + PI_DISC] > 0
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64), inline=True)
 def billboard_ok_nb(pub, p, k):
     """May seat p put a billboard in block k? (one left, a vacant small platform)"""
     return pub[PLAYERS + p * N_PROW + P_BILLBOARDS] > 0 and pub[BOARD + k * N_BOARD + B_VAC] > 0
@@ -433,7 +433,7 @@ def floor_target_ok_nb(pub, p, i, nb):
     return i == nb or (i < nb and pub[PLR + p * N_PLROW + i] == 0)
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64), inline=True)
 def roof_target_ok_nb(pub, p, i, r, nb):
     """May seat p, with nb buildings in its Plant, put roof type r on building
     i? (incomplete, a roof r left)"""
@@ -685,7 +685,7 @@ def main_flags_nb(pub, p):
     return f
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64, I64, I64_ARR), inline=True)
 def card_ok_nb(pub, p, c, flags, known, okd, scratch):
     """May seat p play card c to act (Floor, Roof or Contract: action kind
     K_FLOOR + its type)? flags = main_flags_nb(pub, p); a Contract also needs

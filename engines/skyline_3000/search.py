@@ -61,7 +61,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import unowned
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
@@ -103,7 +103,7 @@ def n_players_nb(st):
     return st[0][TAB + T_N_PLAYERS]
 
 
-@inline_kernel
+@ir_inline_kernel
 def clone_nb(st):
     """The search's own copy: (pub, hands, sec, owner), reference-count-free views of the three
     buffers, all three laid out in the one array `owner` (it lives as long as the tuple, which
@@ -124,7 +124,7 @@ def clone_nb(st):
     return unowned(p), unowned(h), unowned(s), owner
 
 
-@inline_kernel
+@ir_inline_kernel
 def copy_into_nb(dst, src):
     """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
     piles and the hidden buffers, and only the used rows elsewhere: the board's and the players'
@@ -315,7 +315,7 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
 # its array arguments costs ~80 ns a decision); the rarer work (bid candidates, determinization)
 # sits behind a call.
 
-@inline_kernel
+@ir_inline_kernel
 def determinize_nb(st, ctx, p, prng):
     """Redraw, in place, everything seat p cannot see (module docstring) from the stream prng."""
     redraw_hidden_nb(st[0], st[1], st[2], p, unowned(prng), ctx[0], ctx[2], ctx[3], ctx[4], ctx[5])
@@ -327,7 +327,7 @@ def to_move_nb(st):
     return -1 if pub[C_PHASE] == PH_OVER else pub[C_CUR]
 
 
-@inline_kernel
+@ir_inline_kernel
 def actions_nb(st, ctx, out):
     return search_actions_nb(st[0], st[1], unowned(out), ctx[1], ctx[2], ctx[3], ctx[4], ctx[5])
 
@@ -340,7 +340,7 @@ def apply_nb(st, ctx, a):
     apply_action_nb(pub, hands, st[2], a)
 
 
-@inline_kernel
+@ir_inline_kernel
 def rollout_nb(st, ctx, pid, w, prng, buf):
     """The batch loop's decision (batch.play_game_nb): no listing for bids nor for the random
     player's construction turns."""
@@ -369,7 +369,7 @@ search_nb = make_search(SimpleNamespace(
     rollout_nb=rollout_nb, outcome_nb=outcome_nb))
 
 
-@inline_kernel
+@ir_inline_kernel
 def search_buffers_nb():
     """The arrays a search's ctx views (module docstring), allocated once per batch chunk or
     step decision and handed to search_move_nb."""
@@ -379,7 +379,7 @@ def search_buffers_nb():
             HEURISTIC_W.copy(), np.zeros(8, np.int64), crng)
 
 
-@inline_kernel
+@ir_inline_kernel
 def search_move_nb(st, bufs, w, prng, stats):
     """The search player's action (the rules' action id) for the seat to move; bufs from
     search_buffers_nb. The ctx is made of reference-count-free views of bufs, which outlive

@@ -176,7 +176,7 @@ def _simulate_chunk_kernel(with_search):
                 if prestige > top:
                     top = prestige
                 write_seat_columns_nb(d, cfg, s, k * P + s, players, pent, strat, md, P)
-            n_win, n_top, winner, margin = rank_nb(score, key, True, rank)
+            n_win, n_top, winner, margin = rank_nb(score, key, np.bool_(True), rank)
             write_seat_results_nb(players, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(games, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], d[M_STALLED])
             games[GA_TURNS, k] = d[M_TURN]

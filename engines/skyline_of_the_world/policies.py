@@ -128,7 +128,7 @@ def random_action_nb(prng, legal, n):
         if k != last:
             kinds += 1
             last = k
-    pick = below(prng, kinds)
+    pick = below(prng, np.int64(kinds))
     # the pick-th run of equal kinds
     last = -1
     i = 0

@@ -257,8 +257,8 @@ def afford_mask_nb(d, cfg, p, what, m):
 def legal_build_masks_nb(d, cfg, p):
     """build_masks_nb with the fee affordable."""
     fm, nm, sm = build_masks_nb(d, cfg, p)
-    return afford_mask_nb(d, cfg, p, B_FLOOR, fm), afford_mask_nb(d, cfg, p, B_NEUTRAL, nm), \
-        afford_mask_nb(d, cfg, p, B_SKY, sm)
+    return afford_mask_nb(d, cfg, p, np.int64(B_FLOOR), fm), afford_mask_nb(d, cfg, p, np.int64(B_NEUTRAL), nm), \
+        afford_mask_nb(d, cfg, p, np.int64(B_SKY), sm)
 
 
 @kernel

@@ -42,7 +42,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.core.search import make_search
@@ -229,7 +229,7 @@ search_nb = make_search(SimpleNamespace(
     rollout_nb=rollout_nb, outcome_nb=outcome_nb))
 
 
-@inline_kernel
+@ir_inline_kernel
 def search_context_nb(cfg):
     """The ctx tuple a search needs (allocated once per batch chunk or step decision)."""
     return cfg, np.empty(MAX_CARDS, np.int64), np.empty(MAX_MISSIONS, np.int64)
