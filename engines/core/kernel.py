@@ -4,7 +4,9 @@ Options are set once here (like stumpy's `config`): `cache=True` so a new
 process (a joblib or Dask worker, the CLI) loads compiled code from
 `__pycache__` instead of compiling again; `nogil` so threads could share a
 process; no fastmath, because scores are integers and bit-identical replays
-matter more than a few percent.
+matter more than a few percent; no C-callable wrapper (`no_cfunc_wrapper`):
+numba builds one per compiled function for first-class function values, which
+no kernel is, and it was about a tenth of Skyline 3000's cold start.
 
 With `NUMBA_DISABLE_JIT=1` every kernel runs as plain Python: the same rules,
 stepped through in a debugger.
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import numba
 
-KERNEL_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
+KERNEL_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False, no_cfunc_wrapper=True)
 # set explicitly either way: numba lets a called function inherit the caller's setting otherwise
 # (for forceinline too: a plain kernel called from an inline one would be inlined everywhere)
 NO_REFCOUNTS = dict(_nrt=False, forceinline=False)
