@@ -33,7 +33,7 @@ from engines.cityline.params import (
     K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_TABLE,
     K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
-from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
 from engines.core.harness import keep_alive_all
 from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
 from engines.cityline.rules import (

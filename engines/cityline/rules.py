@@ -47,7 +47,7 @@ from engines.cityline.state import (
     State,
 )
 from engines.core.harness import seed_chance_nb
-from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
+from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index
 from engines.core.rng import below
 

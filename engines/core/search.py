@@ -92,7 +92,7 @@ import numba
 import numpy as np
 
 from engines.core.harness import rank_nb
-from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, REFCOUNTS, inline_kernel, ir_inline_kernel
+from engines.core.kernel import KERNEL_OPTIONS, NO_REFCOUNTS, REFCOUNTS, ir_inline_kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.spec import Column, PolicyInfo
 

@@ -74,7 +74,6 @@ def _play_game_kernel(with_search):
             if not apply_action_nb(pub, hands, sec, a):
                 return False
         return True
-    play_game_nb.__name__ = play_game_nb.__qualname__ = "play_game_nb" if with_search else "play_game_scripted_nb"
     return ir_inline_kernel(play_game_nb)
 
 
