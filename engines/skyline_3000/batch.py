@@ -74,6 +74,8 @@ def _play_game_kernel(with_search):
             if not apply_action_nb(pub, hands, sec, a):
                 return False
         return True
+    # a name per variant, as kernel_named gives (tests/test_scripted_kernels.py says why)
+    play_game_nb.__name__ = play_game_nb.__qualname__ = "play_game_nb" if with_search else "play_game_scripted_nb"
     return ir_inline_kernel(play_game_nb)
 
 
