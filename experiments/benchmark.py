@@ -3,8 +3,9 @@
     python -m experiments.benchmark            # full figures (a few minutes)
     python -m experiments.benchmark --quick    # smaller runs, same figures
     python -m experiments.benchmark --c-reference ../shared/reference/c
-        # also builds and runs the C random playouts in the same run and
-        # prints our speed as a ratio to C's (machine noise cancels out)
+        # also builds the C random playouts and times them against ours in
+        # alternating rounds, printing the median ratio and its range (a
+        # change in the machine's speed falls on both sides of a round)
 
 What it measures, on one core unless said:
   * games/s for each line-up every registered game declares (GameSpec.benchmark),
@@ -40,12 +41,12 @@ def plan() -> list[tuple[str, BenchmarkCase]]:
     return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
 
 
-def games_per_second(game: str, players: int, policy: str | list[str], n: int,
-                     repeats: int = 3, variant: str = "") -> tuple[float, float, float]:
-    """(games/s, mean decisions per game, mean decisions a search seat simulated per game): the
-    best of `repeats` timed calls of simulate; decisions come from the games table's required
-    `decisions` column, so games whose random players decide differently compare per decision
-    too; simulated ones from `search_simulated` (0 without a search seat)."""
+def simulation_timer(game: str, players: int, policy: str | list[str], n: int, variant: str = ""):
+    """A callable that plays `n` fresh games of the line-up and returns (seconds, mean decisions
+    per game, mean decisions a search seat simulated per game), compiled and warmed up first.
+    Decisions come from the games table's required `decisions` column, so games whose random
+    players decide differently compare per decision too; simulated ones from `search_simulated`
+    (0 without a search seat)."""
     from engines.core.lineup import make_lineup
     from engines.registry import get_game
 
@@ -54,19 +55,33 @@ def games_per_second(game: str, players: int, policy: str | list[str], n: int,
     kp = spec.kernel_params(spec.variants.load(variant or None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
+    calls = iter(range(1, 1 << 62))
+
+    def timed_call() -> tuple[float, float, float]:
+        call = next(calls)
+        t0 = time.perf_counter()
+        tables = spec.simulate(kp, ids, w, True, 1, call * n, n)
+        seconds = time.perf_counter() - t0
+        games = tables["games"]
+        return (seconds, float(np.mean(games["decisions"])),
+                float(np.mean(games.get("search_simulated", np.zeros(1)))))
+
+    return timed_call
+
+
+def games_per_second(game: str, players: int, policy: str | list[str], n: int,
+                     repeats: int = 3, variant: str = "") -> tuple[float, float, float]:
+    """(games/s, mean decisions per game, mean decisions a search seat simulated per game): the
+    best of `repeats` timed calls of simulate (see simulation_timer)."""
+    timed_call = simulation_timer(game, players, policy, n, variant)
     if repeats > 1:
         # one untimed call at full size: the first call of a size pays the first touch of fresh
         # output memory (glibc maps large blocks afresh until its mmap threshold adapts to the
         # first one freed), which a long run's workers pay once; measured on Cityline's random
         # solo case, 168k games/s for the first three calls against 243k after
-        spec.simulate(kp, ids, w, True, 0, 0, n)
-    best, decisions, simulated = float("inf"), 0.0, 0.0
-    for r in range(repeats):
-        t0 = time.perf_counter()
-        tables = spec.simulate(kp, ids, w, True, 1, r * n, n)
-        best = min(best, time.perf_counter() - t0)
-        decisions = float(np.mean(tables["games"]["decisions"]))
-        simulated = float(np.mean(tables["games"].get("search_simulated", np.zeros(1))))
+        timed_call()
+    runs = [timed_call() for _ in range(repeats)]
+    best, decisions, simulated = min(runs)
     return n / best, decisions, simulated
 
 
@@ -134,21 +149,43 @@ def run_with_peak_memory(args: list[str]) -> tuple[float, int]:
     return time.perf_counter() - t0, peak
 
 
-def c_reference(c_dir: Path, quick: bool, programs: dict[str, int]) -> dict[str, float]:
-    """Build the C yardsticks into a temporary folder and return the games/s
-    of each program (name -> games to play)."""
+def build_c_reference(c_dir: Path) -> Path:
+    """Build the C yardsticks into a temporary folder and return it."""
     build = Path(tempfile.mkdtemp(prefix="cref-"))
     for src in c_dir.glob("*"):
         if src.is_file():
             shutil.copy(src, build / src.name)
     subprocess.run(["make", "-C", str(build)], check=True, capture_output=True)
-    out = {}
-    for name, games in programs.items():
-        n = max(1, games // 4) if quick else games
-        text = subprocess.run([str(build / name), str(n), "1"], check=True, capture_output=True, text=True).stdout
-        fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
-        out[name] = float(fields["games_per_s"])
-    return out
+    return build
+
+
+def c_games_per_second(build: Path, program: str, games: int, seed: int = 1) -> float:
+    """games/s of one run of a C program (its own clock, so process start is not counted)."""
+    text = subprocess.run([str(build / program), str(games), str(seed)], check=True,
+                          capture_output=True, text=True).stdout
+    fields = dict(kv.split("=", 1) for kv in text.split() if "=" in kv)
+    return float(fields["games_per_s"])
+
+
+def paired_ratio_to_c(timed_call, n: int, build: Path, program: str, c_games: int,
+                      rounds: int) -> tuple[list[float], list[float], list[float], float]:
+    """Our games/s against C's, timed in alternating rounds (C, ours, ours, C, C, ours, ...), so
+    a change in the machine's speed during the run falls on both sides of nearly every ratio;
+    returns (per-round ratios, our and C's per-round games/s, our mean decisions per game)."""
+    ratios, ours, cs, decisions = [], [], [], 0.0
+    for r in range(rounds):
+        order = ("c", "ours") if r % 2 == 0 else ("ours", "c")
+        rates = {}
+        for side in order:
+            if side == "c":
+                rates["c"] = c_games_per_second(build, program, c_games, seed=r + 1)
+            else:
+                seconds, decisions, _ = timed_call()
+                rates["ours"] = n / seconds
+        ratios.append(rates["ours"] / rates["c"])
+        ours.append(rates["ours"])
+        cs.append(rates["c"])
+    return ratios, ours, cs, decisions
 
 
 def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False) -> None:
@@ -157,21 +194,32 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
     scale = 0.25 if quick else 1.0
     print(f"# Skyline Lab benchmark  (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     cases = plan()
-    programs = {case.c_reference: case.c_games for _, case in cases if case.c_reference}
-    c_rates = c_reference(Path(c_dir), quick, programs) if c_dir else {}
+    build = build_c_reference(Path(c_dir)) if c_dir else None
+    rounds = 4 if quick else 6
 
-    print("\n## Throughput, one core, compile excluded (best of 3)")
+    print("\n## Throughput, one core, compile excluded (best of 3; against C: median of "
+          f"{rounds} alternating rounds)")
     print(f"{'game':20s} {'players':>7s} {'policy':10s} {'games/s':>12s} {'us/game':>9s} {'ns/decision':>11s}  vs C")
     random_ns: dict[tuple[str, int], float] = {}
     searches = []
     for game, case in cases:
         players, policy = case.players, case.policy
-        rate, decisions, simulated = games_per_second(game, players, list(case.lineup) or policy,
-                                                      max(2 if simulated_case(case) else 50, int(case.games * scale)),
-                                                      repeats=1 if simulated_case(case) else 3,
-                                                      variant=case.variant)
-        c_ref = c_rates.get(case.c_reference) if case.c_reference else None
-        ratio = f"{rate / c_ref:.2f}x C ({c_ref:,.0f}/s)" if c_ref else ""
+        n = max(2 if simulated_case(case) else 50, int(case.games * scale))
+        lineup = list(case.lineup) or policy
+        ratio = ""
+        if build is not None and case.c_reference:
+            timed_call = simulation_timer(game, players, lineup, n, case.variant)
+            timed_call()  # the first full-size call pays the first touch of its output memory
+            c_games_per_second(build, case.c_reference, max(1, case.c_games // 100))  # page the program in
+            c_games = max(1, int(case.c_games * scale) // rounds)
+            ratios, rates, c_rates, decisions = paired_ratio_to_c(timed_call, n, build, case.c_reference, c_games, rounds)
+            rate, simulated = float(np.median(rates)), 0.0
+            ratio = (f"{np.median(ratios):.2f}x C (rounds {min(ratios):.2f}-{max(ratios):.2f}; "
+                     f"C {np.median(c_rates):,.0f}/s)")
+        else:
+            rate, decisions, simulated = games_per_second(game, players, lineup, n,
+                                                          repeats=1 if simulated_case(case) else 3,
+                                                          variant=case.variant)
         per_decision = 1e9 / rate / decisions if decisions else float("nan")
         if policy == "random" and not case.variant:
             random_ns[(game, players)] = per_decision
