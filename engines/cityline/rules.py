@@ -66,14 +66,13 @@ def populating_faces_nb(d, cfg, roof):
     this roof type (its face is one the type accepts, and enough rolled dice show it). Legality,
     the occupancy effect, the decisions table and the policies all ask this kernel (the roof
     type's two numbers are read once, outside the loop: measured, that matters here)."""
-    mask = cfg[K_ROOF_FACES + roof]
-    need = cfg[K_ROOF_COPIES + roof]
+    need = max(cfg[K_ROOF_COPIES + roof], 1)  # a face no die shows populates nothing
     ok = np.int64(0)
+    # without a branch per face: whether a face qualifies depends on the dice, so a branch is
+    # mispredicted about as often as taken
     for v in range(1, cfg[K_FACES] + 1):
-        k = d[DC + v]
-        if k > 0 and k >= need and (mask >> v) & 1:
-            ok |= np.int64(1) << (v - 1)
-    return ok
+        ok |= np.int64(d[DC + v] >= need) << (v - 1)
+    return ok & (cfg[K_ROOF_FACES + roof] >> 1)
 
 
 @ir_inline_kernel
@@ -82,15 +81,15 @@ def matches_nb(d, cfg, roof):
     ok = populating_faces_nb(d, cfg, roof)
     m = 0
     for v in range(1, cfg[K_FACES] + 1):
-        if (ok >> (v - 1)) & 1:
-            m += d[DC + v]
+        m += ((ok >> (v - 1)) & 1) * d[DC + v]
     return m
 
 
 @ir_inline_kernel
 def is_open_nb(d, b, c):
     """Column c of the player at block b is a roofed building with room, not yet populated."""
-    return d[b + R0 + c] > 0 and d[b + F0 + c] == 0 and d[b + O0 + c] < d[b + H0 + c]
+    # `&`, not `and`: one test of all three, not a branch on each (see populating_faces_nb)
+    return (d[b + R0 + c] > 0) & (d[b + F0 + c] == 0) & (d[b + O0 + c] < d[b + H0 + c])
 
 
 @ir_inline_kernel
@@ -98,8 +97,7 @@ def n_open_nb(d, cfg, b):
     """Open buildings (is_open_nb) of the player at block b."""
     k = 0
     for c in range(cfg[K_COLUMNS]):
-        if is_open_nb(d, b, c):
-            k += 1
+        k += np.int64(is_open_nb(d, b, c))
     return k
 
 
@@ -185,21 +183,19 @@ def choice_mask_nb(d, cfg):
     # bit v - 1: a rolled die shows v
     shown = np.int64(0)
     for v in range(1, cfg[K_FACES] + 1):
-        if d[DC + v] > 0:
-            shown |= np.int64(1) << (v - 1)
+        shown |= np.int64(d[DC + v] > 0) << (v - 1)
     m = np.int64(0)
     if phase == PH_ROOF:
-        for c in range(cols):
-            if d[b + R0 + c] == 0:
-                m |= shown << (8 * c)
+        for c in range(cols):  # no branches on the sheet here either (see populating_faces_nb)
+            m |= (shown * np.int64(d[b + R0 + c] == 0)) << (8 * c)
         return m
     # PH_OCCUPY: a building with a matching die, setting aside a die that placed an occupant;
     # the forced X-fill (any open building, any die) only if no building matches
     opened = np.int64(0)
     for c in range(cols):
-        if is_open_nb(d, b, c):
-            opened |= shown << (8 * c)
-            m |= populating_faces_nb(d, cfg, d[b + R0 + c]) << (8 * c)
+        is_open = np.int64(is_open_nb(d, b, c))
+        opened |= (shown * is_open) << (8 * c)
+        m |= (populating_faces_nb(d, cfg, d[b + R0 + c]) * is_open) << (8 * c)
     if m == 0:
         return opened
     return m
@@ -245,9 +241,7 @@ def build_walls_nb(d, cfg):
     maxf = cfg[K_MAX_FLOORS]
     for f in range(1, cfg[K_FACES] + 1):
         k = d[DC + f]
-        if k == 0:
-            continue
-        c = f - 1
+        c = f - 1  # a face no die shows adds 0 below: no branch on it (mispredicted a third of the time)
         for q in range(P):
             b = PBASE + q * PB
             if c >= cols:

@@ -132,7 +132,16 @@ if numba.config.DISABLE_JIT:
 
 @kernel
 def nth_bit_index(m, k):
-    """Index of the k-th (0-based, from the lowest) set bit of m; m has more than k set bits."""
-    for _ in range(k):
-        m &= m - 1
-    return lowest_bit_index(m)
+    """Index of the k-th (0-based, from the lowest) set bit of m; m has more than k set bits.
+    A binary search on bit counts, without a branch: clearing the k lowest bits one by one ends
+    its loop after a random number of rounds, which the processor mispredicts."""
+    x = np.uint64(m)
+    k = np.int64(k)
+    pos = np.int64(0)
+    for half in (32, 16, 8, 4, 2, 1):
+        low = popcount(x & ((np.uint64(1) << np.uint64(half)) - np.uint64(1)))
+        up = np.int64(k >= low)  # 1: the bit is in the upper half
+        k -= low * up
+        x >>= np.uint64(half * up)
+        pos += half * up
+    return pos
