@@ -292,10 +292,8 @@ def draw_roofs_nb(d, cfg):
         c = d[b + PS + P_PEND_C]
         d[b + R0 + c] = v
         d[b + AS + turn] = v
-        if v & 1:
-            d[b + PS + P_C_ODD] += 1
-        else:
-            d[b + PS + P_C_EVEN] += 1
+        d[b + PS + P_C_ODD] += v & 1  # no branch on the die (see populating_faces_nb)
+        d[b + PS + P_C_EVEN] += 1 - (v & 1)
         d[b + PS + P_PEND_V] = 0
     d[M_TURN] = turn + 1
 
@@ -356,10 +354,8 @@ def fill_buildings_nb(d, cfg):
         if m == 0:
             d[b + PS + P_FORCED_X] += 1
         d[b + AS + MAX_TURNS + turn] = v
-        if v & 1:
-            d[b + PS + P_O_ODD] += 1
-        else:
-            d[b + PS + P_O_EVEN] += 1
+        d[b + PS + P_O_ODD] += v & 1
+        d[b + PS + P_O_EVEN] += 1 - (v & 1)
         d[b + PS + P_OCC_TURNS] += 1
         d[b + PS + P_PEND_V] = 0
     d[M_TURN] = turn + 1
@@ -374,10 +370,10 @@ def reroll_nb(d, cfg, mask):
     d[M_DECISIONS] += 1
     nd = d[M_NDICE]
     k = 0
-    for i in range(nd):
-        if (mask >> i) & 1:
-            d[DV + i] = d[DR + i]
-            k += 1
+    for i in range(nd):  # no branch on the mask's bits (see populating_faces_nb)
+        bit = (mask >> i) & 1
+        d[DV + i] = d[DR + i] if bit else d[DV + i]
+        k += bit
     if k > 0:
         count_dice_nb(d, nd)
     d[M_REROLLED] = k
