@@ -6,8 +6,8 @@ the search branch before typing. The search is most of a cold compile (Skyline 3
 nine minutes against one), so a scripted run must take the scripted kernel and that kernel
 must not pull the search in. Checked in a fresh process with an empty numba cache, where every
 kernel the run reaches really compiles (a kernel loaded from a filled cache would not show it).
-The same probe checks that no kernel compiled twice for one literal constant or read-only array
-argument, and that no kernel without reference counts returns an array (engines.core.kernel says
+The same probe checks that no kernel compiled twice for one literal constant, read-only array
+or narrower signed integer argument, and that no kernel without reference counts returns an array (engines.core.kernel says
 why for both: its caller would release a reference that was never counted).
 """
 import os
@@ -57,13 +57,16 @@ spec.simulate(spec.kernel_params(spec.variants.load(None), p), lineup.policy_ids
 strong = getattr(importlib.import_module(f"engines.{{game}}.policies"), "strong_action_nb", None)
 print(len(search.search_nb.signatures) + (len(strong.signatures) if strong else 0),
       len(batch.simulate_chunk_nb.signatures), len(batch.simulate_chunk_scripted_nb.signatures))
-# kernels compiled twice for argument types that differ only in a literal value or a read-only
-# flag (engines.core.kernel: wrap the constant), by name
+# kernels compiled twice for argument types that differ only in a literal value, a read-only
+# flag or the width of a signed integer (engines.core.kernel: wrap the constant or the narrow
+# value in np.int64), by name
 import sys
 from numba.core import types
 from numba.core.registry import CPUDispatcher
 def plain(t):
     t = types.unliteral(t)
+    if isinstance(t, types.Integer) and t.signed:
+        return types.int64
     return t.copy(readonly=False) if isinstance(t, types.Array) else t
 twice = set()
 for name, mod in list(sys.modules.items()):
@@ -124,9 +127,9 @@ def test_a_scripted_lineup_compiles_no_search(game, tmp_path):
     searched, with_search, scripted, twice, checked, returning = _probe(game, "heuristic", tmp_path)
     assert (with_search, scripted) == (0, 1), "a scripted line-up must take the scripted kernel"
     assert searched == 0, "the scripted kernel compiled a look-ahead player (search, strong) in"
-    # a literal constant (0, True) or a module-level array passed to a called kernel compiles
-    # it once more for that type alone (engines.core.kernel): seconds of every cold start
-    assert twice == "-", f"kernels compiled twice for a literal or read-only argument: {twice}"
+    # a literal constant (0, True), a module-level array or an int32 passed to a called kernel
+    # compiles it once more for that type alone (engines.core.kernel): seconds of every cold start
+    assert twice == "-", f"kernels compiled twice for a literal, read-only or int32 argument: {twice}"
     # a kernel without reference counts that returns an array hands its caller a reference
     # that was never counted (engines.core.kernel)
     assert checked >= 20, "the probe compiled too few kernels to mean anything"

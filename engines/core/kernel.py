@@ -18,7 +18,9 @@ one for ordinary int64 / bool; a module-level array is a read-only constant,
 another type again. Each extra copy is a whole compile of `f` and of every
 kernel it inlines (a policy: seconds of a cold start). So a constant
 argument is written `np.int64(0)`, `np.bool_(True)`, and a module-level
-array is passed as `writable_view(ARRAY)` (engines.core.lowlevel). This holds
+array is passed as `writable_view(ARRAY)` (engines.core.lowlevel). The same
+goes for a value read from an int32 array (a game's public state may be one):
+`f(rng, np.int64(pub[i]))`, or `f` compiles once more for int32. This holds
 for inline kernels too: each is compiled once per signature, like any kernel.
 tests/test_scripted_kernels.py fails when a kernel compiles twice this way.
 

@@ -125,7 +125,7 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         if shared:
             pub[BOARD + k * N_BOARD + B_VAC] -= 1
         pub[BOARD + k * N_BOARD + B_GREEN] += 1
-    key = below(sec, P)  # "Select a player randomly and give him the Key"
+    key = below(sec, np.int64(P))  # "Select a player randomly and give him the Key" (P: int32)
     pub[C_KEY] = key
     pub[C_FIRST_KEY] = key
     _begin_construction(pub, P)
