@@ -20,6 +20,7 @@ What it measures, on one core unless said:
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import subprocess
@@ -41,7 +42,8 @@ def plan() -> list[tuple[str, BenchmarkCase]]:
     return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
 
 
-def simulation_timer(game: str, players: int, policy: str | list[str], n: int, variant: str = ""):
+def simulation_timer(game: str, players: int, policy: str | list[str], n: int, variant: str = "",
+                     warm_full_size: bool = True):
     """A callable that plays `n` fresh games of the line-up and returns (seconds, mean decisions
     per game, mean decisions a search seat simulated per game), compiled and warmed up first.
     Decisions come from the games table's required `decisions` column, so games whose random
@@ -55,12 +57,18 @@ def simulation_timer(game: str, players: int, policy: str | list[str], n: int, v
     kp = spec.kernel_params(spec.variants.load(variant or None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
     spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
-    calls = iter(range(1, 1 << 62))
+    if warm_full_size:
+        # one untimed call at full size: the first call of a size pays the first touch of fresh
+        # output memory (glibc maps large blocks afresh until its mmap threshold adapts to the
+        # first one freed), which a long run's workers pay once; measured on Cityline's random
+        # solo case, 168k games/s for the first three calls against 243k after
+        spec.simulate(kp, ids, w, True, 0, 0, n)
+    calls = itertools.count()
 
     def timed_call() -> tuple[float, float, float]:
-        call = next(calls)
+        first = next(calls) * n
         t0 = time.perf_counter()
-        tables = spec.simulate(kp, ids, w, True, 1, call * n, n)
+        tables = spec.simulate(kp, ids, w, True, 1, first, n)
         seconds = time.perf_counter() - t0
         games = tables["games"]
         return (seconds, float(np.mean(games["decisions"])),
@@ -72,16 +80,10 @@ def simulation_timer(game: str, players: int, policy: str | list[str], n: int, v
 def games_per_second(game: str, players: int, policy: str | list[str], n: int,
                      repeats: int = 3, variant: str = "") -> tuple[float, float, float]:
     """(games/s, mean decisions per game, mean decisions a search seat simulated per game): the
-    best of `repeats` timed calls of simulate (see simulation_timer)."""
-    timed_call = simulation_timer(game, players, policy, n, variant)
-    if repeats > 1:
-        # one untimed call at full size: the first call of a size pays the first touch of fresh
-        # output memory (glibc maps large blocks afresh until its mmap threshold adapts to the
-        # first one freed), which a long run's workers pay once; measured on Cityline's random
-        # solo case, 168k games/s for the first three calls against 243k after
-        timed_call()
-    runs = [timed_call() for _ in range(repeats)]
-    best, decisions, simulated = min(runs)
+    best of `repeats` timed calls of simulate (see simulation_timer; a single call, for the slow
+    search line-ups, is not warmed up at full size)."""
+    timed_call = simulation_timer(game, players, policy, n, variant, warm_full_size=repeats > 1)
+    best, decisions, simulated = min(timed_call() for _ in range(repeats))
     return n / best, decisions, simulated
 
 
@@ -168,24 +170,22 @@ def c_games_per_second(build: Path, program: str, games: int, seed: int = 1) -> 
 
 
 def paired_ratio_to_c(timed_call, n: int, build: Path, program: str, c_games: int,
-                      rounds: int) -> tuple[list[float], list[float], list[float], float]:
+                      rounds: int) -> tuple[list[float], list[float], list[float], float, float]:
     """Our games/s against C's, timed in alternating rounds (C, ours, ours, C, C, ours, ...), so
     a change in the machine's speed during the run falls on both sides of nearly every ratio;
-    returns (per-round ratios, our and C's per-round games/s, our mean decisions per game)."""
-    ratios, ours, cs, decisions = [], [], [], 0.0
+    returns (per-round ratios, our and C's per-round games/s, and timed_call's mean decisions and
+    simulated decisions per game)."""
+    ratios, ours, cs = [], [], []
     for r in range(rounds):
-        order = ("c", "ours") if r % 2 == 0 else ("ours", "c")
-        rates = {}
-        for side in order:
-            if side == "c":
-                rates["c"] = c_games_per_second(build, program, c_games, seed=r + 1)
-            else:
-                seconds, decisions, _ = timed_call()
-                rates["ours"] = n / seconds
-        ratios.append(rates["ours"] / rates["c"])
-        ours.append(rates["ours"])
-        cs.append(rates["c"])
-    return ratios, ours, cs, decisions
+        if r % 2 == 0:
+            c = c_games_per_second(build, program, c_games, seed=r + 1)
+        seconds, decisions, simulated = timed_call()
+        if r % 2 == 1:
+            c = c_games_per_second(build, program, c_games, seed=r + 1)
+        ours.append(n / seconds)
+        cs.append(c)
+        ratios.append(ours[-1] / c)
+    return ratios, ours, cs, decisions, simulated
 
 
 def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False) -> None:
@@ -209,11 +209,11 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
         ratio = ""
         if build is not None and case.c_reference:
             timed_call = simulation_timer(game, players, lineup, n, case.variant)
-            timed_call()  # the first full-size call pays the first touch of its output memory
             c_games_per_second(build, case.c_reference, max(1, case.c_games // 100))  # page the program in
             c_games = max(1, int(case.c_games * scale) // rounds)
-            ratios, rates, c_rates, decisions = paired_ratio_to_c(timed_call, n, build, case.c_reference, c_games, rounds)
-            rate, simulated = float(np.median(rates)), 0.0
+            ratios, rates, c_rates, decisions, simulated = paired_ratio_to_c(
+                timed_call, n, build, case.c_reference, c_games, rounds)
+            rate = float(np.median(rates))
             ratio = (f"{np.median(ratios):.2f}x C (rounds {min(ratios):.2f}-{max(ratios):.2f}; "
                      f"C {np.median(c_rates):,.0f}/s)")
         else:
