@@ -7,8 +7,9 @@ nine minutes against one), so a scripted run must take the scripted kernel and t
 must not pull the search in. Checked in a fresh process with an empty numba cache, where every
 kernel the run reaches really compiles (a kernel loaded from a filled cache would not show it).
 The same probe checks that no kernel compiled twice for one literal constant, read-only array
-or narrower signed integer argument, and that no kernel without reference counts returns an array (engines.core.kernel says
-why for both: its caller would release a reference that was never counted).
+or narrower signed integer argument, and that no kernel without reference counts returns an
+array (engines.core.kernel says why for both: its caller would release a reference that was
+never counted).
 """
 import os
 import subprocess
