@@ -2,7 +2,8 @@
 
 `inline_kernel` (engines.core.kernel) is `kernel` marked for LLVM to copy into
 each caller: the small hot helpers cost no calls, and each is typed once.
-`typed_kernel(sig, inline=True)` is the same for one signature.
+`typed_kernel(sig, inline=True)` is the same for one signature (both from
+engines.core.kernel).
 
 The stream draws (`below`, `random_bits`) come from engines.core.rng, whose
 per-draw functions are inline kernels too.
@@ -11,18 +12,7 @@ from __future__ import annotations
 
 import numba
 
-from engines.core.kernel import INLINE, KERNEL_OPTIONS, NO_REFCOUNTS, inline_kernel  # noqa: F401 (re-exported)
-
-
-def typed_kernel(sig, inline=False):
-    """`kernel` (no reference counts, no allocation) compiled for one signature
-    only: jitted callers convert their arguments (int32 or a literal ->
-    int64), so a helper called with mixed integer types compiles once instead
-    of once per type combination. inline=True: an `inline_kernel`."""
-    def deco(fn):
-        return numba.njit(sig, **(INLINE if inline else NO_REFCOUNTS), **KERNEL_OPTIONS)(fn)
-    return deco
-
+from engines.core.kernel import inline_kernel, typed_kernel  # noqa: F401 (re-exported)
 
 PUB = numba.types.Array(numba.int32, 1, "C")
 I64_ARR = numba.types.Array(numba.int64, 1, "C")
