@@ -29,7 +29,7 @@ from engines.core.harness import (
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb,
     write_seat_results_nb,
 )
-from engines.core.kernel import kernel, kernel_named
+from engines.core.kernel import inline_kernel, kernel, kernel_named
 from engines.core.lowlevel import unowned
 from engines.core.search import N_STATS, STAT_SIMULATED
 
@@ -55,7 +55,7 @@ N_PL, N_GA, N_DE = len(PLAYERS.names), len(GAMES.names), len(DECISIONS.names)
 assert DTYPES["decisions"]["dice_code"] == np.int32 and N_TYPES == MAX_FACES
 
 
-@kernel
+@inline_kernel
 def dice_code_nb(d, faces):
     """Counts per face as decimal digits, face 1 leftmost: 1 1 2 4 6 6 -> 201102."""
     code = 0
@@ -64,7 +64,7 @@ def dice_code_nb(d, faces):
     return code
 
 
-@kernel
+@inline_kernel
 def record_decision_nb(d, cfg, a, dec, dcode, row):
     """One `decisions` row for the roof / occupancy action `a` about to be applied."""
     p = d[M_PLAYER]
