@@ -10,6 +10,9 @@
 What it measures, on one core unless said:
   * games/s for each line-up every registered game declares (GameSpec.benchmark),
     compile time excluded (one warm-up call first), as the best of a few repeats;
+    the games are played as a run of that many games plays them: in calls of
+    the runner's chunk size (experiments.runner.default_chunk_size, at most
+    10,000 games), each returning its tables;
   * start-up: a fresh process importing a game and playing one game, with
     an empty numba cache (cold: everything compiles) and with the cache
     filled (what every CLI call and every worker pays), and the CLI itself;
@@ -46,33 +49,44 @@ def simulation_timer(game: str, players: int, policy: str | list[str], n: int, v
                      warm_full_size: bool = True):
     """A callable that plays `n` fresh games of the line-up and returns (seconds, mean decisions
     per game, mean decisions a search seat simulated per game), compiled and warmed up first.
-    Decisions come from the games table's required `decisions` column, so games whose random
-    players decide differently compare per decision too; simulated ones from `search_simulated`
-    (0 without a search seat)."""
+    The games are played as a run of `n` games plays them, in calls of the runner's chunk size
+    (default_chunk_size: at most 10,000 games), each returning its tables: one call of 400,000
+    Cityline games wrote some 150 MB of tables, which glibc maps afresh on every call (blocks
+    above its 32 MB mmap ceiling are never reused), a cost no run pays (1/1.21 of the chunked
+    speed, measured paired). Decisions come from the games table's required `decisions` column,
+    so games whose random players decide differently compare per decision too; simulated ones
+    from `search_simulated` (0 without a search seat)."""
     from engines.core.lineup import make_lineup
     from engines.registry import get_game
+    from experiments.runner import default_chunk_size
 
     spec = get_game(game)
     lineup = make_lineup(spec, [policy] if isinstance(policy, str) else list(policy), players, True)
     kp = spec.kernel_params(spec.variants.load(variant or None), players)
     ids, w = lineup.policy_ids(), lineup.weight_rows(spec.max_weights)
-    spec.simulate(kp, ids, w, True, 0, 0, max(1, n // 100))  # compile / load from cache
+    chunk = default_chunk_size(n)
+
+    def play(seed: int, first: int) -> tuple[float, float]:
+        """Games [first, first + n) of run `seed`, chunk by chunk: (mean decisions, mean simulated)."""
+        decisions = simulated = 0.0
+        for start in range(first, first + n, chunk):
+            games = spec.simulate(kp, ids, w, True, seed, start, min(chunk, first + n - start))["games"]
+            decisions += float(np.sum(games["decisions"]))
+            simulated += float(np.sum(games.get("search_simulated", np.zeros(1))))
+        return decisions / n, simulated / n
+
+    spec.simulate(kp, ids, w, True, 0, 0, max(1, min(chunk, n) // 100))  # compile / load from cache
     if warm_full_size:
-        # one untimed call at full size: the first call of a size pays the first touch of fresh
-        # output memory (glibc maps large blocks afresh until its mmap threshold adapts to the
-        # first one freed), which a long run's workers pay once; measured on Cityline's random
-        # solo case, 168k games/s for the first three calls against 243k after
-        spec.simulate(kp, ids, w, True, 0, 0, n)
+        # one untimed pass: the first calls pay the first touch of fresh output memory, which a
+        # long run's workers pay once
+        play(0, 0)
     calls = itertools.count()
 
     def timed_call() -> tuple[float, float, float]:
         first = next(calls) * n
         t0 = time.perf_counter()
-        tables = spec.simulate(kp, ids, w, True, 1, first, n)
-        seconds = time.perf_counter() - t0
-        games = tables["games"]
-        return (seconds, float(np.mean(games["decisions"])),
-                float(np.mean(games.get("search_simulated", np.zeros(1)))))
+        decisions, simulated = play(1, first)
+        return time.perf_counter() - t0, decisions, simulated
 
     return timed_call
 

@@ -1,0 +1,40 @@
+"""experiments.benchmark times games as a run plays them: in calls of the runner's chunk size,
+the same games as one call would play."""
+import dataclasses
+
+import numpy as np
+
+import engines.registry
+from engines.core.lineup import make_lineup
+from engines.registry import get_game
+from experiments import benchmark
+from experiments.runner import default_chunk_size
+
+
+def test_the_timer_plays_the_games_of_one_call_in_run_sized_chunks(monkeypatch):
+    spec = get_game("cityline")
+    n = 5_000   # default_chunk_size: 312 games a call, the last one shorter
+    calls = []
+    simulate = spec.simulate
+
+    def recording(kp, ids, w, rotate, seed, start, count):
+        calls.append((seed, start, count))
+        return simulate(kp, ids, w, rotate, seed, start, count)
+
+    recorded = dataclasses.replace(spec, simulate=recording)
+    monkeypatch.setattr(engines.registry, "get_game", lambda game: recorded)
+    timed_call = benchmark.simulation_timer("cityline", 1, "random", n, warm_full_size=False)
+    calls.clear()
+    seconds, decisions, simulated = timed_call()
+    chunk = default_chunk_size(n)
+    assert chunk < n
+    assert [c[2] for c in calls] == [chunk] * (n // chunk) + [n % chunk]
+    assert [c[1] for c in calls] == list(range(0, n, chunk)) and {c[0] for c in calls} == {1}
+    assert seconds > 0 and simulated == 0
+    lineup = make_lineup(spec, ["random"], 1, True)
+    whole = simulate(spec.kernel_params(spec.variants.load(None), 1), lineup.policy_ids(),
+                     lineup.weight_rows(spec.max_weights), True, 1, 0, n)["games"]
+    assert decisions == np.mean(whole["decisions"])
+    calls.clear()
+    timed_call()   # the next call plays the next n games
+    assert calls[0][1] == n and sum(c[2] for c in calls) == n
