@@ -80,14 +80,16 @@ def test_jitted_callers_get_no_wrapper_and_python_calls_its_twin(tmp_path):
 
 @pytest.mark.jit_off
 def test_without_the_jit_a_kernel_is_its_python_function():
+    """Under NUMBA_DISABLE_JIT=1 (CI's jit_off step) a kernel is the function itself, to step
+    through in a debugger; compiled, it is a JitCallerDispatcher whose Python call gives the same."""
     import numba
 
-    if not numba.config.DISABLE_JIT:
-        pytest.skip("runs under NUMBA_DISABLE_JIT=1 (CI's jit_off step)")
-    from engines.core.kernel import kernel, typed_kernel
+    from engines.core.kernel import JitCallerDispatcher, kernel, typed_kernel
 
-    def f(a):
+    def add_one(a):
         return a + 1
 
-    assert kernel(f) is f
-    assert typed_kernel((numba.int64,))(f) is f
+    for k in (kernel(add_one), typed_kernel((numba.int64,))(add_one)):
+        assert (k is add_one) == bool(numba.config.DISABLE_JIT)
+        assert isinstance(k, JitCallerDispatcher) != bool(numba.config.DISABLE_JIT)
+        assert k(41) == 42
