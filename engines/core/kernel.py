@@ -80,9 +80,10 @@ class JitCallerDispatcher(CPUDispatcher):
             twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             twin.__qualname__ = fn.__qualname__ + ".python_entry"
             twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
-            options = {k: v for k, v in self.targetoptions.items() if k in KERNEL_OPTIONS or k == "_nrt"}
+            # compiled as a plain `kernel` was before this class: an inline kernel's twin is
+            # called, not inlined, and both kinds run without reference counts
             signature = [self._signature] if self._signature is not None else None
-            self._python_entry = numba.njit(signature, **options, forceinline=False, cache=True)(twin)
+            self._python_entry = numba.njit(signature, **NO_REFCOUNTS, **KERNEL_OPTIONS)(twin)
         return self._python_entry(*args, **kwargs)
 
 
