@@ -57,6 +57,7 @@ def simulation_timer(game: str, players: int, policy: str | list[str], n: int, v
     so games whose random players decide differently compare per decision too; simulated ones
     from `search_simulated` (0 without a search seat)."""
     from engines.core.lineup import make_lineup
+    from analysis import runfolder
     from engines.registry import get_game
     from experiments.runner import default_chunk_size
 
@@ -69,8 +70,8 @@ def simulation_timer(game: str, players: int, policy: str | list[str], n: int, v
     def play(seed: int, first: int) -> tuple[float, float]:
         """Games [first, first + n) of run `seed`, chunk by chunk: (mean decisions, mean simulated)."""
         decisions = simulated = 0.0
-        for start in range(first, first + n, chunk):
-            games = spec.simulate(kp, ids, w, True, seed, start, min(chunk, first + n - start))["games"]
+        for _, start, count in runfolder.plan_chunks(n, chunk):
+            games = spec.simulate(kp, ids, w, True, seed, first + start, count)["games"]
             decisions += float(np.sum(games["decisions"]))
             simulated += float(np.sum(games.get("search_simulated", np.zeros(1))))
         return decisions / n, simulated / n
