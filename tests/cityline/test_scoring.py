@@ -60,6 +60,14 @@ def test_roof_on_an_empty_column_scores_nothing():
     assert s["score"] == 3 - 1
 
 
+def test_empty_building_scores_its_zero_occupant_points_in_the_variant():
+    over = {"roof.6.table": [3, 3, 3, 3, 3, 3], "scoring.empty_building_scores": True}
+    g = sheet_game([(0, 6, 0, 0, 0), (2, 1, 0, 2, 1)], overrides=over)
+    s = score_parts(g)
+    assert s["cols"][:2] == [3, 0]
+    assert s["score"] == 3 - 1
+
+
 def test_sky_is_judged_on_construction_dice():
     from engines.cityline.game import new_game
     from engines.cityline.state import P_SKY, views

@@ -12,7 +12,7 @@ from engines.skyline_3000.state import (
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
     PH_PLACE, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
-    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL,
+    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, K_FLOOR,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -517,6 +517,75 @@ def test_item_with_no_place_is_lost_but_paid_for():
     row = g.state.alog[0]
     assert row[A_WINNER] == key and row[A_PRICE] == 5 and row[A_BLOCK] == -1
     assert g.phase_id != PH_PLACE and g.state.players[key, P_NHAND] == 0
+
+
+def test_item_with_no_place_refunded_variant_returns_the_bid():
+    # auction.unplaceable_item = "lost_refunded": the item is lost, the winner keeps his cards
+    g = _game(**{"auction.unplaceable_item": "lost_refunded"})
+    kp = g.kp
+    g.state.board[:, B_VAC] = 0
+    c = card_id(kp, FLOOR, 5)
+    key = int(g.state.ctrl[C_KEY])
+    _to_auction(g, {key: [c]})
+    while g.state.ctrl[C_N_AUC] == 0:   # the first auction only (he keeps his card for the next)
+        space = g.legal_actions()
+        g.apply_action(space.bid_values([5] if g.current_player() == key else []))
+    row = g.state.alog[0]
+    assert row[A_WINNER] == key and row[A_BID + key] == 5 and row[A_PRICE] == 0 and row[A_BLOCK] == -1
+    assert g.phase_id == PH_BID and g.state.players[key, P_NHAND] == 1 and g.state.hands[key, 0] == c
+    assert g.state.piles[FLOOR, PI_DISC] == 0
+
+
+@pytest.mark.parametrize("stacking, factor", [("once", 2), ("each", 4)])
+def test_several_megamalls_in_a_block_multiply_once_or_each(stacking, factor):
+    kp = kp_for(**{"board.large_platforms": 2, "scoring.megamall_stacking": stacking})
+    board = empty_board(kp)
+    build(board, 4, ORANGE, 1)
+    megamall(board, 4)
+    megamall(board, 4)
+    assert score_board(kp, board)[ORANGE, P_EV_FIRST] == 2 * factor
+
+
+@pytest.mark.parametrize("stacking, cards", [("each", 4), ("once", 2)])
+def test_several_spaceports_in_a_block_pay_each_or_once(stacking, cards):
+    kp = kp_for(**{"board.large_platforms": 2, "scoring.spaceport_stacking": stacking})
+    board = empty_board(kp)
+    build(board, 4, ORANGE, 1)
+    spaceport(board, 4)
+    spaceport(board, 4)
+    assert score_board(kp, board)[ORANGE, P_BONUS] == cards
+
+
+@pytest.mark.parametrize("rule, playable", [("place_what_is_left", True), ("needs_full_card", False)])
+def test_a_floor_card_when_one_floor_is_left(rule, playable):
+    g = _game(**{"construction.short_floor_stock": rule})
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    c = card_id(kp, FLOOR, 3)
+    set_hand(st, p, [c])
+    st.ctrl[C_STOCK] = 1
+    assert (A_(K_FLOOR, c) in g.legal_actions()) == playable
+    if playable:
+        n = st.players[p, P_NBUILD]
+        g.apply_action(A_(K_FLOOR, c))
+        g.apply_action(g.legal_actions()[-1])   # the one floor left starts a new building
+        assert st.ctrl[C_STOCK] == 0 and st.players[p, P_NBUILD] == n + 1 and g.phase_id == PH_MAIN
+
+
+def test_hand_limit_stops_the_draw_spaceport_cards_included():
+    # cards.hand_limit = 10: hands of 8 draw 2 (the Spaceport First's 2 extra cards are lost, too)
+    g = _game(n=2, seed=4, **{"cards.hand_limit": 10})
+    st = g.state
+    a = int(st.ctrl[C_KEY])
+    build(st.board, 0, a, 1)
+    spaceport(st.board, 0)
+    _to_draw(g)
+    assert st.players[a, P_BONUS] == 2
+    hands0 = st.players[:, P_NHAND].copy()
+    assert hands0.tolist() == [8, 8]
+    while g.phase_id == PH_DRAW:
+        g.apply_action(g.legal_actions()[0])
+    assert st.players[:, P_NHAND].tolist() == [10, 10] and st.ctrl[C_ROUND] == 1
 
 
 def test_bid_must_be_subset_of_hand():
