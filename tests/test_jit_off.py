@@ -118,7 +118,7 @@ def _suite_conftest(config):
 
 
 @pytest.mark.jit_off
-def test_every_registered_game_has_its_rule_tests_in_the_plain_python_subset(request):
+def test_every_registered_game_has_its_rule_tests_in_the_plain_python_subset(request, monkeypatch):
     # chosen from engines.registry: each game's tests/<game_id>/test_rules.py, whatever the game
     conftest = _suite_conftest(request.config)
     root = Path(__file__).resolve().parent.parent
@@ -134,3 +134,7 @@ def test_every_registered_game_has_its_rule_tests_in_the_plain_python_subset(req
     assert not conftest.jit_off_selected("tests/skyline_of_the_world/test_play.py", "test_x")
     assert not conftest.jit_off_selected("tests/cityline/test_search.py", "test_x")
     assert conftest.jit_off_selected("tests/cityline/test_play.py", "test_determinism_chunking")
+    # a rule-level test too slow for plain Python leaves the subset by its name alone
+    monkeypatch.setitem(conftest.JIT_OFF_TOO_SLOW, "tests/cityline/test_rules.py", {"test_slow"})
+    assert not conftest.jit_off_selected("tests/cityline/test_rules.py", "test_slow")
+    assert conftest.jit_off_selected("tests/cityline/test_rules.py", "test_other")
