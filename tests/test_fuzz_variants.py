@@ -412,9 +412,18 @@ DEGENERATE = [
                       "cards.deal_roof": 0, "cards.deal_floor": 0, "cards.deal_contract": 0}),
     ("skyline_3000", {"supply.starting_buildings": [[20, 1], [20, 2]], "supply.floor_stock": 400}),
     ("skyline_3000", {"construction.first_building_floors": 10, "construction.floors_per_card": 1}),
+    # the rule choices of issue 23 at their alternatives, where they bite: a short stock, several
+    # improvements in a block, items with no place, full hands
+    ("skyline_3000", {"supply.floor_stock": 25, "construction.short_floor_stock": "needs_full_card",
+                      "board.large_platforms": 3, "scoring.megamall_stacking": "each",
+                      "scoring.spaceport_stacking": "once", "cards.hand_limit": 8}),
+    ("skyline_3000", {"board.small_platforms": 0, "board.large_platforms": 0, "board.greenspace_blocks": [],
+                      "auction.unplaceable_item": "lost_refunded"}),
     ("cityline", {"game.dice": 1, "game.construction_turns": 1, "game.occupancy_turns": 1, "game.columns": 1,
                   "sky.sun_min_odd": 1, "sky.moon_min_even": 1, "roof.5.params": [1]}),
     ("cityline", {"game.max_floors": 1, **{f"roof.{v}.table": [0, 1] for v in range(1, 7)}}),
+    ("cityline", {"construction.roof_needs_walls": True, "scoring.empty_building_scores": True,
+                  **{f"roof.{v}.table": [5, 1, 2, 4, 7, 11] for v in range(1, 7)}}),
     ("cityline", {"game.faces": 2, "game.columns": 2, "game.construction_turns": 2,
                   "roof.3.params": [1, 2], "roof.4.params": [1, 2]}),
 ]

@@ -7,11 +7,13 @@ compared with the same golden files (tests/golden/)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
 
+from engines import registry
 from engines.core import lowlevel
 from engines.core.kernel import KERNEL_OPTIONS, ir_inline_kernel, kernel
 from engines.core.lowlevel import keep_alive, lowest_bit_index, nth_bit_index, popcount, unowned
@@ -104,3 +106,35 @@ def test_streams_wrap_mod_2_64_as_compiled():
                                                     2240956451281199523]
     assert s.dtype == np.uint64
     assert int(below(s, 7)) == 3
+
+
+def _suite_conftest(config):
+    """tests/conftest.py as pytest loaded it (--import-mode=importlib: not importable by name)."""
+    want = Path(__file__).resolve().parent / "conftest.py"
+    for plugin in config.pluginmanager.get_plugins():
+        if Path(getattr(plugin, "__file__", "") or "").resolve() == want:
+            return plugin
+    raise LookupError(want)
+
+
+@pytest.mark.jit_off
+def test_every_registered_game_has_its_rule_tests_in_the_plain_python_subset(request, monkeypatch):
+    # chosen from engines.registry: each game's tests/<game_id>/test_rules.py, whatever the game
+    conftest = _suite_conftest(request.config)
+    root = Path(__file__).resolve().parent.parent
+    for game_id in registry.game_ids():
+        rules = f"tests/{game_id}/test_rules.py"
+        assert (root / rules).is_file(), f"{game_id} is registered but has no {rules}"
+        assert conftest.jit_off_selected(rules, "test_anything_added_tomorrow")
+    # a game registered tomorrow joins without an edit to the conftest; one not registered does not
+    assert conftest.jit_off_selected("tests/new_game/test_rules.py", "test_x", game_ids=["new_game"])
+    assert conftest.jit_off_selected("tests/new_game/test_scoring.py", "test_x", game_ids=["new_game"])
+    assert not conftest.jit_off_selected("tests/new_game/test_rules.py", "test_x", game_ids=["cityline"])
+    # game-play and search modules stay out, but for their listed short tests
+    assert not conftest.jit_off_selected("tests/skyline_of_the_world/test_play.py", "test_x")
+    assert not conftest.jit_off_selected("tests/cityline/test_search.py", "test_x")
+    assert conftest.jit_off_selected("tests/cityline/test_play.py", "test_determinism_chunking")
+    # a rule-level test too slow for plain Python leaves the subset by its name alone
+    monkeypatch.setitem(conftest.JIT_OFF_TOO_SLOW, "tests/cityline/test_rules.py", {"test_slow"})
+    assert not conftest.jit_off_selected("tests/cityline/test_rules.py", "test_slow")
+    assert conftest.jit_off_selected("tests/cityline/test_rules.py", "test_other")

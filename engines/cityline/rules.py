@@ -42,7 +42,7 @@ import numpy as np
 from engines.cityline.params import (
     K_CLOUD_BONUS, K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS,
     K_MOON_MIN_EVEN, K_N_PLAYERS, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES,
-    K_ROOF_FACES, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
+    K_EMPTY_SCORES, K_ROOF_FACES, K_ROOF_NEEDS_WALLS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
     MAX_COLUMNS, MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
 )
 from engines.cityline.state import (
@@ -192,8 +192,13 @@ def choice_mask_nb(d, cfg):
         shown |= np.int64(d[DC + v] > 0) << (v - 1)
     m = np.int64(0)
     if phase == PH_ROOF:
+        # construction.roof_needs_walls: while an unroofed column has walls, only those take a roof
+        walled = np.int64(0)
+        if cfg[K_ROOF_NEEDS_WALLS] == 1:
+            for c in range(cols):
+                walled |= np.int64((d[b + R0 + c] == 0) & (d[b + H0 + c] > 0))
         for c in range(cols):  # no branches on the sheet here either (see populating_faces_nb)
-            m |= (shown * np.int64(d[b + R0 + c] == 0)) << (8 * c)
+            m |= (shown * np.int64((d[b + R0 + c] == 0) & ((walled == 0) | (d[b + H0 + c] > 0)))) << (8 * c)
         return m
     # PH_OCCUPY: a building with a matching die, setting aside a die that placed an occupant;
     # the forced X-fill (any open building, any die) only if no building matches
@@ -468,8 +473,8 @@ def score_nb(d, cfg, p, type_points, col_points):
     for c in range(cfg[K_COLUMNS]):
         xcount += d[b + X0 + c]
         r = d[b + R0 + c]
-        if r == 0 or d[b + H0 + c] == 0:
-            continue  # no roof, or a roof with no room: scores nothing
+        if r == 0 or (d[b + H0 + c] == 0 and cfg[K_EMPTY_SCORES] == 0):
+            continue  # no roof, or a roof with no room (scoring.empty_building_scores false): scores nothing
         o = d[b + O0 + c]
         if same:
             bit = np.int64(1) << (r * 9 + o)

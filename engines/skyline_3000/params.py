@@ -67,6 +67,10 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
     if cards["deal_contract"] * pmax > bd["districts"] * len(cards["contract_values"]):
         out.append(("cards.deal_contract", f"{pmax} players x {cards['deal_contract']} needs more Contract cards "
                                            f"than the {bd['districts'] * len(cards['contract_values'])} in the deck"))
+    dealt = cards["deal_roof"] + cards["deal_floor"] + cards["deal_contract"]
+    if 0 < cards["hand_limit"] < dealt:
+        out.append(("cards.hand_limit", f"the deal gives each player {dealt} cards, more than a hand of "
+                                        f"{cards['hand_limit']} holds (0: no limit)"))
     start = sup["starting_buildings"]
     if len(start) > MAX_START:
         out.append(("supply.starting_buildings", f"at most {MAX_START} starting buildings"))

@@ -50,6 +50,7 @@ from engines.skyline_3000.state import (
     T_SECOND_PER_BB, T_SECOND_PER_GREEN, T_SIZE, T_SMALL_PLATFORMS, T_SPACEPORT_FIRST, T_SPACEPORT_SECOND, T_STACK_ITEMS,
     T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_FLOOR_STOCK, T_BILLBOARDS, T_CURVED_ROOFS, T_POINTED_ROOFS,
     T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS, T_GREEN_PLATFORM,
+    T_HAND_LIMIT, T_MALL_STACKING, T_PORT_STACKING, T_SHORT_STOCK, T_UNPLACEABLE,
 )
 
 # ====================================================================== setup
@@ -363,11 +364,18 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
 def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     """THE block value rule: (First Place points, Second Place points) block k
     pays with d_green more Greenspaces, d_bb more Billboards and d_mall more
-    Megamalls (all 0: as it stands; a Megamall multiplies once, however many)."""
+    Megamalls (all 0: as it stands). Several Megamalls in a block (a variant with
+    more large platforms) multiply once (megamall_stacking "once") or once each."""
     o = BOARD + k * N_BOARD
     g = pub[o + B_GREEN] + d_green
     b = pub[o + B_BBTOT] + d_bb
-    mult = pub[TAB + T_MEGAMALL_MULT] if pub[o + B_NMALL] + d_mall > 0 else 1
+    n_mall = pub[o + B_NMALL] + d_mall
+    mult = 1
+    if n_mall > 0:
+        mult = pub[TAB + T_MEGAMALL_MULT]
+        if pub[TAB + T_MALL_STACKING] == 1:
+            for _ in range(n_mall - 1):
+                mult *= pub[TAB + T_MEGAMALL_MULT]
     p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_PER_GREEN] * g + pub[TAB + T_FIRST_PER_BB] * b) * mult
     p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_PER_GREEN] * g + pub[TAB + T_SECOND_PER_BB] * b) * mult
     return p1, p2
@@ -376,7 +384,9 @@ def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
 @typed_kernel((PUB, I64, I64, I64, I64), inline=True)
 def spaceport_cards_nb(pub, first, second, p, ns):
     """Extra cards seat p draws from ns Spaceports of a block whose places are
-    (first, second)."""
+    (first, second): per Spaceport (spaceport_stacking "each") or per block."""
+    if pub[TAB + T_PORT_STACKING] == 1 and ns > 1:
+        ns = 1
     if (first >> p) & 1:
         return pub[TAB + T_SPACEPORT_FIRST] * ns
     if (second >> p) & 1:
@@ -543,6 +553,9 @@ def _advance(pub, hands, sec, step):
                 for j in range(pub[C_DRAWER], P):
                     q = (pub[C_KEY] + j) % P
                     left = pub[TAB + T_DRAW_PER_ROUND] + pub[PLAYERS + q * N_PROW + P_BONUS]
+                    limit = pub[TAB + T_HAND_LIMIT]
+                    if limit > 0 and left > limit - pub[PLAYERS + q * N_PROW + P_NHAND]:
+                        left = limit - pub[PLAYERS + q * N_PROW + P_NHAND]  # a full hand draws no more
                     if left > 0:
                         pub[C_DRAWER] = j
                         pub[C_DRAW_LEFT] = left
@@ -618,6 +631,20 @@ def _resolve_auction(pub, hands, sec):
         pub[a + A_TIE] = 1
     else:
         pub[a + A_TIE] = 2
+    item = pub[C_ITEM]
+    placeable = False
+    for k in range(pub[TAB + T_N_BLOCKS]):
+        if place_ok_nb(pub, k, item):
+            placeable = True
+            break
+    if not placeable and pub[TAB + T_UNPLACEABLE] == 1:
+        # auction.unplaceable_item "lost_refunded": no place for the item, so it is lost and
+        # the winner takes his bid back like everyone else
+        pub[a + A_PRICE] = 0
+        for q in range(P):
+            sec[S_BIDS + q] = 0
+        pub[PLAYERS + w * N_PROW + P_ST_WON] += 1
+        return STEP_NEXT_AUCTION
     pub[a + A_PRICE] = price
     # the winner discards the cards he bid; the others take theirs back
     m = np.int64(sec[S_BIDS + w])
@@ -636,14 +663,12 @@ def _resolve_auction(pub, hands, sec):
     pub[ow + P_ST_WON] += 1
     pub[ow + P_ST_SPENT] += price
     # placement: Greenspace on a vacant small platform, others on a large one
-    item = pub[C_ITEM]
-    for k in range(pub[TAB + T_N_BLOCKS]):
-        if place_ok_nb(pub, k, item):
-            pub[C_WINNER] = w
-            pub[C_CUR] = w
-            pub[C_PHASE] = PH_PLACE
-            return STEP_NONE
-    return STEP_NEXT_AUCTION  # no legal place: the item is lost
+    if placeable:
+        pub[C_WINNER] = w
+        pub[C_CUR] = w
+        pub[C_PHASE] = PH_PLACE
+        return STEP_NONE
+    return STEP_NEXT_AUCTION  # no legal place: the item is lost (auction.unplaceable_item "lost_paid": paid for)
 
 
 # ---------------------------------------------------------------- construction options
@@ -654,7 +679,10 @@ def _resolve_auction(pub, hands, sec):
 
 @inline_kernel
 def floor_card_ok_nb(pub):
-    """May a Floor card be played to act? (floors left in the shared stock)"""
+    """May a Floor card be played to act? (floors left in the shared stock; with
+    short_floor_stock "needs_full_card", as many as a card places)"""
+    if pub[TAB + T_SHORT_STOCK] == 1:
+        return pub[C_STOCK] >= pub[TAB + T_FLOORS_PER_CARD]
     return pub[C_STOCK] > 0
 
 

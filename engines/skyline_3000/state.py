@@ -199,6 +199,17 @@ FINAL_TIES = ("hand_value_then_shared", "shared")
 # added to the block's small platforms (so the block keeps all of them open);
 # "shared" = on one of the block's small platforms (one fewer stays open).
 GREEN_PLATFORMS = ("extra", "shared")
+# An auction won for an item with no legal place: "lost_paid" = the item is lost, the winner
+# still discards his bid; "lost_refunded" = the item is lost, the winner takes his bid back.
+UNPLACEABLE = ("lost_paid", "lost_refunded")
+# Several Megamalls in one block (only with board.large_platforms > 1): "once" = the block's
+# points are multiplied once; "each" = once per Megamall.
+MALL_STACKING = ("once", "each")
+# Several Spaceports in one block: "each" = the extra cards per Spaceport; "once" = per block.
+PORT_STACKING = ("each", "once")
+# A Floor card when the stock holds fewer floors than a card places: "place_what_is_left" = the
+# card places the floors left; "needs_full_card" = it may not be played to act.
+SHORT_STOCK = ("place_what_is_left", "needs_full_card")
 
 PARAMS = ParamLayout([
     Param(key="players", rule=Rule("int", 1, MAX_P, doc="players when none is asked for"), kernel=False),
@@ -261,6 +272,14 @@ PARAMS = ParamLayout([
     Param("start_r", size=MAX_START, meaning="roof of each starting building"),
     Param("stack_len", size=MAX_STACKS, meaning="items in each auction stack"),
     Param("stack_items", size=MAX_STACKS * MAX_STACK_ITEMS, meaning="items of each stack, top first"),
+    # rule choices the rulebook leaves open, made keys by issue 23 (at the end: the slots above keep
+    # their offsets)
+    Param("unplaceable", key="auction.unplaceable_item", rule=Rule("str", choices=UNPLACEABLE)),
+    Param("mall_stacking", key="scoring.megamall_stacking", rule=Rule("str", choices=MALL_STACKING)),
+    Param("port_stacking", key="scoring.spaceport_stacking", rule=Rule("str", choices=PORT_STACKING)),
+    Param("short_stock", key="construction.short_floor_stock", rule=Rule("str", choices=SHORT_STOCK)),
+    Param("hand_limit", key="cards.hand_limit",
+          rule=Rule("int", 0, MAX_CARDS, doc="cards a hand holds at most (0: no limit); draws stop there")),
 ], name="skyline_3000 rule table")
 PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
 T_SIZE = PARAMS.size

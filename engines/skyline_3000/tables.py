@@ -58,7 +58,7 @@ AUCTIONS = TableSpec(
         Column("high_3", "seat 3's highest bid card"),
         Column("winner", "winning seat, -1 if everyone bid zero"),
         Column("winner_slot", "winning seat's line-up slot, -1 if none"),
-        Column("price", "card value the winner paid (= winning bid)"),
+        Column("price", "card value the winner paid (= winning bid; 0 when auction.unplaceable_item = \"lost_refunded\" gave it back)"),
         Column("tie_break", "0 none, 1 highest single card, 2 Key order"),
         Column("block", "block 0-8 where the item was placed, -1 if not placed"),
     ),

@@ -62,6 +62,20 @@ def test_roof_goes_on_any_unroofed_column_with_any_rolled_value():
     assert legal == expected
 
 
+@pytest.mark.parametrize("needs_walls", [False, True])
+def test_roof_on_a_column_without_walls_unless_the_variant_asks_for_walls(needs_walls):
+    # columns 1 and 3 have walls, 2 4 5 6 none (column 3 roofed already); dice 2 5
+    over = {"construction.roof_needs_walls": needs_walls}
+    g = sheet_game([(2, 0, 0, 0, 0), (0, 0, 0, 0, 0), (1, 4, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 3, overrides=over)
+    set_dice(g, [2, 5], phase=PH_ROOF, turn=4)
+    cols = (1,) if needs_walls else (1, 2, 4, 5, 6)
+    assert set(g.legal_actions()) == {roof_action(v, c) for v in (2, 5) for c in cols}
+    # no unroofed column has walls: any unroofed column, whatever the variant
+    g = sheet_game([(0, 0, 0, 0, 0), (0, 0, 0, 0, 0), (1, 4, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 3, overrides=over)
+    set_dice(g, [2, 5], phase=PH_ROOF, turn=4)
+    assert set(g.legal_actions()) == {roof_action(v, c) for v in (2, 5) for c in (1, 2, 4, 5, 6)}
+
+
 def test_populate_fills_in_one_go_with_occupants_then_xs():
     # column 1: Odds, height 5, one early occupant; dice 1 3 3 4 -> three odd dice
     g = occupancy_position([(5, 1, 1, 0, 0), (2, 2, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 4, [1, 3, 3, 4])

@@ -2,7 +2,7 @@
 types 1-4 `0 1 2 4 7 11`, 5 Pairs `0 1 3 5 8 12`, 6 Any `0 0 1 2 4 6`)."""
 import pytest
 
-from cityline_helpers import score_parts, sheet_game
+from cityline_helpers import score_parts, set_dice, sheet_game
 
 SUN, MOON, CLOUD = 0, 1, 2
 
@@ -60,6 +60,14 @@ def test_roof_on_an_empty_column_scores_nothing():
     assert s["score"] == 3 - 1
 
 
+def test_empty_building_scores_its_zero_occupant_points_in_the_variant():
+    over = {"roof.6.table": [3, 3, 3, 3, 3, 3], "scoring.empty_building_scores": True}
+    g = sheet_game([(0, 6, 0, 0, 0), (2, 1, 0, 2, 1)], overrides=over)
+    s = score_parts(g)
+    assert s["cols"][:2] == [3, 0]
+    assert s["score"] == 3 - 1
+
+
 def test_sky_is_judged_on_construction_dice():
     from engines.cityline.game import new_game
     from engines.cityline.state import P_SKY, views
@@ -73,3 +81,53 @@ def test_sky_is_judged_on_construction_dice():
         even = sum(1 for x in v.aside[0] if x and x % 2 == 0)
         assert odd + even == 6
         assert v.stat[P_SKY] == (SUN if odd >= 4 else MOON if even >= 4 else CLOUD)
+
+
+# GAPS.md's default score tables, written out here so a changed table (in code or in the default
+# variant file) fails: points for 0..5 occupants of each roof type
+DEFAULT_TABLES = {
+    1: [0, 1, 2, 4, 7, 11],   # Odds
+    2: [0, 1, 2, 4, 7, 11],   # Evens
+    3: [0, 1, 2, 4, 7, 11],   # Low
+    4: [0, 1, 2, 4, 7, 11],   # High
+    5: [0, 1, 3, 5, 8, 12],   # Pairs
+    6: [0, 0, 1, 2, 4, 6],    # Any
+}
+
+
+@pytest.mark.parametrize("occupants", range(6))
+def test_every_roof_type_scores_its_default_table(occupants):
+    # one 5-floor building of each roof type, all with the same occupants (types differ, so the
+    # once-per-level rule does not apply); the rest of each building is X's
+    g = sheet_game([(5, roof, occupants, 5 - occupants, 1) for roof in range(1, 7)])
+    s = score_parts(g)
+    assert s["cols"] == [DEFAULT_TABLES[roof][occupants] for roof in range(1, 7)]
+    assert s["types"][1:] == s["cols"]
+    xs = 6 * (5 - occupants)
+    assert s["x"] == xs and s["score"] == sum(s["cols"]) - xs // 2
+
+
+def test_the_default_variant_file_holds_the_same_tables():
+    from engines.cityline.params import VARIANTS
+    v = VARIANTS.load("default")
+    assert {r: list(v.get(f"roof.{r}.table")) for r in range(1, 7)} == DEFAULT_TABLES
+
+
+@pytest.mark.parametrize("roof, counted", [
+    (1, 4),   # Odds: 1 3 5 5
+    (2, 2),   # Evens: 2 4
+    (3, 3),   # Low (1-3): 1 2 3
+    (4, 3),   # High (4-6): 4 5 5
+    (5, 2),   # Pairs: the two 5s (no other value repeats)
+    (6, 6),   # Any: every die
+])
+def test_every_roof_type_counts_its_dice(roof, counted):
+    # the default population rules: dice 1 2 3 4 5 5 populate a 5-floor building of each type
+    from engines.cityline.state import P_ACTIVE, PH_OCCUPY, OCC_BASE, S_OCC, S_X, views
+    g = sheet_game([(5, roof, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 5, sky=0)
+    set_dice(g, [1, 2, 3, 4, 5, 5], phase=PH_OCCUPY, turn=0)
+    views(g.state, 0).stat[P_ACTIVE] = 1
+    die = next(v for v in (5, 4, 3, 2, 1) if g.legal_actions() and OCC_BASE + (v - 1) * 8 in g.legal_actions())
+    g.apply_action(OCC_BASE + (die - 1) * 8)
+    v = views(g.state, 0)
+    assert (v.sheet[S_OCC, 0], v.sheet[S_X, 0]) == (min(counted, 5), 5 - min(counted, 5))

@@ -18,6 +18,7 @@ def test_default_matches_gaps():
     assert (kp.columns, kp.max_floors, kp.dice, kp.construction_turns, kp.occupancy_turns) == (6, 5, 6, 6, 6)
     assert (kp.sun_bonus, kp.moon_bonus, kp.cloud_bonus) == (3, 1, -2)
     assert kp.reroll_multi == 0 and kp.reroll_solo == 1
+    assert kp.roof_needs_walls == 0 and kp.empty_scores == 0
 
 
 @pytest.mark.parametrize("overrides, key, words", [
@@ -31,6 +32,8 @@ def test_default_matches_gaps():
     ({"construction.multiplayer_reroll": "everyone"}, "construction.multiplayer_reroll", "must be one of"),
     ({"game.construction_turns": 7}, "game.construction_turns", ""),
     ({"sky.moon_min_even": 2}, "sky.moon_min_even", "both"),
+    ({"construction.roof_needs_walls": 1}, "construction.roof_needs_walls", "true or false"),
+    ({"scoring.empty_building_scores": "yes"}, "scoring.empty_building_scores", "true or false"),
 ])
 def test_bad_values_are_refused_with_the_key(overrides, key, words):
     with pytest.raises(VariantError) as err:

@@ -12,7 +12,7 @@ from engines.skyline_3000.state import (
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
     PH_PLACE, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
-    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE,
+    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, K_FLOOR,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -317,14 +317,69 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     g.apply_action(onbb[0])
     assert st.players[p, P_SCORE] == 3
     assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 6
-    # another seat's billboard is no platform for p: block 1 holds only q's billboards
-    q = (p + 1) % 4
-    st.board[1, B_VAC] = 0
-    st.board[1, B_BB + q] = 1
-    out = np.zeros(kp.max_actions, np.int64)
-    assert st.players[p, P_NBUILD] > 0
-    n = R.installs_nb(st.pub, p, 0, out, False)
-    assert n > 0 and all(((a & 0xFFFF) >> 1) % 9 != 1 for a in out[:n])
+    # another seat's billboard is no platform: test_only_own_billboards_take_a_building
+
+
+def _seed_where_key_holds(n_players, ctype, district, **over):
+    """The first seed whose Key Player was dealt a card of this type and district (a real deal: no card
+    is moved, so the position stays one the rules can reach)."""
+    for seed in range(200):
+        g = _game(n=n_players, seed=seed, **over)
+        st, kp = g.state, g.kp
+        key = int(st.ctrl[C_KEY])
+        for c in st.hands[key, :st.players[key, P_NHAND]]:
+            if kp.card_types()[c] == ctype and kp.card_districts()[c] == district:
+                return g, int(c)
+    raise LookupError("no such deal in 200 seeds")
+
+
+def test_only_own_billboards_take_a_building():
+    """Construction Phase: a building may go "onto a small platform that already contains one of his own
+    Billboards"; another player's billboard is no platform. The position is played, not written: two
+    players and two small platforms a block (a variant), billboards placed by the rules, the board
+    consistent (block_check_nb) at every step."""
+    g, contract = _seed_where_key_holds(2, CONTRACT, 0, **{"board.small_platforms": 2})
+    st, kp = g.state, g.kp
+    me = g.current_player()
+    other = 1 - me
+    assert me == st.ctrl[C_KEY]
+
+    def play(seat, action):
+        assert g.current_player() == seat
+        g.apply_action(action)
+        assert R.block_check_nb(st.pub) == -1  # a board the rules could build
+
+    # Red district: block 0 gets one billboard each (full), block 1 (its pre-placed Greenspace on its own
+    # marked platform, two open) only the other's two (full), block 2 one of mine and one open platform
+    play(me, A_(K_BILLBOARD, 0))
+    play(other, A_(K_BILLBOARD, 0))
+    play(me, A_(K_BILLBOARD, 2))
+    play(other, A_(K_BILLBOARD, 1))
+    play(me, A_(K_BILLBOARD, 4))   # Yellow: a turn spent elsewhere
+    play(other, A_(K_BILLBOARD, 1))
+    assert st.board[0, B_VAC] == 0 and st.board[1, B_VAC] == 0 and st.board[2, B_VAC] == 1
+    assert st.board[1, B_BB + other] == 2 and st.board[1, B_BB + me] == 0 and st.board[1, B_GREEN] == 1
+    play(me, A_(K_CONTRACT, contract))
+    assert g.phase_id == PH_INSTALL
+    nb = kp.n_blocks
+    where = {(((a & 0xFFFF) >> 1) % nb, a & 1) for a in g.legal_actions()}
+    # block 0: on my billboard only; block 2: the open platform or my billboard; block 1: nothing
+    assert where == {(0, 1), (2, 0), (2, 1)}
+    # a building of mine that fits block 1 (1 floor) may not go onto the other's billboard there, nor
+    # onto a platform that is not open: the rule kernel refuses it and leaves the state as it was
+    i = next(i for i in range(st.players[me, P_NBUILD]) if st.plants[me, PL_H, i] == 1)
+    before = st.pub.copy()
+    for onbb in (1, 0):
+        forged = A_(K_INSTALL, (i * nb + 1) * 2 + onbb)
+        assert forged not in g.legal_actions()
+        assert not R.apply_action_nb(st.pub, st.hands, st.sec, np.int64(forged))
+        assert np.array_equal(st.pub, before)
+    # onto my own billboard in block 0: it leaves the game, the platform holds the building, 1 point
+    play(me, A_(K_INSTALL, (i * nb + 0) * 2 + 1))
+    assert st.board[0, B_BB + me] == 0 and st.board[0, B_BB + other] == 1 and st.board[0, B_BBTOT] == 1
+    assert st.board[0, B_NBLD] == 1 and st.board[0, B_FLOORS + me] == 1 and st.board[0, B_VAC] == 0
+    assert st.players[me, P_SCORE] == 5 - 3 - 1   # three billboards placed, one built over
+    assert st.players[me, P_BILLBOARDS] == 5 - 3  # the built-over billboard is not returned
 
 
 def test_play_card_without_acting_is_not_a_pass_and_pass_is_final():
@@ -464,6 +519,75 @@ def test_item_with_no_place_is_lost_but_paid_for():
     assert g.phase_id != PH_PLACE and g.state.players[key, P_NHAND] == 0
 
 
+def test_item_with_no_place_refunded_variant_returns_the_bid():
+    # auction.unplaceable_item = "lost_refunded": the item is lost, the winner keeps his cards
+    g = _game(**{"auction.unplaceable_item": "lost_refunded"})
+    kp = g.kp
+    g.state.board[:, B_VAC] = 0
+    c = card_id(kp, FLOOR, 5)
+    key = int(g.state.ctrl[C_KEY])
+    _to_auction(g, {key: [c]})
+    while g.state.ctrl[C_N_AUC] == 0:   # the first auction only (he keeps his card for the next)
+        space = g.legal_actions()
+        g.apply_action(space.bid_values([5] if g.current_player() == key else []))
+    row = g.state.alog[0]
+    assert row[A_WINNER] == key and row[A_BID + key] == 5 and row[A_PRICE] == 0 and row[A_BLOCK] == -1
+    assert g.phase_id == PH_BID and g.state.players[key, P_NHAND] == 1 and g.state.hands[key, 0] == c
+    assert g.state.piles[FLOOR, PI_DISC] == 0
+
+
+@pytest.mark.parametrize("stacking, factor", [("once", 2), ("each", 4)])
+def test_several_megamalls_in_a_block_multiply_once_or_each(stacking, factor):
+    kp = kp_for(**{"board.large_platforms": 2, "scoring.megamall_stacking": stacking})
+    board = empty_board(kp)
+    build(board, 4, ORANGE, 1)
+    megamall(board, 4)
+    megamall(board, 4)
+    assert score_board(kp, board)[ORANGE, P_EV_FIRST] == 2 * factor
+
+
+@pytest.mark.parametrize("stacking, cards", [("each", 4), ("once", 2)])
+def test_several_spaceports_in_a_block_pay_each_or_once(stacking, cards):
+    kp = kp_for(**{"board.large_platforms": 2, "scoring.spaceport_stacking": stacking})
+    board = empty_board(kp)
+    build(board, 4, ORANGE, 1)
+    spaceport(board, 4)
+    spaceport(board, 4)
+    assert score_board(kp, board)[ORANGE, P_BONUS] == cards
+
+
+@pytest.mark.parametrize("rule, playable", [("place_what_is_left", True), ("needs_full_card", False)])
+def test_a_floor_card_when_one_floor_is_left(rule, playable):
+    g = _game(**{"construction.short_floor_stock": rule})
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    c = card_id(kp, FLOOR, 3)
+    set_hand(st, p, [c])
+    st.ctrl[C_STOCK] = 1
+    assert (A_(K_FLOOR, c) in g.legal_actions()) == playable
+    if playable:
+        n = st.players[p, P_NBUILD]
+        g.apply_action(A_(K_FLOOR, c))
+        g.apply_action(g.legal_actions()[-1])   # the one floor left starts a new building
+        assert st.ctrl[C_STOCK] == 0 and st.players[p, P_NBUILD] == n + 1 and g.phase_id == PH_MAIN
+
+
+def test_hand_limit_stops_the_draw_spaceport_cards_included():
+    # cards.hand_limit = 10: hands of 8 draw 2 (the Spaceport First's 2 extra cards are lost, too)
+    g = _game(n=2, seed=4, **{"cards.hand_limit": 10})
+    st = g.state
+    a = int(st.ctrl[C_KEY])
+    build(st.board, 0, a, 1)
+    spaceport(st.board, 0)
+    _to_draw(g)
+    assert st.players[a, P_BONUS] == 2
+    hands0 = st.players[:, P_NHAND].copy()
+    assert hands0.tolist() == [8, 8]
+    while g.phase_id == PH_DRAW:
+        g.apply_action(g.legal_actions()[0])
+    assert st.players[:, P_NHAND].tolist() == [10, 10] and st.ctrl[C_ROUND] == 1
+
+
 def test_bid_must_be_subset_of_hand():
     g = _game()
     _to_auction(g, {})
@@ -506,6 +630,79 @@ def test_spaceport_extra_draws_first_two_second_one():
     assert drawn[a] == 8 and drawn[b_] == 7 and drawn[key] == 6
     assert st.players[a, P_ST_EXTRA] == 2 and st.players[b_, P_ST_EXTRA] == 1
     assert st.ctrl[C_KEY] == (key + 1) % 4 and st.ctrl[C_ROUND] == 1  # Key passes clockwise
+
+
+def test_spaceport_bonus_comes_from_each_scoring_phase_alone():
+    """Draw Phase, Spaceports: the extra cards go to the First / Second Place of each Spaceport block "in
+    the preceding Scoring Phase": summed over the Spaceport blocks (first in one, second in the other:
+    3 cards), set afresh by every Scoring Phase, never carried over or accumulated."""
+    kp = kp_for()
+    board = empty_board(kp)
+    for k, (a, b) in ((0, (ORANGE, PURPLE)), (3, (PURPLE, ORANGE))):   # a: 3 floors (First), b: 2 (Second)
+        build(board, k, a, 1)
+        build(board, k, a, 2)
+        build(board, k, b, 2)
+        spaceport(board, k)
+    build(board, 6, GREEN, 1)   # First in a block with no Spaceport: no cards
+    st = position(kp, board)
+    R.scoring_nb(st.pub)
+    assert st.players[:, P_BONUS].tolist() == [3, 3, 0, 0]
+    R.scoring_nb(st.pub)        # the next Scoring Phase, the same board: the same bonus, not twice it
+    assert st.players[:, P_BONUS].tolist() == [3, 3, 0, 0]
+    # Green outbuilds both in block 0 (5 floors); a Megamall in block 3 doubles points, not cards
+    build(st.board, 0, GREEN, 2)
+    build(st.board, 0, GREEN, 3)
+    megamall(st.board, 3)
+    R.scoring_nb(st.pub)
+    assert st.players[:, P_BONUS].tolist() == [1 + 1, 2, 2, 0]   # Purple's Second in block 0 is gone
+    # nobody left in block 3: its Spaceport pays nobody; the bonus falls, it is not kept from before
+    st.board[3, B_FLOORS:B_FLOORS + 4] = 0
+    st.board[3, B_TALL:B_TALL + 4] = 0
+    R.scoring_nb(st.pub)
+    assert st.players[:, P_BONUS].tolist() == [1, 0, 2, 0]
+
+
+def test_spaceport_extra_cards_are_drawn_per_draw_phase_not_accumulated():
+    # two rounds on the same board: First in the Spaceport block draws 6 + 2 each Draw Phase (not 6 + 4)
+    g = _game(n=2, seed=4)
+    st = g.state
+    a = int(st.ctrl[C_KEY])
+    b_ = 1 - a
+    build(st.board, 0, a, 1)
+    build(st.board, 0, a, 2)
+    build(st.board, 0, b_, 2)
+    spaceport(st.board, 0)
+    for rnd in (0, 1):
+        _to_draw(g)
+        assert st.ctrl[C_ROUND] == rnd
+        hands0 = st.players[:, P_NHAND].copy()
+        while g.phase_id == PH_DRAW:
+            g.apply_action(g.legal_actions()[0])
+        assert (st.players[:, P_NHAND] - hands0).tolist() == ([8, 7] if a == 0 else [7, 8])
+
+
+def test_draw_phase_goes_from_the_key_player_clockwise_each_drawing_all_his_cards():
+    """Draw Phase: "Beginning with the Key Player and proceeding clockwise ... The Key Player draws all of
+    his cards, then the player to his left draws all of her cards"; then the Key passes to the left, so
+    the next Draw Phase starts one seat on. Three players (so clockwise is not just "the other one"),
+    3 cards a round (a variant) so two rounds never run the decks dry; the seat after the Key has a
+    Spaceport First (+2)."""
+    g = _game(n=3, seed=5, **{"cards.draw_per_round": 3})
+    st = g.state
+    for rnd in (0, 1):
+        key = int(st.ctrl[C_KEY])
+        bonus_seat = (key + 1) % 3
+        st.board[0, B_FLOORS:B_FLOORS + 4] = 0
+        st.board[0, B_FLOORS + bonus_seat] = 1   # (scoring reads floors; the Spaceport block is block 0)
+        if st.board[0, B_NSPACE] == 0:
+            spaceport(st.board, 0)
+        _to_draw(g)
+        order = []
+        while g.phase_id == PH_DRAW:
+            order.append(g.current_player())
+            g.apply_action(g.legal_actions()[0])
+        assert order == [key] * 3 + [bonus_seat] * 5 + [(key + 2) % 3] * 3, (rnd, key, order)
+        assert st.ctrl[C_KEY] == (key + 1) % 3 and st.ctrl[C_ROUND] == rnd + 1
 
 
 def test_reshuffle_and_empty_deck_fallback():

@@ -51,6 +51,11 @@ def test_command_line_override_applies():
     ("auction.tie", "coin", "must be one of"),
     ("board.greenspace_platform", "beside", "must be one of"),
     ("board.small_platforms", 13, "at most"),
+    ("auction.unplaceable_item", "returned", "must be one of"),
+    ("scoring.megamall_stacking", "twice", "must be one of"),
+    ("scoring.spaceport_stacking", "never", "must be one of"),
+    ("construction.short_floor_stock", "none", "must be one of"),
+    ("cards.hand_limit", -1, "at least"),
 ])
 def test_bad_values_are_refused_naming_the_key(key, value, words):
     with pytest.raises(VariantError) as err:
@@ -68,6 +73,7 @@ def test_bad_values_are_refused_naming_the_key(key, value, words):
     ({"supply.floor_stock": 20}, "supply.floor_stock"),                             # setup needs 24 floors
     ({"players": 4, "max_players": 3}, "players"),
     ({"cards.contract_values": list(range(1, 15))}, "cards.contract_values"),       # > 62 cards
+    ({"cards.hand_limit": 7}, "cards.hand_limit"),                                  # the deal gives 8
 ])
 def test_inconsistent_setups_are_refused(overrides, key):
     with pytest.raises(VariantError) as err:
