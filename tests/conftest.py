@@ -34,7 +34,7 @@ import pytest
 from engines import registry
 
 # a game's rule-level test modules, tests/<game_id>/<pattern>
-RULE_MODULES = ("test_rules*.py", "test_scoring*.py", "test_variants*.py", "test_data*.py",
+RULE_MODULES = ("test_*rules*.py", "test_scoring*.py", "test_variants*.py", "test_data*.py",
                 "test_fast_paths*.py")
 # whole modules outside the games' folders: rule-by-rule tests, a few ms each in plain Python
 JIT_OFF_MODULES = {
