@@ -1,6 +1,8 @@
-"""Skyline of the World: build floors on a shared grid, earn income from your largest connected
-group of top floors, pay fees to the owner below, build penthouses for prestige; the third
-penthouse ends the game after the round.
+"""Skyline of the World: build floors on a shared grid, earn income from your most valuable
+connected group of top floors (the group whose top floors are worth most, not the one with the
+most buildings), pay fees to the owner below, buy floors of your own colour from its own supply
+(8 x 1M, 6 x 2M, 4 x 4M, 3 x 6M, 3 penthouses; the 6 neutral floors shared), never hold more than
+30M, build penthouses for prestige; a player's third penthouse ends the game after the round.
 
 Layout: params.py (variant schema -> KernelParams), state.py (flat state vector), rules.py
 (rule kernels, one per decision kind), policies.py, batch.py (simulate), game.py (step API),

@@ -29,7 +29,7 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
-    K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
+    K_POOL, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
     K_END_PENTHOUSES, K_FEE_RULE, K_LAST_ROUND, K_LEVEL_VALUES, K_MAX_FEE, K_MISSION_MASK, K_MISSION_POINTS, K_N_CARDS,
     K_N_CELLS, K_N_MISSIONS, K_N_PLAYERS, K_NEUTRAL_PER_TURN, K_NEUTRAL_PRICE, K_NEUTRAL_VALUE, K_NOT_FIRST_COL,
     K_NOT_LAST_COL, K_PAY3, K_PAY4, K_PT_PENTHOUSE, K_PT_STRATEGIC, K_SKY_OPEN, K_SKY_PER_TURN, K_SKYLINE_MAX,
@@ -42,10 +42,10 @@ from engines.skyline_of_the_world.state import (
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
     M_STALLED, M_START, M_TRADE_N, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
-    P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
+    P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
     P_SKY_STOCK, P_SOLD, P_SPENT_BUY, P_STOCK, P_TRADE_MASK, P_TRADED_N, P_TURNS, PB, PBASE, PH_BUILD,
-    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, TOPV, TRADE_BASE, State,
+    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, CSUP, TOPV, TRADE_BASE, State,
 )
 
 BANK = -1      # fee recipient: the bank
@@ -73,7 +73,7 @@ def owned_by_nb(code, p):
     return code != 0 and code != NEUTRAL and ((code - 1) & 3) == p
 
 
-# ---------------------------------------------------------------- income: the largest connected group
+# ---------------------------------------------------------------- income: the most valuable connected group
 
 @inline_kernel
 def grow_nb(cfg, comp, allowed):
@@ -91,8 +91,9 @@ def grow_nb(cfg, comp, allowed):
 
 @kernel
 def income_of_mask_nb(d, cfg, own):
-    """(income, buildings) of the best connected group of the cell mask `own`: the sum of the top
-    floors' income values (TOPV: penthouses, Skyline floors pay nothing but link)."""
+    """(income, buildings) of the most valuable connected group of the cell mask `own` (not the one
+    with the most buildings; between groups of equal value, the larger is reported): the sum of the
+    top floors' income values (TOPV: penthouses, Skyline floors pay nothing but link)."""
     best = 0
     best_n = 0
     rest = own
@@ -128,24 +129,29 @@ def pay_bank_nb(d, p, amount):
 
 @kernel
 def gain_nb(d, cfg, p, amount, is_income):
-    """Player p receives `amount` from the bank; the cash cap cuts income (and, cap_rule 'always',
-    every gain). Returns the amount lost to the cap."""
+    """Player p receives `amount` from the bank (income, a sale, a bonus card, a trade-in); cash stops
+    at the cap and the rest stays in the bank (cap_rule 'always', the default: every gain;
+    'after_income': income only). Returns the amount lost to the cap (other than income: counted in
+    P_CAP_LOST_OTHER; the caller counts income's)."""
     b = pb_nb(p)
     cash = d[b + P_CASH] + amount
     lost = 0
     if (is_income or cfg[K_CAP_RULE] == 1) and cash > cfg[K_CAP]:
         lost = cash - cfg[K_CAP]
         if lost > amount:
-            lost = amount  # cash already above the cap (a fee earlier): keep it, gain nothing
+            lost = amount  # cash already above the cap (after_income: a fee earlier): keep it, gain nothing
         cash -= lost
     d[b + P_CASH] = cash
+    if not is_income:
+        d[b + P_CAP_LOST_OTHER] += lost
     d[M_BANK_NET] -= amount - lost
     return lost
 
 
 @kernel
 def receive_fee_nb(d, cfg, q, amount):
-    """A fee paid to player q: the cap applies only under cap_rule 'always' (money goes to the bank)."""
+    """A fee paid to player q: under cap_rule 'always' (the default) his cash stops at the cap and the
+    rest of the fee goes to the bank (counted in q's P_CAP_LOST_OTHER); 'after_income' keeps it all."""
     b = pb_nb(q)
     d[b + P_FEES_RECV] += amount
     cash = d[b + P_CASH] + amount
@@ -154,6 +160,7 @@ def receive_fee_nb(d, cfg, q, amount):
         if lost > amount:
             lost = amount
         d[M_BANK_NET] += lost
+        d[b + P_CAP_LOST_OTHER] += lost
         cash -= lost
     d[b + P_CASH] = cash
 
@@ -324,8 +331,19 @@ def price_nb(cfg, k):
 
 
 @inline_kernel
+def supply_index_nb(cfg, p, k):
+    """Where the bank's floors of stock kind k that player p buys (and sells back) are counted: his
+    colour's own supply (supply.pool 'per_colour', levels 1..5) or the shared one (the neutral
+    floors always; every kind under pool 'shared')."""
+    if k < LEVELS and cfg[K_POOL] == 0:
+        return CSUP + p * LEVELS + k
+    return SUP + k
+
+
+@inline_kernel
 def can_buy_nb(d, cfg, p, k):
-    if d[SUP + k] <= 0 or d[pb_nb(p) + P_CASH] < price_nb(cfg, k):
+    """A floor of kind k left in the supply p buys from, money for it, and (neutral) the per-turn limit."""
+    if d[supply_index_nb(cfg, p, k)] <= 0 or d[pb_nb(p) + P_CASH] < price_nb(cfg, k):
         return False
     return k != NEUTRAL_STOCK or d[M_NEUTRAL_BOUGHT] < cfg[K_NEUTRAL_PER_TURN]
 
@@ -359,7 +377,8 @@ def can_stop_nb(d, cfg, p):
 
 @kernel
 def start_turn_nb(d, cfg):
-    """Phase 1 of the player to move: earn income (largest connected group, cash cap), then build."""
+    """Phase 1 of the player to move: earn income (the most valuable connected group of his top
+    floors, cash cap), then build."""
     p = d[M_PLAYER]
     b = pb_nb(p)
     d[M_BUILT] = 0
@@ -393,7 +412,11 @@ def reset_nb(d, rng, cfg, seed, game_index):
     d[M_TRIGGER] = -1
     seed_chance_nb(rng, seed, game_index)
     for k in range(LEVELS):
-        d[SUP + k] = cfg[K_SUPPLY + k] - P * cfg[K_START_STOCK + k]
+        if cfg[K_POOL] == 0:   # per colour: each colour's supply less its own setup stock
+            for q in range(P):
+                d[CSUP + q * LEVELS + k] = cfg[K_SUPPLY + k] - cfg[K_START_STOCK + k]
+        else:
+            d[SUP + k] = cfg[K_SUPPLY + k] - P * cfg[K_START_STOCK + k]
     d[SUP + NEUTRAL_STOCK] = cfg[K_SUPPLY_NEUTRAL]
     d[HM] = cfg[K_BOARD_MASK]
     nc = cfg[K_N_CARDS]
@@ -570,7 +593,7 @@ def buy_nb(d, cfg, k):
     b = pb_nb(p)
     price = price_nb(cfg, k)
     pay_bank_nb(d, p, price)
-    d[SUP + k] -= 1
+    d[supply_index_nb(cfg, p, k)] -= 1
     d[b + P_STOCK + k] += 1
     d[b + P_BOUGHT + k] += 1
     d[b + P_SPENT_BUY] += price
@@ -581,13 +604,14 @@ def buy_nb(d, cfg, k):
 
 @kernel
 def sell_nb(d, cfg, k):
-    """Sell a floor from the stock to the bank at half its value, rounded down."""
+    """Sell a floor from the stock to the bank at half its value, rounded down (the cash cap applies);
+    it goes back to the supply it was bought from (his colour's, or the shared one)."""
     d[M_DECISIONS] += 1
     p = d[M_PLAYER]
     b = pb_nb(p)
     half = price_nb(cfg, k) // 2
     lost = gain_nb(d, cfg, p, half, np.bool_(False))
-    d[SUP + k] += 1
+    d[supply_index_nb(cfg, p, k)] += 1
     d[b + P_STOCK + k] -= 1
     d[b + P_SOLD + k] += 1
     d[b + P_GOT_SELL] += half - lost
@@ -761,6 +785,7 @@ def observe_nb(d, cfg, player):
             o[b + P_FEES_RECV] = -1
             o[b + P_FEES_BANK] = -1
             o[b + P_CAP_LOST] = -1
+            o[b + P_CAP_LOST_OTHER] = -1
             o[b + P_CASHED_VALUE] = -1
             o[b + P_SPENT_BUY] = -1
             o[b + P_GOT_SELL] = -1
