@@ -237,3 +237,32 @@ def test_income_is_the_most_valuable_group_not_the_largest():
     g = position({(0, 0): "a", (0, 1): "a", (0, 2): "a", (3, 3): "bbba"})
     assert income(g, 0) == 6
 
+
+# ---------------------------------------------------------------- the scripted players' way out of a freeze
+
+@pytest.mark.parametrize("policy", ["heuristic", "greedy"])
+def test_frozen_player_trades_in_cards(policy):
+    """No income, no cash, a 1M floor whose ground site costs 1M: the scripts trade in three bonus
+    cards (5M) and build; with stuck_trade=0 they stop (the old play, frozen for good)."""
+    g = position({(0, 0): "ab"}, stock=[1, 0, 0, 0, 0, 0], cash=0)   # b's floor on top: a has no income
+    g.state.data[player(g, 0) + P_HAND] = (1 << 5) | (1 << 9) | (1 << 30)
+    assert income(g, 0) == 0
+    a = g.policy_action(policy)
+    assert TRADE_BASE <= a < TRADE_BASE + 48, g.action_name(a)
+    assert g.policy_action(f"{policy}(stuck_trade=0)") == STOP
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "greedy"])
+def test_frozen_player_sells_a_floor_to_pay_a_placement(policy):
+    """No income, no cash, no cards; a 1M floor (its ground site costs 1M) and a 6M floor with no site:
+    the scripts sell the 6M floor (3M), keeping the 1M floor; with stuck_sell=0 they end the turn."""
+    g = position({(0, 0): "ab"}, stock=[1, 0, 0, 1, 0, 0], cash=0)
+    assert income(g, 0) == 0
+    g.apply(STOP)                                        # nothing can be paid for
+    assert g.policy_action(policy) == SELL_BASE + 3
+    from engines.skyline_of_the_world.state import END
+    assert g.policy_action(f"{policy}(stuck_sell=0)") == END
+    g.apply(SELL_BASE + 3)
+    assert cash(g, 0) == 3 and stock(g, 0, 0) == 1
+    a = g.policy_action(policy)
+    assert a != SELL_BASE + 0                            # the floor of the way out is kept
