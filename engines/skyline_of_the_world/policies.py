@@ -45,7 +45,7 @@ from engines.core.rng import below, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_of_the_world.params import (
-    K_CARD_LEN, K_CARD_MASK, K_CAP, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
+    K_CARD_LEN, K_CARD_MASK, K_CAP, K_NEUTRAL_SELLABLE, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, K_TRADE_IN, LEVELS, MAX_CELLS,
 )
 from engines.skyline_of_the_world.rules import (
@@ -268,7 +268,8 @@ def way_out_nb(d, cfg, p):
     held = np.int64(0)
     wealth = cash
     for k in range(LEVELS + 1):
-        wealth += d[b + P_STOCK + k] * (price_nb(cfg, k) // 2)
+        if k < LEVELS or cfg[K_NEUTRAL_SELLABLE] == 1:
+            wealth += d[b + P_STOCK + k] * (price_nb(cfg, k) // 2)
     best = NO_FEE
     best_k = -1
     for k in range(LEVELS + 1):

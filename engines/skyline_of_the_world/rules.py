@@ -29,7 +29,7 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
-    K_POOL, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
+    K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
     K_END_PENTHOUSES, K_FEE_RULE, K_LAST_ROUND, K_LEVEL_VALUES, K_MAX_FEE, K_MISSION_MASK, K_MISSION_POINTS, K_N_CARDS,
     K_N_CELLS, K_N_MISSIONS, K_N_PLAYERS, K_NEUTRAL_PER_TURN, K_NEUTRAL_PRICE, K_NEUTRAL_VALUE, K_NOT_FIRST_COL,
     K_NOT_LAST_COL, K_PAY3, K_PAY4, K_PT_PENTHOUSE, K_PT_STRATEGIC, K_SKY_OPEN, K_SKY_PER_TURN, K_SKYLINE_MAX,
@@ -41,7 +41,7 @@ from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
-    M_STALLED, M_START, M_TRADE_N, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
+    M_STALLED, M_START, M_TRADE_N, M_TRADED, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
     P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
     P_SKY_STOCK, P_SOLD, P_SPENT_BUY, P_STOCK, P_TRADE_MASK, P_TRADED_N, P_TURNS, PB, PBASE, PH_BUILD,
@@ -203,6 +203,20 @@ def fee_nb(d, cfg, p, what, cell):
 
 
 @inline_kernel
+def regular_presence_nb(d, p, m):
+    """The cells of mask m whose building holds a regular floor of player p (not only his Skyline floor)."""
+    out = np.int64(0)
+    while m != 0:
+        cell = lowest_bit_index(m)
+        m &= m - 1
+        for lv in range(d[BH + cell]):
+            if d[BS + cell * LEVELS + lv] == 1 + p:
+                out |= np.int64(1) << cell
+                break
+    return out
+
+
+@inline_kernel
 def build_masks_nb(d, cfg, p):
     """THE placement rules, money aside: the cells where player p may place a regular floor, a
     neutral floor and a Skyline floor now, as three cell masks. Legality (legal_nb,
@@ -212,7 +226,7 @@ def build_masks_nb(d, cfg, p):
     - a regular floor: one of the level's value in stock (ground: 1M only, by construction);
       never directly on his own floor; on a Skyline floor only his own (unless
       skyline.others_may_build_on); a penthouse only in a building where he owns a lower floor
-      (a regular or Skyline floor);
+      (a regular floor; his Skyline floor too unless penthouse.skyline_counts is false);
     - a neutral floor: in stock; any level, also on his own floor; never on a Skyline floor;
     - a Skyline floor: received and not yet built; one per turn; not on a strategic cell; not in
       a building holding another player's Skyline floor."""
@@ -224,7 +238,10 @@ def build_masks_nb(d, cfg, p):
     for h in range(LEVELS):
         if d[b + P_STOCK + h] > 0:
             if h == LEVELS - 1:
-                fm |= d[HM + h] & d[PRESENT + p]
+                pm = d[HM + h] & d[PRESENT + p]
+                if cfg[K_PENT_SKY] == 0:
+                    pm = regular_presence_nb(d, p, pm)
+                fm |= pm
             else:
                 fm |= d[HM + h]
     blocked = own & ~top_sky                      # his own regular floor on top
@@ -309,6 +326,8 @@ def can_trade_nb(d, cfg, p, card):
         return False
     if d[M_PHASE] == PH_TRADE:
         return True
+    if cfg[K_TRADES_PER_TURN] > 0 and d[M_TRADED] >= cfg[K_TRADES_PER_TURN]:
+        return False
     return popcount(d[b + P_HAND]) >= cfg[K_TRADE_IN]
 
 
@@ -357,7 +376,10 @@ def any_buy_nb(d, cfg, p):
 
 
 @inline_kernel
-def can_sell_nb(d, p, k):
+def can_sell_nb(d, cfg, p, k):
+    """A floor of kind k in stock (a neutral floor only if neutral.sellable)."""
+    if k == NEUTRAL_STOCK and cfg[K_NEUTRAL_SELLABLE] == 0:
+        return False
     return d[pb_nb(p) + P_STOCK + k] > 0
 
 
@@ -389,6 +411,7 @@ def start_turn_nb(d, cfg):
     d[M_BOUGHT] = 0
     d[M_MUST_BUY] = 0
     d[M_TRADE_N] = 0
+    d[M_TRADED] = 0
     inc, n = income_nb(d, cfg, p)
     d[M_INCOME] = inc
     d[M_INCOME_GROUP] = n
@@ -578,6 +601,7 @@ def trade_nb(d, cfg, card):
     if d[M_TRADE_N] >= cfg[K_TRADE_IN]:
         gain_nb(d, cfg, p, cfg[K_TRADE_VALUE], np.bool_(False))
         d[b + P_TRADED_N] += 1
+        d[M_TRADED] += 1
         d[b + P_TRADE_MASK] = 0
         d[M_TRADE_N] = 0
         d[M_PHASE] = d[M_TRADE_RET]
@@ -699,7 +723,7 @@ def legal_nb(d, cfg, out):
         if can_cash_nb(d, cfg, p, card):
             out[n] = CASH_BASE + card
             n += 1
-    if popcount(hand) >= cfg[K_TRADE_IN]:
+    if popcount(hand) >= cfg[K_TRADE_IN] and (cfg[K_TRADES_PER_TURN] == 0 or d[M_TRADED] < cfg[K_TRADES_PER_TURN]):
         m = hand
         while m != 0:
             card = lowest_bit_index(m)
@@ -712,7 +736,7 @@ def legal_nb(d, cfg, out):
                 out[n] = BUY_BASE + k
                 n += 1
         for k in range(N_STOCK):
-            if can_sell_nb(d, p, k):
+            if can_sell_nb(d, cfg, p, k):
                 out[n] = SELL_BASE + k
                 n += 1
         if can_end_nb(d, cfg, p):

@@ -57,6 +57,7 @@ META = Layout("meta", [
     Field("end_left", 1, "turns still to play after the triggering one"),
     Field("stalled", 1, "1 if the turn cap ended the game"),
     Field("trade_n", 1, "cards set aside for a trade-in this turn (PH_TRADE)"),
+    Field("traded", 1, "trade-ins completed this turn"),
     Field("trade_ret", 1, "phase to return to after the trade-in"),
     Field("nplayers", 1, "players at the table"),
     Field("deck_pos", 1, "bonus cards drawn from the pile"),

@@ -266,3 +266,35 @@ def test_frozen_player_sells_a_floor_to_pay_a_placement(policy):
     assert cash(g, 0) == 3 and stock(g, 0, 0) == 1
     a = g.policy_action(policy)
     assert a != SELL_BASE + 0                            # the floor of the way out is kept
+
+
+# ---------------------------------------------------------------- rule choices the rulebook leaves open (variant keys)
+
+def test_penthouse_over_his_skyline_floor_only_is_a_variant_key():
+    """a's only floor in the building is his Skyline floor at the bottom: penthouse.skyline_counts
+    (default true) lets him build the penthouse there, false does not."""
+    board = {(0, 0): "Abnb"}
+    g = position(board, stock=FULL, cash=30)
+    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()
+    g = position(board, stock=FULL, cash=30, overrides={"penthouse.skyline_counts": False})
+    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) not in g.legal_actions()
+    g = position({(0, 0): "Aanb"}, stock=FULL, cash=30, overrides={"penthouse.skyline_counts": False})
+    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()   # a regular floor of his counts
+
+
+def test_trade_ins_per_turn_is_a_variant_key():
+    six = (1 << 5) | (1 << 9) | (1 << 30) | (1 << 31) | (1 << 12) | (1 << 13)
+    for limit, again in ((0, True), (1, False)):
+        g = position({}, stock=[0, 0, 0, 5, 0, 0], cash=0, overrides={"bonus.trades_per_turn": limit})
+        g.state.data[player(g, 0) + P_HAND] = six
+        for c in (5, 9, 30):
+            g.apply(TRADE_BASE + c)
+        assert cash(g, 0) == 5
+        assert any(TRADE_BASE <= a < TRADE_BASE + 48 for a in g.legal_actions()) == again
+
+
+def test_selling_neutral_floors_is_a_variant_key():
+    for sellable in (True, False):
+        g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=0, overrides={"neutral.sellable": sellable})
+        g.apply(STOP)                                    # a neutral floor on the empty ground: 5M, none
+        assert (SELL_BASE + 5 in g.legal_actions()) == sellable
