@@ -199,7 +199,10 @@ def stalls(run: Run) -> Section:
     return Section("Stalled games",
                    f"{k} of {n} games reached the turn cap without a game-ending penthouse: stall rate "
                    f"{_fmt(k / n if n else np.nan)} (95% Wilson {_fmt(low)} to {_fmt(high)}) with "
-                   f"{run.n_players} players. Compare player counts with the stall-rate experiment.",
+                   f"{run.n_players} players. Compare player counts with the stall-rate experiment. With a "
+                   "supply per colour a stall is mostly a dead board (no player can place anything, even with "
+                   "money: the fourth-level sites are used up) or a broke player with no income and nothing left "
+                   "to sell; `python -m experiments.sotw_stalls <run>` sorts a run's stalled games that way.",
                    tables=[("Game length in turns", length)])
 
 

@@ -18,6 +18,8 @@ from engines.skyline_of_the_world.state import (
 )
 from sotw_helpers import cell, income, player, position
 
+pytestmark = pytest.mark.jit_off   # rule tests: also in CI's plain-Python subset (16 s there)
+
 FULL = [5, 5, 5, 5, 5, 1]
 PENTHOUSE = 4          # stock kind of the penthouse (levels 1..5 are kinds 0..4)
 
