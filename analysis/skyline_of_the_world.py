@@ -5,7 +5,8 @@ engines/skyline_of_the_world/tables.py:
 - income curves: income earned by round, per policy (needs the `income` table);
 - what each floor value is worth: floors built and bought per seat and their association with
   income and prestige (least squares with 95% intervals; an association, not a causal price);
-- how often the 30M cash cap binds; mission and bonus completion; neutral floors as blockers;
+- how often the 30M cash cap binds (it stops every gain: income, fees, sales, cards); mission and
+  bonus completion; neutral floors as blockers;
 - stall rate (games ended by the turn cap) and game length; fee flows between seats.
 
 Every figure is aggregated in polars before numpy/matplotlib see it.
@@ -138,6 +139,7 @@ def floor_values(run: Run) -> Section:
         "bought_per_seat": [frame[c].cast(pl.Float64).mean() for c in bought],
         "built_per_seat": [frame[c].cast(pl.Float64).mean() for c in built],
         "sold_per_seat": [frame[c].cast(pl.Float64).mean() for c in sold],
+        "built_max": [frame[c].max() for c in built],
     })
     x = frame.select(built).to_numpy().astype(float)
     names = [KIND_LABEL[s] + " built" for s in KIND_SUFFIX]
@@ -152,7 +154,9 @@ def floor_values(run: Run) -> Section:
                        _ols(frame["score"].cast(pl.Float64).to_numpy(), x, names)))
     return Section("What each floor value is worth",
                    "Buy prices are 1, 2, 4, 6, 10 (penthouse) and 5 (neutral) million; a floor sells for half, "
-                   "rounded down. The regressions relate each seat's floors built of each value to the income it "
+                   "rounded down. By default each colour has its own supply (8 x 1M, 6 x 2M, 4 x 4M, 3 x 6M, "
+                   "3 penthouses, the setup's floors included; supply.pool = \"shared\" is one pool for the table), "
+                   "the 6 neutral floors are shared: built_max is the most one seat built. The regressions relate each seat's floors built of each value to the income it "
                    "received and the prestige it scored: an association across seats and policies, not a causal "
                    "price.", tables=tables)
 
@@ -160,10 +164,15 @@ def floor_values(run: Run) -> Section:
 def cash_cap(run: Run) -> Section:
     p = players(run).with_columns((pl.col("cap_hits") > 0).cast(pl.Int64).alias("capped"))
     rate = stats.proportion_table(p, "policy", "capped")
-    lost = stats.mean_table(p, "policy", "cap_lost")
+    tables = [("Seats hitting the cap", rate), ("Income lost to the cap", stats.mean_table(p, "policy", "cap_lost"))]
+    if "cap_lost_other" in p.collect_schema().names():   # runs before the cap stopped every gain lack it
+        tables.append(("Other gains lost to the cap (fees, sales, cards)",
+                       stats.mean_table(p, "policy", "cap_lost_other")))
     return Section("Does the 30M cash cap bind?",
-                   "Share of seats whose income the cap cut at least once (Wilson intervals), and the money lost "
-                   "to it per seat.", tables=[("Seats hitting the cap", rate), ("Money lost to the cap", lost)])
+                   "Cash is never above the cap (cash.cap_rule = \"always\", the default): income, a fee received, "
+                   "a sale, a bonus card or a trade-in stops there and the rest is lost. Share of seats whose income "
+                   "the cap cut at least once (Wilson intervals), and the money lost to it per seat.",
+                   tables=tables)
 
 
 def missions_and_bonus(run: Run) -> Section:
@@ -190,7 +199,10 @@ def stalls(run: Run) -> Section:
     return Section("Stalled games",
                    f"{k} of {n} games reached the turn cap without a game-ending penthouse: stall rate "
                    f"{_fmt(k / n if n else np.nan)} (95% Wilson {_fmt(low)} to {_fmt(high)}) with "
-                   f"{run.n_players} players. Compare player counts with the stall-rate experiment.",
+                   f"{run.n_players} players. Compare player counts with the stall-rate experiment. With a "
+                   "supply per colour a stall is mostly a dead board (no player can place anything, even with "
+                   "money: the fourth-level sites are used up) or a broke player with no income and nothing left "
+                   "to sell; `python -m experiments.sotw_stalls <run>` sorts a run's stalled games that way.",
                    tables=[("Game length in turns", length)])
 
 

@@ -26,7 +26,7 @@ from engines.skyline_of_the_world.rules import apply_nb, income_nb, legal_nb, pb
 from engines.skyline_of_the_world.search import search_context_nb, search_nb
 from engines.skyline_of_the_world.state import (
     BH, M_BANK_NET, M_DECISIONS, M_INCOME, M_INCOME_GROUP, M_PHASE, M_PLAYER, M_STALLED, M_START, M_TRIGGER,
-    M_TURN, N_ACTIONS, P_BLOCKS, P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CASH, P_CASHED_N, P_CASHED_VALUE,
+    M_TURN, N_ACTIONS, P_BLOCKS, P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE,
     P_FEES_BANK, P_FEES_PAID, P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_SKY_PLACED, P_SOLD,
     P_SPENT_BUY, P_TRADED_N, P_TURNS, PB, PBASE, PH_OVER,
 )
@@ -37,11 +37,11 @@ PL_REQ = required_columns(PLAYERS, REQUIRED_PLAYER_COLUMNS)
 GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
 (PL_ORDER, PL_PENT, PL_STRAT, PL_MISSION, PL_TRIG, PL_CASH, PL_INC_TOT, PL_INC_MAX, PL_INC_FIN, PL_TURNS,
  PL_BCASHED, PL_BVALUE, PL_BTRADED, PL_BHELD, PL_FPAID, PL_FRECV, PL_FBANK, PL_CAPH, PL_CAPL, PL_SKY,
- PL_BLOCKS, PL_SPENT, PL_GOT) = columns(
+ PL_BLOCKS, PL_SPENT, PL_GOT, PL_CAPO) = columns(
     PLAYERS, "turn_order", "penthouses", "strategic", "mission_done", "triggered_end", "cash", "income_total",
     "income_max", "income_final", "turns", "bonus_cashed", "bonus_value", "bonus_traded", "bonus_held",
     "fees_paid", "fees_received", "fees_bank", "cap_hits", "cap_lost", "skyline_built", "blocks",
-    "spent_buying", "got_selling")
+    "spent_buying", "got_selling", "cap_lost_other")
 PL_BOUGHT = columns(PLAYERS, *(f"bought_{s}" for s in KIND_SUFFIX))
 PL_SOLD = columns(PLAYERS, *(f"sold_{s}" for s in KIND_SUFFIX))
 PL_BUILT = columns(PLAYERS, *(f"built_{s}" for s in KIND_SUFFIX))
@@ -119,6 +119,7 @@ def write_seat_columns_nb(d, cfg, s, row, pl, pent, strat, md, P):
     pl[PL_FBANK, row] = d[b + P_FEES_BANK]
     pl[PL_CAPH, row] = d[b + P_CAP_HITS]
     pl[PL_CAPL, row] = d[b + P_CAP_LOST]
+    pl[PL_CAPO, row] = d[b + P_CAP_LOST_OTHER]
     pl[PL_SKY, row] = d[b + P_SKY_PLACED]
     pl[PL_BLOCKS, row] = d[b + P_BLOCKS]
     pl[PL_SPENT, row] = d[b + P_SPENT_BUY]

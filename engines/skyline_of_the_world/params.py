@@ -28,6 +28,7 @@ N_STOCK = LEVELS + 1       # stock kinds: floors of levels 1..5, then the neutra
 
 FEE_RULES = ("placed", "below")
 CAP_RULES = ("after_income", "always")
+POOLS = ("per_colour", "shared")
 TIEBREAKS = ("rulebook", "tournament")
 LAST_ROUNDS = ("finish_round", "everyone_once")
 
@@ -40,7 +41,11 @@ PARAMS = ParamLayout(
                                                doc="strategic cells [row, col]"), kernel=False),
         Param(key="levels.values", rule=Rule("int_list", 1, 99, doc="value of a regular floor by level 1..5"),
               kernel=False),
-        Param(key="supply.floors", rule=Rule("int_list", 0, 99, doc="floors in the bank by level 1..5"),
+        Param("pool", key="supply.pool", rule=Rule("str", choices=POOLS,
+                                                    doc="one supply per colour, or one shared pool")),
+        Param(key="supply.colour", rule=Rule("int_list", 0, 99, doc="floors of one colour by level 1..5 (per_colour)"),
+              kernel=False),
+        Param(key="supply.floors", rule=Rule("int_list", 0, 99, doc="floors in the shared pool by level 1..5 (shared)"),
               kernel=False),
         Param("supply_neutral", key="supply.neutral", rule=Rule("int", 0, 99, doc="neutral floors in the bank")),
         Param("skyline_max", key="supply.skyline_per_player", rule=Rule("int", 0, 2, doc="Skyline floors a player may gain")),
@@ -55,6 +60,9 @@ PARAMS = ParamLayout(
         Param("neutral_price", key="neutral.price", rule=Rule("int", 0, 99, doc="price of a neutral floor")),
         Param("neutral_per_turn", key="neutral.per_turn", rule=Rule("int", 0, 9, doc="neutral floors bought per turn")),
         Param("sky_open", key="skyline.others_may_build_on", rule=Rule("bool", doc="others may build on a Skyline floor")),
+        Param("pent_sky", key="penthouse.skyline_counts", rule=Rule("bool", doc="an own Skyline floor lower in the building allows a penthouse")),
+        Param("trades_per_turn", key="bonus.trades_per_turn", rule=Rule("int", 0, 9, doc="trade-ins per turn (0: no limit)")),
+        Param("neutral_sellable", key="neutral.sellable", rule=Rule("bool", doc="neutral floors may be sold back")),
         Param("sky_per_turn", key="skyline.per_turn", rule=Rule("int", 1, 2, doc="Skyline floors built per turn")),
         Param("pay3", key="bonus.pay3", rule=Rule("int", 0, 99, doc="pay of a three-cell bonus path")),
         Param("pay4", key="bonus.pay4", rule=Rule("int", 0, 99, doc="pay of a four-cell bonus path")),
@@ -78,7 +86,8 @@ PARAMS = ParamLayout(
         Param("n_cards", meaning="bonus cards in the deck (derived)"),
         Param("n_missions", meaning="mission cards (derived)"),
         Param("level_values", size=LEVELS, meaning="+ l: value of a regular floor on level l + 1"),
-        Param("supply", size=LEVELS, meaning="+ l: floors of level l + 1 in the bank at the start (before dealing)"),
+        Param("supply", size=LEVELS, meaning="+ l: floors of level l + 1 in the bank at the start (before dealing): "
+                                             "per colour (pool per_colour) or for the table (shared)"),
         Param("start_stock", size=LEVELS, meaning="+ l: floors of level l + 1 each player starts with"),
         Param("strategic", size=MAX_CELLS, meaning="+ cell: 1 if strategic"),
         Param("card_cells", size=MAX_CARDS * MAX_PATH, meaning="+ card * 4 + i: cell i of the card's path, -1 past its end"),
@@ -125,12 +134,16 @@ def consistency(values: dict[str, Any]) -> list[tuple[str, str]]:
             out.append(("board.strategic", f"cell [{r}, {c}] is off the {h} x {w} board"))
     if len(set(strategic)) != len(strategic):
         out.append(("board.strategic", "a strategic cell is listed twice"))
-    for key in ("levels.values", "supply.floors", "start.stock"):
+    for key in ("levels.values", "supply.colour", "supply.floors", "start.stock"):
         sec, name = key.split(".")
         if len(values[sec][name]) != LEVELS:
             out.append((key, f"needs {LEVELS} numbers (one per level 1..{LEVELS}), got {len(values[sec][name])}"))
-    if not out and any(values["start"]["stock"][i] * MAX_PLAYERS > values["supply"]["floors"][i] for i in range(LEVELS)):
-        out.append(("start.stock", f"{MAX_PLAYERS} players' starting stock exceeds the supply"))
+    if not out and values["supply"]["pool"] == "shared" and \
+            any(values["start"]["stock"][i] * MAX_PLAYERS > values["supply"]["floors"][i] for i in range(LEVELS)):
+        out.append(("start.stock", f"{MAX_PLAYERS} players' starting stock exceeds the shared pool (supply.floors)"))
+    if not out and values["supply"]["pool"] == "per_colour" and \
+            any(values["start"]["stock"][i] > values["supply"]["colour"][i] for i in range(LEVELS)):
+        out.append(("start.stock", "the starting stock exceeds one colour's supply (supply.colour)"))
     bonus = values["bonus"]["paths"]
     if len(bonus) > MAX_CARDS:
         out.append(("bonus.paths", f"at most {MAX_CARDS} cards, got {len(bonus)}"))
@@ -215,6 +228,7 @@ def kernel_params(variant: Variant | None = None, n_players: int = 4, record_inc
                       max_fee=max(list(v["levels"]["values"]) + [v["fees"]["neutral"], v["fees"]["skyline"]]),
                       strategic_mask=sum(1 << i for i in cells if strategic[i]), n_players=n_players, record_income=int(record_income), n_cells=w * h,
                       n_cards=len(cards), n_missions=len(missions), level_values=v["levels"]["values"],
-                      supply=v["supply"]["floors"], start_stock=v["start"]["stock"], strategic=strategic,
+                      supply=v["supply"]["colour" if v["supply"]["pool"] == "per_colour" else "floors"],
+                      start_stock=v["start"]["stock"], strategic=strategic,
                       card_cells=card_cells, card_len=card_len, card_path=card_path, mission_cells=mission_cells)
     return KernelParams(cfg)

@@ -10,14 +10,23 @@ the other players' penthouse counts (public).
                buy, sell, end the turn), then uniformly among that kind's legal actions
     greedy     best immediate income plus points: each build valued by the income it adds plus 5
                per prestige point gained, a completed bonus card cashed first, stops building when
-               nothing adds value; buys the most valuable floor it can place next turn; never
-               sells, trades or buys neutral floors
+               nothing adds value; buys the most valuable floor it can place next turn; never buys
+               neutral floors; trades in cards and sells floors only to get out of a freeze (below)
     heuristic  the same moves valued with named weights (HEURISTIC_WEIGHTS): income growth,
                blocking (income taken from the opponent whose top floor is covered, neutral floors
                included), penthouse and end timing, strategic areas, mission and bonus progress,
-               fees paid and a cash reserve
+               fees paid and a cash reserve; the same way out of a freeze
     search     information-set MCTS (engines.core.search; this game's adapter in search.py):
                determinized searches with random / greedy / heuristic play-outs
+
+A freeze ("stuck", stuck_nb): no income, and too little cash to pay the cheapest placement any floor
+in the stock (or a Skyline floor) allows. Nothing changes by waiting, so both scripts do what a
+person would: trade in three bonus cards for money (weight `stuck_trade`), and find the cheapest
+placement they can still pay for by selling the rest of the stock at half value, with a floor in
+stock or one bought from their supply (way_out_nb); then sell the other floors until it is paid
+for, buy its floor if needed, and never spend that money on another floor (weight `stuck_sell`).
+Before these moves no scripted player ever sold a floor, and the heuristic traded cards in only
+below a cash reserve (0 by default: never).
 
 Greedy and heuristic break ties with seeded noise (weight `jitter`, see GREEDY_WEIGHTS), so
 self-play of identical players does not repeat itself; jitter=0 is the noiseless player.
@@ -36,11 +45,12 @@ from engines.core.rng import below, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_of_the_world.params import (
-    K_CARD_LEN, K_CARD_MASK, K_CAP, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
+    K_CARD_LEN, K_CARD_MASK, K_CAP, K_NEUTRAL_SELLABLE, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, K_TRADE_IN, LEVELS, MAX_CELLS,
 )
 from engines.skyline_of_the_world.rules import (
-    NOBODY, build_masks_nb, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, price_nb, score_parts_nb, top_nb,
+    NOBODY, build_masks_nb, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, price_nb, score_parts_nb,
+    supply_index_nb, top_nb,
 )
 from engines.skyline_of_the_world.state import (
     AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, B_FLOOR, B_NEUTRAL, B_SKY, BH, BUY_BASE, HM,
@@ -63,6 +73,8 @@ HEURISTIC_WEIGHTS = {
     "fee": 0.3,            # cost of 1M paid as a fee (to a player or the bank)
     "reserve": 0.0,        # cash (millions) kept back when buying floors
     "jitter": 0.01,        # tie-break noise: see GREEDY_WEIGHTS
+    "stuck_trade": 1.0,    # > 0: frozen (no income, no placement paid for), trade in bonus cards for money
+    "stuck_sell": 1.0,     # > 0: frozen, sell floors from the stock (keeping the cheapest to place) to pay one
 }
 # Self-play of identical scripted players must not collapse into identical games: greedy and
 # heuristic add uniform noise in [0, jitter) to each candidate's value, drawn from the seat's policy
@@ -71,10 +83,13 @@ HEURISTIC_WEIGHTS = {
 # so it only breaks exact ties there; jitter=0 draws nothing and keeps the first listed (the old play).
 GREEDY_WEIGHTS = {
     "jitter": 0.01,        # uniform noise in [0, jitter) added to each candidate's value (0: none, no draw)
+    "stuck_trade": 1.0,    # as the heuristic's: out of a freeze by trading in bonus cards
+    "stuck_sell": 1.0,     # as the heuristic's: out of a freeze by selling floors
 }
 _HW = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)
-W_INCOME, W_BLOCK, W_PENT, W_TIMING, W_MISSION, W_BONUS, W_FEE, W_RESERVE, W_JITTER = range(9)
-W_GREEDY_JITTER = 0
+W_INCOME, W_BLOCK, W_PENT, W_TIMING, W_MISSION, W_BONUS, W_FEE, W_RESERVE, W_JITTER, W_STUCK_TRADE, \
+    W_STUCK_SELL = range(11)
+W_GREEDY_JITTER, W_GREEDY_STUCK_TRADE, W_GREEDY_STUCK_SELL = range(3)
 MAX_WEIGHTS = len(HEURISTIC_WEIGHTS)   # the widest scripted row (GameSpec.max_weights)
 
 POLICIES = {
@@ -210,6 +225,87 @@ def sites_nb(d, cfg, p, k):
     return popcount(fm & d[HM + k])
 
 
+NO_FEE = 1 << 40   # no placement at all
+
+
+@kernel
+def cheapest_placement_nb(d, cfg, p):
+    """The fee of the cheapest placement the floors in p's stock (and a Skyline floor in hand) allow
+    now, money aside (build_masks_nb); NO_FEE when there is none."""
+    fm, nm, sm = build_masks_nb(d, cfg, p)
+    best = NO_FEE
+    for what in range(3):
+        m = fm if what == B_FLOOR else (nm if what == B_NEUTRAL else sm)
+        while m != 0:
+            cell = lowest_bit_index(m)
+            m &= m - 1
+            amount, to = fee_nb(d, cfg, p, what, cell)
+            if to == NOBODY:
+                amount = 0
+            if amount < best:
+                best = amount
+    return best
+
+
+@kernel
+def stuck_nb(d, cfg, p):
+    """The freeze: no income, and less cash than the cheapest placement of p's stock costs (or
+    nothing in the stock to place). Waiting changes nothing for him."""
+    if d[pb_nb(p) + P_CASH] >= cheapest_placement_nb(d, cfg, p):
+        return False
+    inc, _ = income_of_mask_nb(d, cfg, d[OWN + p])
+    return inc == 0
+
+
+@kernel
+def way_out_nb(d, cfg, p):
+    """A frozen player's way out: the cheapest placement he can still pay for by selling the rest of
+    his stock (at half value) -- with a floor of his stock, or with one he buys from his supply (or
+    the neutral supply) first. Returns (money it needs: fee, plus the price if bought; its stock
+    kind), or (NO_FEE, -1) when even selling everything would not pay for one."""
+    b = pb_nb(p)
+    cash = d[b + P_CASH]
+    held = np.int64(0)
+    wealth = cash
+    for k in range(LEVELS + 1):
+        if k < LEVELS or cfg[K_NEUTRAL_SELLABLE] == 1:
+            wealth += d[b + P_STOCK + k] * (price_nb(cfg, k) // 2)
+    best = NO_FEE
+    best_k = -1
+    for k in range(LEVELS + 1):
+        held = d[b + P_STOCK + k]
+        if held == 0 and d[supply_index_nb(cfg, p, k)] <= 0:
+            continue
+        # the sites of one floor of kind k, the rest of the stock set aside
+        saved = np.int64(0)
+        for j in range(LEVELS + 1):
+            if j != k and d[b + P_STOCK + j] > 0:
+                saved |= np.int64(1) << j
+        for j in range(LEVELS + 1):
+            if (saved >> j) & 1:
+                d[b + P_STOCK + j] = -d[b + P_STOCK + j]   # negative: not in stock for build_masks_nb
+        d[b + P_STOCK + k] = 1
+        fm, nm, _ = build_masks_nb(d, cfg, p)
+        d[b + P_STOCK + k] = held
+        for j in range(LEVELS + 1):
+            if (saved >> j) & 1:
+                d[b + P_STOCK + j] = -d[b + P_STOCK + j]
+        m = nm if k == NEUTRAL_STOCK else fm
+        price = 0 if held > 0 else price_nb(cfg, k)
+        avail = wealth - (price_nb(cfg, k) // 2 if held > 0 else 0)   # the kept floor is not sold
+        while m != 0:
+            cell = lowest_bit_index(m)
+            m &= m - 1
+            amount, to = fee_nb(d, cfg, p, np.int64(B_NEUTRAL if k == NEUTRAL_STOCK else B_FLOOR), cell)
+            if to == NOBODY:
+                amount = 0
+            need = amount + price
+            if need <= avail and need < best:
+                best = need
+                best_k = k
+    return best, best_k
+
+
 @kernel
 def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
     """The greedy (pid GREEDY) or heuristic value of legal action a for player p."""
@@ -249,17 +345,27 @@ def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
         c = a - CASH_BASE
         return 100.0 + (cfg[K_PAY3] if cfg[K_CARD_LEN + c] == 3 else cfg[K_PAY4])
     if a < BUY_BASE:
-        if pid == GREEDY:
-            return -1.0
         c = a - TRADE_BASE
         if d[M_PHASE] == PH_TRADE:  # give away the card furthest from completion
             return -1.0 * popcount(d[OWN + p] & cfg[K_CARD_MASK + c]) / cfg[K_CARD_LEN + c]
+        if w[W_GREEDY_STUCK_TRADE if pid == GREEDY else W_STUCK_TRADE] > 0.0 and stuck_nb(d, cfg, p):
+            # frozen: money from the cards, the one furthest from completion first
+            return 1.0 - popcount(d[OWN + p] & cfg[K_CARD_MASK + c]) / cfg[K_CARD_LEN + c]
+        if pid == GREEDY:
+            return -1.0
         if cash < w[W_RESERVE] and popcount(d[b + P_HAND]) >= cfg[K_TRADE_IN] + 1:
             return 0.5 - popcount(d[OWN + p] & cfg[K_CARD_MASK + c]) / cfg[K_CARD_LEN + c]
         return -1.0
     if a < SELL_BASE:
         k = a - BUY_BASE
         price = price_nb(cfg, k)
+        if w[W_GREEDY_STUCK_SELL if pid == GREEDY else W_STUCK_SELL] > 0.0 and stuck_nb(d, cfg, p):
+            need, kind = way_out_nb(d, cfg, p)
+            if need != NO_FEE:
+                if k == kind and d[b + P_STOCK + k] == 0 and cash >= need:
+                    return 50.0   # the floor of the way out, with the money for its fee next turn
+                if cash - price < need:
+                    return -1.0   # never spend the money the way out needs
         if k == NEUTRAL_STOCK:
             if pid == GREEDY or d[b + P_STOCK + NEUTRAL_STOCK] > 0:
                 return -1.0
@@ -280,7 +386,16 @@ def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
             return -1.0
         return w[W_INCOME] * 0.5 * cfg[K_LEVEL_VALUES + k]
     if a < END:
-        return -2.0
+        k = a - SELL_BASE
+        if w[W_GREEDY_STUCK_SELL if pid == GREEDY else W_STUCK_SELL] <= 0.0 or price_nb(cfg, k) // 2 == 0:
+            return -2.0
+        if not stuck_nb(d, cfg, p):
+            return -2.0
+        need, keep = way_out_nb(d, cfg, p)
+        if need == NO_FEE or cash >= need or (k == keep and d[b + P_STOCK + k] <= 1):
+            return -2.0
+        # frozen: sell the floor bringing the most, never the one the way out places
+        return 0.5 + 0.01 * (price_nb(cfg, k) // 2)
     return 0.0
 
 

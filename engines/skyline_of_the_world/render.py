@@ -18,7 +18,7 @@ import numpy as np
 from engines.skyline_of_the_world.params import LEVELS, MAX_CELLS, N_STOCK, KernelParams
 from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, BH, BS, BUY_BASE, CASH_BASE, END, M_PHASE, M_PLAYER, M_START, M_TRIGGER, M_TURN, NEUTRAL,
-    P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK, PB, PBASE, PHASE_NAMES, SELL_BASE, STOP,
+    CSUP, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK, PB, PBASE, PHASE_NAMES, SELL_BASE, STOP,
     SUP, TRADE_BASE,
 )
 
@@ -80,8 +80,14 @@ def render(d: np.ndarray, kp: KernelParams, viewer: int | None = None) -> str:
         lines.append(f"{r:<4}  " + "".join(f"{_cell(d, kp, r * w + c):<6}" for c in range(w)))
     lines.append("cell: * strategic, height, top owner (a-d seats, A-D their Skyline floors, n neutral), "
                  "value (P penthouse)")
-    sup = " ".join(f"{_kind_name(kp, k)}:{int(d[SUP + k])}" for k in range(N_STOCK))
-    lines.append(f"bank supply  {sup}")
+    if int(kp.pool) == 0:   # a supply per colour, the neutral floors shared
+        for p in range(P):
+            sup = " ".join(f"{_kind_name(kp, k)}:{int(d[CSUP + p * LEVELS + k])}" for k in range(LEVELS))
+            lines.append(f"bank supply {LETTERS[p]}  {sup}")
+        lines.append(f"bank supply    neutral:{int(d[SUP + LEVELS])}")
+    else:
+        sup = " ".join(f"{_kind_name(kp, k)}:{int(d[SUP + k])}" for k in range(N_STOCK))
+        lines.append(f"bank supply  {sup}")
     for p in range(P):
         b = PBASE + p * PB
         cash = int(d[b + P_CASH])

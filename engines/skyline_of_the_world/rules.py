@@ -29,7 +29,7 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
-    K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
+    K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
     K_END_PENTHOUSES, K_FEE_RULE, K_LAST_ROUND, K_LEVEL_VALUES, K_MAX_FEE, K_MISSION_MASK, K_MISSION_POINTS, K_N_CARDS,
     K_N_CELLS, K_N_MISSIONS, K_N_PLAYERS, K_NEUTRAL_PER_TURN, K_NEUTRAL_PRICE, K_NEUTRAL_VALUE, K_NOT_FIRST_COL,
     K_NOT_LAST_COL, K_PAY3, K_PAY4, K_PT_PENTHOUSE, K_PT_STRATEGIC, K_SKY_OPEN, K_SKY_PER_TURN, K_SKYLINE_MAX,
@@ -41,11 +41,11 @@ from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
-    M_STALLED, M_START, M_TRADE_N, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
-    P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
+    M_STALLED, M_START, M_TRADE_N, M_TRADED, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
+    P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
     P_SKY_STOCK, P_SOLD, P_SPENT_BUY, P_STOCK, P_TRADE_MASK, P_TRADED_N, P_TURNS, PB, PBASE, PH_BUILD,
-    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, TOPV, TRADE_BASE, State,
+    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, CSUP, TOPV, TRADE_BASE, State,
 )
 
 BANK = -1      # fee recipient: the bank
@@ -73,7 +73,7 @@ def owned_by_nb(code, p):
     return code != 0 and code != NEUTRAL and ((code - 1) & 3) == p
 
 
-# ---------------------------------------------------------------- income: the largest connected group
+# ---------------------------------------------------------------- income: the most valuable connected group
 
 @inline_kernel
 def grow_nb(cfg, comp, allowed):
@@ -91,8 +91,9 @@ def grow_nb(cfg, comp, allowed):
 
 @kernel
 def income_of_mask_nb(d, cfg, own):
-    """(income, buildings) of the best connected group of the cell mask `own`: the sum of the top
-    floors' income values (TOPV: penthouses, Skyline floors pay nothing but link)."""
+    """(income, buildings) of the most valuable connected group of the cell mask `own` (not the one
+    with the most buildings; between groups of equal value, the larger is reported): the sum of the
+    top floors' income values (TOPV: penthouses, Skyline floors pay nothing but link)."""
     best = 0
     best_n = 0
     rest = own
@@ -128,24 +129,29 @@ def pay_bank_nb(d, p, amount):
 
 @kernel
 def gain_nb(d, cfg, p, amount, is_income):
-    """Player p receives `amount` from the bank; the cash cap cuts income (and, cap_rule 'always',
-    every gain). Returns the amount lost to the cap."""
+    """Player p receives `amount` from the bank (income, a sale, a bonus card, a trade-in); cash stops
+    at the cap and the rest stays in the bank (cap_rule 'always', the default: every gain;
+    'after_income': income only). Returns the amount lost to the cap (other than income: counted in
+    P_CAP_LOST_OTHER; the caller counts income's)."""
     b = pb_nb(p)
     cash = d[b + P_CASH] + amount
     lost = 0
     if (is_income or cfg[K_CAP_RULE] == 1) and cash > cfg[K_CAP]:
         lost = cash - cfg[K_CAP]
         if lost > amount:
-            lost = amount  # cash already above the cap (a fee earlier): keep it, gain nothing
+            lost = amount  # cash already above the cap (after_income: a fee earlier): keep it, gain nothing
         cash -= lost
     d[b + P_CASH] = cash
+    if not is_income:
+        d[b + P_CAP_LOST_OTHER] += lost
     d[M_BANK_NET] -= amount - lost
     return lost
 
 
 @kernel
 def receive_fee_nb(d, cfg, q, amount):
-    """A fee paid to player q: the cap applies only under cap_rule 'always' (money goes to the bank)."""
+    """A fee paid to player q: under cap_rule 'always' (the default) his cash stops at the cap and the
+    rest of the fee goes to the bank (counted in q's P_CAP_LOST_OTHER); 'after_income' keeps it all."""
     b = pb_nb(q)
     d[b + P_FEES_RECV] += amount
     cash = d[b + P_CASH] + amount
@@ -154,6 +160,7 @@ def receive_fee_nb(d, cfg, q, amount):
         if lost > amount:
             lost = amount
         d[M_BANK_NET] += lost
+        d[b + P_CAP_LOST_OTHER] += lost
         cash -= lost
     d[b + P_CASH] = cash
 
@@ -196,6 +203,20 @@ def fee_nb(d, cfg, p, what, cell):
 
 
 @inline_kernel
+def regular_presence_nb(d, p, m):
+    """The cells of mask m whose building holds a regular floor of player p (not only his Skyline floor)."""
+    out = np.int64(0)
+    while m != 0:
+        cell = lowest_bit_index(m)
+        m &= m - 1
+        for lv in range(d[BH + cell]):
+            if d[BS + cell * LEVELS + lv] == 1 + p:
+                out |= np.int64(1) << cell
+                break
+    return out
+
+
+@inline_kernel
 def build_masks_nb(d, cfg, p):
     """THE placement rules, money aside: the cells where player p may place a regular floor, a
     neutral floor and a Skyline floor now, as three cell masks. Legality (legal_nb,
@@ -205,7 +226,7 @@ def build_masks_nb(d, cfg, p):
     - a regular floor: one of the level's value in stock (ground: 1M only, by construction);
       never directly on his own floor; on a Skyline floor only his own (unless
       skyline.others_may_build_on); a penthouse only in a building where he owns a lower floor
-      (a regular or Skyline floor);
+      (a regular floor; his Skyline floor too unless penthouse.skyline_counts is false);
     - a neutral floor: in stock; any level, also on his own floor; never on a Skyline floor;
     - a Skyline floor: received and not yet built; one per turn; not on a strategic cell; not in
       a building holding another player's Skyline floor."""
@@ -217,7 +238,10 @@ def build_masks_nb(d, cfg, p):
     for h in range(LEVELS):
         if d[b + P_STOCK + h] > 0:
             if h == LEVELS - 1:
-                fm |= d[HM + h] & d[PRESENT + p]
+                pm = d[HM + h] & d[PRESENT + p]
+                if cfg[K_PENT_SKY] == 0:
+                    pm = regular_presence_nb(d, p, pm)
+                fm |= pm
             else:
                 fm |= d[HM + h]
     blocked = own & ~top_sky                      # his own regular floor on top
@@ -302,6 +326,8 @@ def can_trade_nb(d, cfg, p, card):
         return False
     if d[M_PHASE] == PH_TRADE:
         return True
+    if cfg[K_TRADES_PER_TURN] > 0 and d[M_TRADED] >= cfg[K_TRADES_PER_TURN]:
+        return False
     return popcount(d[b + P_HAND]) >= cfg[K_TRADE_IN]
 
 
@@ -324,8 +350,19 @@ def price_nb(cfg, k):
 
 
 @inline_kernel
+def supply_index_nb(cfg, p, k):
+    """Where the bank's floors of stock kind k that player p buys (and sells back) are counted: his
+    colour's own supply (supply.pool 'per_colour', levels 1..5) or the shared one (the neutral
+    floors always; every kind under pool 'shared')."""
+    if k < LEVELS and cfg[K_POOL] == 0:
+        return CSUP + p * LEVELS + k
+    return SUP + k
+
+
+@inline_kernel
 def can_buy_nb(d, cfg, p, k):
-    if d[SUP + k] <= 0 or d[pb_nb(p) + P_CASH] < price_nb(cfg, k):
+    """A floor of kind k left in the supply p buys from, money for it, and (neutral) the per-turn limit."""
+    if d[supply_index_nb(cfg, p, k)] <= 0 or d[pb_nb(p) + P_CASH] < price_nb(cfg, k):
         return False
     return k != NEUTRAL_STOCK or d[M_NEUTRAL_BOUGHT] < cfg[K_NEUTRAL_PER_TURN]
 
@@ -339,7 +376,10 @@ def any_buy_nb(d, cfg, p):
 
 
 @inline_kernel
-def can_sell_nb(d, p, k):
+def can_sell_nb(d, cfg, p, k):
+    """A floor of kind k in stock (a neutral floor only if neutral.sellable)."""
+    if k == NEUTRAL_STOCK and cfg[K_NEUTRAL_SELLABLE] == 0:
+        return False
     return d[pb_nb(p) + P_STOCK + k] > 0
 
 
@@ -359,7 +399,8 @@ def can_stop_nb(d, cfg, p):
 
 @kernel
 def start_turn_nb(d, cfg):
-    """Phase 1 of the player to move: earn income (largest connected group, cash cap), then build."""
+    """Phase 1 of the player to move: earn income (the most valuable connected group of his top
+    floors, cash cap), then build."""
     p = d[M_PLAYER]
     b = pb_nb(p)
     d[M_BUILT] = 0
@@ -370,6 +411,7 @@ def start_turn_nb(d, cfg):
     d[M_BOUGHT] = 0
     d[M_MUST_BUY] = 0
     d[M_TRADE_N] = 0
+    d[M_TRADED] = 0
     inc, n = income_nb(d, cfg, p)
     d[M_INCOME] = inc
     d[M_INCOME_GROUP] = n
@@ -393,7 +435,11 @@ def reset_nb(d, rng, cfg, seed, game_index):
     d[M_TRIGGER] = -1
     seed_chance_nb(rng, seed, game_index)
     for k in range(LEVELS):
-        d[SUP + k] = cfg[K_SUPPLY + k] - P * cfg[K_START_STOCK + k]
+        if cfg[K_POOL] == 0:   # per colour: each colour's supply less its own setup stock
+            for q in range(P):
+                d[CSUP + q * LEVELS + k] = cfg[K_SUPPLY + k] - cfg[K_START_STOCK + k]
+        else:
+            d[SUP + k] = cfg[K_SUPPLY + k] - P * cfg[K_START_STOCK + k]
     d[SUP + NEUTRAL_STOCK] = cfg[K_SUPPLY_NEUTRAL]
     d[HM] = cfg[K_BOARD_MASK]
     nc = cfg[K_N_CARDS]
@@ -555,6 +601,7 @@ def trade_nb(d, cfg, card):
     if d[M_TRADE_N] >= cfg[K_TRADE_IN]:
         gain_nb(d, cfg, p, cfg[K_TRADE_VALUE], np.bool_(False))
         d[b + P_TRADED_N] += 1
+        d[M_TRADED] += 1
         d[b + P_TRADE_MASK] = 0
         d[M_TRADE_N] = 0
         d[M_PHASE] = d[M_TRADE_RET]
@@ -570,7 +617,7 @@ def buy_nb(d, cfg, k):
     b = pb_nb(p)
     price = price_nb(cfg, k)
     pay_bank_nb(d, p, price)
-    d[SUP + k] -= 1
+    d[supply_index_nb(cfg, p, k)] -= 1
     d[b + P_STOCK + k] += 1
     d[b + P_BOUGHT + k] += 1
     d[b + P_SPENT_BUY] += price
@@ -581,13 +628,14 @@ def buy_nb(d, cfg, k):
 
 @kernel
 def sell_nb(d, cfg, k):
-    """Sell a floor from the stock to the bank at half its value, rounded down."""
+    """Sell a floor from the stock to the bank at half its value, rounded down (the cash cap applies);
+    it goes back to the supply it was bought from (his colour's, or the shared one)."""
     d[M_DECISIONS] += 1
     p = d[M_PLAYER]
     b = pb_nb(p)
     half = price_nb(cfg, k) // 2
     lost = gain_nb(d, cfg, p, half, np.bool_(False))
-    d[SUP + k] += 1
+    d[supply_index_nb(cfg, p, k)] += 1
     d[b + P_STOCK + k] -= 1
     d[b + P_SOLD + k] += 1
     d[b + P_GOT_SELL] += half - lost
@@ -675,7 +723,7 @@ def legal_nb(d, cfg, out):
         if can_cash_nb(d, cfg, p, card):
             out[n] = CASH_BASE + card
             n += 1
-    if popcount(hand) >= cfg[K_TRADE_IN]:
+    if popcount(hand) >= cfg[K_TRADE_IN] and (cfg[K_TRADES_PER_TURN] == 0 or d[M_TRADED] < cfg[K_TRADES_PER_TURN]):
         m = hand
         while m != 0:
             card = lowest_bit_index(m)
@@ -688,7 +736,7 @@ def legal_nb(d, cfg, out):
                 out[n] = BUY_BASE + k
                 n += 1
         for k in range(N_STOCK):
-            if can_sell_nb(d, p, k):
+            if can_sell_nb(d, cfg, p, k):
                 out[n] = SELL_BASE + k
                 n += 1
         if can_end_nb(d, cfg, p):
@@ -761,6 +809,7 @@ def observe_nb(d, cfg, player):
             o[b + P_FEES_RECV] = -1
             o[b + P_FEES_BANK] = -1
             o[b + P_CAP_LOST] = -1
+            o[b + P_CAP_LOST_OTHER] = -1
             o[b + P_CASHED_VALUE] = -1
             o[b + P_SPENT_BUY] = -1
             o[b + P_GOT_SELL] = -1

@@ -18,10 +18,14 @@ the union of the hidden card places, which the seat knows):
 - the chance stream: re-seeded (the rules use it only at setup; nothing after reads it).
 - covered variant only -- the other players' cash, stock and money counters, and the bank's
   balance (which would reveal the total cash):
-    stock: exact per kind in total, from public information (the components list minus the
-           bank's supply, the floors on the board and the seat's own stock); each of those floors
-           goes to a uniformly random other player. An approximation: the split between the
-           others is not conditioned on what they were seen to build or the money they had.
+    stock: with a supply per colour (supply.pool 'per_colour', the default) each player's regular
+           floors and penthouses are exact: his colour's components minus its supply in the bank
+           (on the table) and its floors on the board. The neutral floors (one shared supply),
+           and every floor under a shared pool, are exact per kind in total, from public
+           information (the components list minus the bank's supply, the floors on the board
+           and the seat's own stock); each of those floors goes to a uniformly random other
+           player. An approximation: the split between the others is not conditioned on what
+           they were seen to build or the money they had.
     cash:  exact (the start cash) before a player's first turn -- he has earned nothing and, with
            no floor on the board, received no fee; afterwards uniform over 0..start cash. An
            approximation (a faithful posterior would need the game's history, which the state
@@ -48,16 +52,16 @@ from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.core.search import make_search
 from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 from engines.skyline_of_the_world.params import (
-    K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, MAX_CARDS,
+    K_POOL, K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, MAX_CARDS,
     MAX_MISSIONS, N_STOCK,
 )
 from engines.skyline_of_the_world.policies import choose_action_nb
 from engines.skyline_of_the_world.rules import apply_nb, legal_nb, pb_nb, score_parts_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL,
-    NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
+    NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
     P_GOT_SELL, P_HAND, P_INCOME_SUM, P_MISSION, P_SKY_GOT, P_SKY_PLACED, P_SKY_STOCK, P_SOLD, P_SPENT_BUY,
-    P_STOCK, P_TRADE_MASK, P_TURNS, PH_OVER, SUP,
+    P_STOCK, P_TRADE_MASK, P_TURNS, PH_OVER, SUP, CSUP,
 )
 
 MAX_ACTIONS = N_ACTIONS
@@ -150,6 +154,19 @@ def others_stock_nb(d, cfg, p, k):
 
 
 @kernel
+def colour_stock_nb(d, cfg, q, k):
+    """Floors of level k + 1 in player q's stock under a supply per colour, from public information:
+    his colour's components (supply.colour) minus its supply in the bank and its floors on the board."""
+    on_board = 0
+    for cell in range(cfg[K_N_CELLS]):
+        if d[BH + cell] > k:
+            code = d[BS + cell * LEVELS + k]
+            if code == 1 + q or code == 5 + q:   # his regular floor or penthouse on that level
+                on_board += 1
+    return cfg[K_SUPPLY + k] - d[CSUP + q * LEVELS + k] - on_board
+
+
+@kernel
 def sample_covered_nb(d, cfg, p, prng):
     """The covered variant: the others' cash, stock and money counters, sampled (module docstring)."""
     P = d[M_NPLAYERS]
@@ -169,10 +186,16 @@ def sample_covered_nb(d, cfg, p, prng):
         d[b + P_FEES_RECV] = 0
         d[b + P_FEES_BANK] = 0
         d[b + P_CAP_LOST] = 0
+        d[b + P_CAP_LOST_OTHER] = 0
         d[b + P_CASHED_VALUE] = 0
         d[b + P_SPENT_BUY] = 0
         d[b + P_GOT_SELL] = 0
     for k in range(N_STOCK):
+        if k < LEVELS and cfg[K_POOL] == 0:
+            for q in range(P):
+                if q != p:
+                    d[pb_nb(q) + P_STOCK + k] = colour_stock_nb(d, cfg, q, k)
+            continue
         for _ in range(others_stock_nb(d, cfg, p, k)):
             o = below(prng, P - 1)
             q = o if o < p else o + 1

@@ -5,7 +5,10 @@ use are module-level ints derived from those declarations.
 
     State.data  int64[n_data(P)]
       [0, M_END)          meta: M_* (phase, player to move, start player, turn, per-turn flags, ...)
-      [SUP, ...)          the bank's supply by stock kind (floors of levels 1..5, then neutral)
+      [SUP, ...)          the bank's shared supply by stock kind (floors of levels 1..5, then neutral); with a
+                          supply per colour (the default) only its neutral entry is used, and
+      [CSUP, ...)         the bank's floors of each colour by level (rules.supply_index_nb says which one a
+                          player buys from)
       [BH, BH + 49)       height of each building 0..5 (cell = row * width + col)
       [BS, BS + 49 * 5)   the floors: BS + cell * 5 + level (0-based) = piece code (below)
       [TOPV, TOPV + 49)   income value of each building's top floor (0: penthouse, Skyline, neutral, empty)
@@ -54,6 +57,7 @@ META = Layout("meta", [
     Field("end_left", 1, "turns still to play after the triggering one"),
     Field("stalled", 1, "1 if the turn cap ended the game"),
     Field("trade_n", 1, "cards set aside for a trade-in this turn (PH_TRADE)"),
+    Field("traded", 1, "trade-ins completed this turn"),
     Field("trade_ret", 1, "phase to return to after the trade-in"),
     Field("nplayers", 1, "players at the table"),
     Field("deck_pos", 1, "bonus cards drawn from the pile"),
@@ -64,7 +68,8 @@ META = Layout("meta", [
 META.export(globals(), "M_")
 
 BOARD = Layout("board", [
-    Field("sup", N_STOCK, "the bank's supply by stock kind"),
+    Field("sup", N_STOCK, "the bank's shared supply by stock kind (levels 1..5: pool 'shared' only; neutral always)"),
+    Field("csup", 4 * LEVELS, "+ p * 5 + l: the bank's floors of level l + 1 in player p's colour (pool 'per_colour')"),
     Field("bh", MAX_CELLS, "building heights"),
     Field("bs", MAX_CELLS * LEVELS, "piece codes, cell * 5 + level"),
     Field("topv", MAX_CELLS, "income value of the top floor"),
@@ -99,7 +104,8 @@ PLAYER = Layout("player", [
     Field("fees_recv", 1, "fees received from other players"),
     Field("fees_bank", 1, "fees paid to the bank"),
     Field("cap_hits", 1, "turns whose income the cap cut"),
-    Field("cap_lost", 1, "money lost to the cap"),
+    Field("cap_lost", 1, "income lost to the cap"),
+    Field("cap_lost_other", 1, "other gains lost to the cap (fees received, sales, bonus cards, trade-ins)"),
     Field("bought", N_STOCK, "floors bought by kind"),
     Field("sold", N_STOCK, "floors sold by kind"),
     Field("built", N_STOCK, "floors built by kind (penthouses at index 4, neutral at 5)"),

@@ -10,7 +10,7 @@ from engines.skyline_of_the_world.policies import default_weights
 from engines.skyline_of_the_world.rules import recompute_tops_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, M_BANK_NET, M_DECISIONS, M_STALLED, M_TURN, OWN, P_CASH, P_HAND, P_MISSION, P_SKY_STOCK, P_STOCK, PB,
-    PBASE, SUP, TOPV,
+    PBASE, SUP, CSUP, TOPV,
 )
 
 GOLDEN = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p.txt"
@@ -18,21 +18,33 @@ GOLDEN = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p.txt"
 GOLDEN_NO_JITTER = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p_jitter0.txt"
 
 
-def check_invariants(g, start_cash, supply0):
+def check_invariants(g, start_cash, supply0, cap=30):
     d = g.state.data
     P = g.n_players
     cash = sum(int(d[PBASE + p * PB + P_CASH]) for p in range(P))
     assert cash + int(d[M_BANK_NET]) == P * start_cash          # money only moves between players and the bank
+    per_colour = int(g.kp.pool) == 0
     for k in range(N_STOCK):
         held = sum(int(d[PBASE + p * PB + P_STOCK + k]) for p in range(P))
         assert d[SUP + k] >= 0 and held >= 0
-        if k < LEVELS:  # floors in the supply, in stocks and on the board add up to the components list
+        if k < LEVELS and per_colour:
+            # each colour's floors in its supply, in its player's stock and on the board add up to one
+            # colour's components (8 x 1M, 6 x 2M, 4 x 4M, 3 x 6M, 3 penthouses); the shared pool stays empty
+            assert d[SUP + k] == 0
+            for p in range(P):
+                built = sum(1 for c in range(49) for lv in range(int(d[BH + c]))
+                            if d[BS + c * 5 + lv] in (1 + p, 5 + p) and lv == k)
+                sup = int(d[CSUP + p * LEVELS + k])
+                assert sup >= 0
+                assert sup + int(d[PBASE + p * PB + P_STOCK + k]) + built == supply0[k]
+        elif k < LEVELS:  # floors in the supply, in stocks and on the board add up to the components list
             built = sum(1 for c in range(49) for lv in range(int(d[BH + c]))
                         if 1 <= d[BS + c * 5 + lv] <= 8 and lv == k)
             assert d[SUP + k] + held + built == supply0[k]
     for p in range(P):
         b = PBASE + p * PB
         assert d[b + P_CASH] >= 0 and d[b + P_SKY_STOCK] >= 0
+        assert d[b + P_CASH] <= cap                              # cap_rule "always": cash never above the cap
     for c in range(49):
         h = int(d[BH + c])
         assert 0 <= h <= 5
@@ -50,12 +62,13 @@ def check_invariants(g, start_cash, supply0):
     assert np.array_equal(copy[TOPV:DECK], d[TOPV:DECK])
 
 
+@pytest.mark.parametrize("variant", ["default", "shared_pool"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_play_invariants(players):
-    kp = kernel_params(None, players)
+def test_random_play_invariants(players, variant):
+    kp = kernel_params(VARIANTS.load(variant), players)
     supply0 = [int(x) for x in kp.supply]
     for gi in range(4):
-        g = new_game(n_players=players, seed=11, game_index=gi)
+        g = new_game(variant, n_players=players, seed=11, game_index=gi)
         steps = 0
         while not g.is_over():
             check_invariants(g, int(kp.start_cash), supply0)
@@ -190,3 +203,4 @@ def test_jitter_breaks_self_play_ties_reproducibly():
 if __name__ == "__main__":
     GOLDEN.parent.mkdir(exist_ok=True)
     GOLDEN.write_text(_playthrough())
+    GOLDEN_NO_JITTER.write_text(_playthrough(("heuristic(jitter=0)", "greedy(jitter=0)") * 2))

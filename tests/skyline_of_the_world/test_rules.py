@@ -37,7 +37,7 @@ def test_income_links_through_penthouse_and_skyline():
     assert income(g, 0) == 4                # a neutral floor breaks the chain: the best group pays
 
 
-def test_income_is_largest_group_only_and_capped():
+def test_income_is_one_group_only_and_capped():
     g = position({(0, 0): "a", (0, 1): "ba", (3, 3): "bba", (3, 4): "ba"})
     assert income(g, 0) == 4 + 2            # group {(3,3),(3,4)} = 6 beats {(0,0),(0,1)} = 3
     assert income(g, 1) == 0

@@ -182,9 +182,14 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest(overrides
         placed0 = sorted(list(d0[DECK + pos:DECK + nc]) + [c for q in range(3) for c in range(nc)
                                                            if (int(d0[PBASE + q * PB + P_HAND]) >> c) & 1])
         assert placed == placed0
-        # the floors in stock: each kind's total over the others is what the table shows
+        # the floors in stock: each kind's total over the others is what the table shows; with a supply
+        # per colour each player's regular floors and penthouses are exact (his colour's components minus
+        # its supply on the table and its floors on the board), only the neutral floors are split at random
         for k in range(N_STOCK):
             assert sum(d[PBASE + q * PB + P_STOCK + k] for q in others) == \
                 sum(d0[PBASE + q * PB + P_STOCK + k] for q in others)
+            if k < N_STOCK - 1:
+                for q in others:
+                    assert d[PBASE + q * PB + P_STOCK + k] == d0[PBASE + q * PB + P_STOCK + k]
     assert hands > 0 and missions > 0
     assert (cash > 0) == bool(overrides)

@@ -7,7 +7,7 @@ from engines.skyline_of_the_world.params import VARIANTS, kernel_params
 
 def test_shipped_variants_load():
     names = VARIANTS.names()
-    assert {"default", "fee_floor_below", "tournament", "covered", "everyone_once"} <= set(names)
+    assert {"default", "fee_floor_below", "tournament", "covered", "everyone_once", "shared_pool"} <= set(names)
     for n in names:
         for players in (2, 3, 4):
             kernel_params(VARIANTS.load(n), players)
@@ -21,12 +21,21 @@ def test_shipped_variants_load():
     ("board.strategic", [[1, 1], [6, 1], [4, 1]], "off the"),
     ("levels.values", [1, 2, 4, 6], "needs 5 numbers"),
     ("supply.floors", [32, 24, 16, 12, 12, 4], "needs 5 numbers"),
+    ("supply.colour", [8, 6, 4, 3], "needs 5 numbers"),
+    ("supply.pool", "per_player", "must be one of"),
+    ("cash.cap_rule", "sometimes", "must be one of"),
     ("fees.rule", "floor", "must be one of"),
 ])
 def test_bad_variants_refused(key, value, reason):
     with pytest.raises(VariantError) as err:
         VARIANTS.load(None, {key: value})
     assert err.value.key == key and reason in err.value.reason
+
+
+def test_setup_stock_beyond_a_colours_supply_refused():
+    with pytest.raises(VariantError) as err:
+        VARIANTS.load(None, {"supply.colour": [1, 6, 4, 3, 3]})   # the setup's two 1M floors
+    assert err.value.key == "start.stock" and "exceeds one colour's supply" in err.value.reason
 
 
 def test_too_few_bonus_cards_for_the_deal_refused():
@@ -45,6 +54,20 @@ def test_fee_variant_changes_kernel_numbers_only():
     b = kernel_params(VARIANTS.load("fee_floor_below"), 4)
     assert a.fee_rule == 0 and b.fee_rule == 1
     assert (a.cfg != b.cfg).sum() == 1
+
+
+def test_supply_and_cap_defaults_are_the_printed_game():
+    """GAPS.md: a supply per colour (8/6/4/3/3) at every player count, cash capped on every gain; the
+    engine's first reading (one shared pool) is the named variant shared_pool."""
+    d = VARIANTS.load("default").values
+    assert d["supply"]["pool"] == "per_colour" and d["supply"]["colour"] == [8, 6, 4, 3, 3]
+    assert d["supply"]["neutral"] == 6 and d["supply"]["skyline_per_player"] == 2
+    assert d["cash"]["cap"] == 30 and d["cash"]["cap_rule"] == "always"
+    for players in (2, 3, 4):
+        kp = kernel_params(VARIANTS.load("default"), players)
+        assert kp.pool == 0 and list(kp.supply) == [8, 6, 4, 3, 3]
+        kp = kernel_params(VARIANTS.load("shared_pool"), players)
+        assert kp.pool == 1 and list(kp.supply) == [32, 24, 16, 12, 12]
 
 
 def test_default_paths_are_the_generators_output():
