@@ -168,10 +168,11 @@ def test_u17_only_once_per_turn():
 
 def test_area_payout_ties_and_half_rounded_up():
     d = np.zeros(20000, np.int64)
+    g = game(4)
 
     def pay(value, counts):
         d[B_COUNTS:B_COUNTS + 4] = counts
-        first, second = area_places_nb(d, 4)
+        first, second = area_places_nb(d, g.kp.cfg, 4)
         return [area_payout_nb(value, c, first, second) for c in counts]
 
     assert pay(3, [2, 1, 1, 0]) == [3, 2, 2, 0]
