@@ -5,9 +5,11 @@
     .venv/bin/python -m experiments.project_skyline_endings -n 200 --policy "search(iterations=20, rollout=heuristic)"
     .venv/bin/python -m experiments.project_skyline_endings -n 400 --set end.money=40 --maps tokyo --players 2
 
-Every batch is an ordinary run folder (experiments.runner.run_batch: cached, resumable; a rerun
-simulates nothing twice) under results/_ps_endings/. For each map and player count it prints the
-share of games ended by money, by the last floor and by the round cap (stalled), the game length
+Every batch is an ordinary run folder (experiments.runner.run_batch) under results/_ps_endings/,
+played afresh each time (a folder is keyed on the engine's code and variant values, not on the
+contents of maps/*.toml and cards/*.toml, which this script serves to calibrate). For each map and player count it prints the
+share of games ended by money, by the last floor and by the round cap (stalled), the share in
+which someone placed a last floor at all (anyLF: also in the money end's last round), the game length
 in rounds, the winner's money (money track before final scoring, and final score), floors built
 per player and, on an "areas" map (Tokyo), the share of player-games whose highest end-bonus tier
 is each row of the map's end table.
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
-from experiments.runner import RunError, run_batch
+from experiments.runner import run_batch
 
 OUT = Path("results/_ps_endings")
 
@@ -55,6 +57,8 @@ def summarize(run, tiers: list[tuple[int, int]]) -> dict:
         "money_end": float((g["ending"] == 1).mean()),
         "floor_end": float((g["ending"] == 2).mean()),
         "stalled": float((g["ending"] == 3).mean()),
+        # someone placed a last floor at all (also in the money end's last round, which changes nothing)
+        "any_last_floor": float((g["floor_round"] > 0).mean()) if "floor_round" in g.columns else float("nan"),
         "rounds": float(g["rounds"].mean()),
         "rounds_sd": float(g["rounds"].std()),
         "winner_money": float(win["money"].mean()),
@@ -90,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"policy {args.policy}, {args.games} games per cell, seed {args.seed}" +
           (f", overrides {extra}" if extra else ""))
     head = (f"{'map':6} {'P':>2} {'money%':>7} {'floor%':>7} {'stall%':>7} {'rounds':>7} {'win$':>6} "
-            f"{'winscore':>8} {'floors':>6} {'areas':>6}  end-bonus tier shares (best tier: share)")
+            f"{'winscore':>8} {'floors':>6} {'areas':>6} {'anyLF%':>6}  end-bonus tier shares (best tier: share)")
     print(head)
     for m in args.maps:
         tiers = end_tiers(m)
@@ -99,17 +103,16 @@ def main(argv: list[str] | None = None) -> None:
             tag = hashlib.sha256(json.dumps([args.policy, ov, args.seed], sort_keys=True).encode()).hexdigest()[:10]
             kw = dict(overrides=ov, players=p, policies=[args.policy], n_games=args.games, seed=args.seed,
                       workers=args.workers, progress=False, out=Path(args.out) / f"{m}-{p}p-{tag}")
-            try:
-                run = run_batch("project_skyline", **kw)
-            except RunError:  # the engine or its data changed since: play the batch afresh
-                run = run_batch("project_skyline", fresh=True, **kw)
+            # always afresh: a run folder is keyed on the engine's code and the variant's values,
+            # not on the contents of the map and card files this script is used to calibrate
+            run = run_batch("project_skyline", fresh=True, **kw)
             r = summarize(run, tiers)
             t = ""
             if tiers:
                 t = "  ".join(f"{need}+:{share:.0%}" for need, _, share in r["tiers"]) + f"  none:{r['no_tier']:.0%}"
             print(f"{m:6} {p:>2} {r['money_end']:7.1%} {r['floor_end']:7.1%} {r['stalled']:7.1%} "
                   f"{r['rounds']:7.1f} {r['winner_money']:6.1f} {r['winner_score']:8.1f} {r['floors_built']:6.1f} "
-                  f"{r['areas_present']:6.1f}  {t}", flush=True)
+                  f"{r['areas_present']:6.1f} {r['any_last_floor']:6.1%}  {t}", flush=True)
 
 
 if __name__ == "__main__":

@@ -540,10 +540,13 @@ def end_turn_nb(d, rng, cfg):
         em = d[M_E_MONEY]
         ef = d[M_E_FLOOR]
         over = 0
-        if ef >= 0 and r >= ef:
-            over = END_FLOOR
-        elif em >= 0 and r >= em:
+        # what ended the game is the trigger whose last round this is; the last floor cuts the
+        # game short only when placed before the money trigger's last round (a last floor placed
+        # in the round the money end already made the last one changes nothing: a money end)
+        if em >= 0 and r >= em and (ef < 0 or em <= ef):
             over = END_MONEY
+        elif ef >= 0 and r >= ef:
+            over = END_FLOOR
         elif r + 1 >= cfg[K_ROUND_CAP]:
             over = END_STALLED
         if over != 0:

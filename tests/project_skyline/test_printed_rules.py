@@ -230,3 +230,67 @@ def test_u17_with_a_short_draw_pile(reshuffle, drawn):
     assert len(hand_codes(g, 0)) == drawn
     assert d[b + P_DRAW_N] == (2 if reshuffle else 0)
     g.apply(A_STOP)
+
+
+# ---------------------------------------------------------------- which end ended the game
+
+def _finish_randomly(g):
+    while not g.is_over():
+        g.apply(g.policy_action("random"))
+
+
+def _last_floor(g, p):
+    from engines.project_skyline.state import P_FLOORS
+    g.state.data[pb(p) + P_FLOORS] = 1
+    to_play(g, p, ["S-01"], "green")
+    play(g)
+    g.apply(g.legal_actions()[0])
+    assert g.state.data[pb(p) + P_FLOORS] == 0
+
+
+def test_a_last_floor_in_the_money_ends_last_round_is_a_money_end():
+    """50 money reached in round 1 makes round 2 the last; a last floor placed in round 2
+    changes nothing ("the game ends at the end of the current round"): a money end. The games
+    table's floor_round still records it."""
+    from engines.project_skyline.state import END_MONEY, M_ENDING, M_PLAYER, M_ROUND
+    g = game(4)
+    d = g.state.data
+    set_money(g, 2, 49)
+    to_play(g, 2, ["S-05"], "green")
+    play(g)
+    while not (d[M_ROUND] == 1 and d[M_PLAYER] == 1):
+        g.apply(g.policy_action("random"))
+    _last_floor(g, 1)
+    _finish_randomly(g)
+    assert d[M_ROUND] == 1 and d[M_ENDING] == END_MONEY
+
+
+def test_a_last_floor_before_the_money_ends_last_round_is_a_last_floor_end():
+    """The last floor placed in the round the money was reached: the game ends with that round,
+    no additional round -- the last floor ended it."""
+    from engines.project_skyline.state import END_FLOOR, M_ENDING, M_ROUND
+    g = game(4)
+    d = g.state.data
+    set_money(g, 2, 49)
+    to_play(g, 2, ["S-05"], "green")
+    play(g)
+    _last_floor(g, 3)
+    _finish_randomly(g)
+    assert d[M_ROUND] == 0 and d[M_ENDING] == END_FLOOR
+
+
+def test_games_table_records_both_trigger_rounds():
+    from engines.project_skyline import SPEC
+    from engines.project_skyline.params import kernel_params
+    from engines.project_skyline.policies import POLICIES
+    kp = kernel_params(None, 4)
+    pid = POLICIES["heuristic"].policy_id
+    import numpy as np
+    tables = SPEC.simulate(kp, np.array([pid] * 4), np.zeros((4, 16)), True, 5, 0, 20)
+    g = tables["games"]
+    for i in range(20):
+        ending, rounds, mr, fr = (int(g[c][i]) for c in ("ending", "rounds", "money_round", "floor_round"))
+        if ending == 1:
+            assert mr > 0 and rounds == mr + 1 and (fr == 0 or fr >= rounds)
+        elif ending == 2:
+            assert fr == rounds and (mr == 0 or mr + 1 > fr)
