@@ -199,13 +199,20 @@ def endings(run: Run) -> Section:
         k = int((g["ending"] == code).sum())
         low, high = stats.wilson_interval(k, n)
         rows.append({"ending": name, "games": k, "rate": k / n if n else np.nan, "low": low, "high": high})
+    if "floor_round" in g.columns:  # someone placed a last floor at all, whatever ended the game
+        k = int((g["floor_round"] > 0).sum())
+        low, high = stats.wilson_interval(k, n)
+        rows.append({"ending": "(a last floor placed at all)", "games": k, "rate": k / n if n else np.nan,
+                     "low": low, "high": high})
     table = pl.DataFrame(rows)
     length = g.select(pl.col("rounds").cast(pl.Float64).mean().alias("mean_rounds"),
                       pl.col("rounds").cast(pl.Float64).std().alias("std_rounds"),
                       pl.col("rounds").min().alias("min"), pl.col("rounds").max().alias("max"),
                       pl.col("decisions").cast(pl.Float64).mean().alias("mean_decisions"))
     text = ("How games end: someone reaches the end money (the round is finished, then one more), the "
-            "last floor of a supply is placed (the round is finished), or the round cap stalls the "
-            "game. Wilson 95% intervals.")
+            "last floor of a supply is placed (the round is finished, no additional round: counted as the "
+            "end only when it cut the game short, i.e. was placed before the money end's last round), or "
+            "the round cap stalls the game. The rulebook calls the last-floor end \"the rare case\". "
+            "Wilson 95% intervals over games.")
     return Section("How do games end, and how long are they?", text,
                    [("ending frequencies", table), ("game length (rounds)", length)])
