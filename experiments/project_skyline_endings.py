@@ -76,6 +76,7 @@ def summarize(run, tiers: list[tuple[int, int]]) -> dict:
             below -= k
         row["tiers"] = shares
         row["no_tier"] = below / a.len()
+        row["reached"] = [(need, float((a >= need).mean())) for need, _ in tiers]  # at least this tier
     return row
 
 
@@ -109,7 +110,8 @@ def main(argv: list[str] | None = None) -> None:
             r = summarize(run, tiers)
             t = ""
             if tiers:
-                t = "  ".join(f"{need}+:{share:.0%}" for need, _, share in r["tiers"]) + f"  none:{r['no_tier']:.0%}"
+                t = ("  ".join(f"{need}+:{share:.0%}" for need, _, share in r["tiers"]) + f"  none:{r['no_tier']:.0%}"
+                     + "  (at least: " + " ".join(f"{need}+:{share:.0%}" for need, share in r["reached"]) + ")")
             print(f"{m:6} {p:>2} {r['money_end']:7.1%} {r['floor_end']:7.1%} {r['stalled']:7.1%} "
                   f"{r['rounds']:7.1f} {r['winner_money']:6.1f} {r['winner_score']:8.1f} {r['floors_built']:6.1f} "
                   f"{r['areas_present']:6.1f} {r['any_last_floor']:6.1%}  {t}", flush=True)
