@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
+from analysis.metrics import Metric
 from analysis.run import Run
 from analysis.sections import Plot, Section, game_spec
 
@@ -199,13 +200,56 @@ def endings(run: Run) -> Section:
         k = int((g["ending"] == code).sum())
         low, high = stats.wilson_interval(k, n)
         rows.append({"ending": name, "games": k, "rate": k / n if n else np.nan, "low": low, "high": high})
+    if "floor_round" in g.columns:  # someone placed a last floor at all, whatever ended the game
+        k = int((g["floor_round"] > 0).sum())
+        low, high = stats.wilson_interval(k, n)
+        rows.append({"ending": "(a last floor placed at all)", "games": k, "rate": k / n if n else np.nan,
+                     "low": low, "high": high})
     table = pl.DataFrame(rows)
     length = g.select(pl.col("rounds").cast(pl.Float64).mean().alias("mean_rounds"),
                       pl.col("rounds").cast(pl.Float64).std().alias("std_rounds"),
                       pl.col("rounds").min().alias("min"), pl.col("rounds").max().alias("max"),
                       pl.col("decisions").cast(pl.Float64).mean().alias("mean_decisions"))
     text = ("How games end: someone reaches the end money (the round is finished, then one more), the "
-            "last floor of a supply is placed (the round is finished), or the round cap stalls the "
-            "game. Wilson 95% intervals.")
+            "last floor of a supply is placed (the round is finished, no additional round: counted as the "
+            "end only when it cut the game short, i.e. was placed before the money end's last round), or "
+            "the round cap stalls the game. The rulebook calls the last-floor end \"the rare case\". "
+            "Wilson 95% intervals over games.")
     return Section("How do games end, and how long are they?", text,
                    [("ending frequencies", table), ("game length (rounds)", length)])
+
+
+# ---------------------------------------------------------------- experiment metrics
+
+def _game_rows(run, value: pl.Expr) -> pl.DataFrame:
+    return run.table("games").select(pl.col("game").cast(pl.Int64), pl.lit("all").alias("key"),
+                                     value.cast(pl.Float64).alias("value"))
+
+
+def money_end_rate(run) -> pl.DataFrame:
+    return _game_rows(run, pl.col("ending") == 1)
+
+
+def last_floor_end_rate(run) -> pl.DataFrame:
+    return _game_rows(run, pl.col("ending") == 2)
+
+
+def rounds(run) -> pl.DataFrame:
+    return _game_rows(run, pl.col("rounds"))
+
+
+def winner_money(run) -> pl.DataFrame:
+    """The money track (before final scoring) of the best-ranked seat, per game."""
+    p = run.players.filter(pl.col("rank") == 1).group_by("game").agg(pl.col("money").max().alias("m"))
+    return p.sort("game").select(pl.col("game").cast(pl.Int64), pl.lit("all").alias("key"),
+                                 pl.col("m").cast(pl.Float64).alias("value"))
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("money_end_rate", "share of games ended by the end money (the rulebook's usual end)", "proportion",
+           money_end_rate),
+    Metric("last_floor_end_rate", "share of games a last floor cut short (the rulebook's \"rare case\")",
+           "proportion", last_floor_end_rate),
+    Metric("rounds", "rounds played in a game", "mean", rounds),
+    Metric("winner_money", "the winner's money track before final scoring", "mean", winner_money),
+)}

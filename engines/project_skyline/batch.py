@@ -17,13 +17,13 @@ from engines.core.harness import (
 )
 from engines.core.kernel import kernel, kernel_named
 from engines.core.lowlevel import unowned
-from engines.project_skyline.params import K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
+from engines.project_skyline.params import K_EXTRA_ROUND, K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.project_skyline.policies import RANDOM, ROW_WIDTH, SEARCH, choose_action_nb, random_action_nb
 from engines.project_skyline.search import search_context_nb, search_nb
 from engines.project_skyline.rules import card_count_nb, legal_nb, reset_nb, apply_nb, score_of_nb
 from engines.project_skyline.state import (
-    B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, MAX_HEIGHT, M_DECISIONS, M_ENDING, M_EVN, M_PHASE, M_PLAYER,
+    B_A_SCORED, B_H, B_TOP, END_STALLED, EV0, MAX_HEIGHT, M_DECISIONS, M_E_FLOOR, M_E_MONEY, M_ENDING, M_EVN, M_PHASE, M_PLAYER,
     M_ROUND, M_TURN, N_ACTIONS, PB, PBASE, PH_OVER, P_BOUGHT, P_BUILT, P_FINAL_CARDS, P_FINAL_END, P_FORFEIT,
     P_MONEY, P_PA, P_PLAYED, P_SOLD, P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON,
     P_SRC_SELL, P_TAKEN, P_UPGRADES, P_UPOS,
@@ -39,8 +39,9 @@ GA_REQ = required_columns(GAMES, REQUIRED_GAME_COLUMNS)
     PLAYERS, "turn_order", "money", "money_cards", "money_monuments", "money_areas", "money_bonuses", "money_sell",
     "money_card_values", "money_end", "spent_buy", "spent_upgrade", "deck_size", "upgrades", "upgrade_pos",
     "bought", "taken", "sold", "played", "floors_built", "floors_forfeited", "towers", "areas_present")
-GA_TURNS, GA_ROUNDS, GA_ENDING, GA_AREAS, GA_TOP, GA_DROPPED, GA_SEARCH = columns(
-    GAMES, "turns", "rounds", "ending", "areas_scored", "top_score", "events_dropped", "search_simulated")
+GA_TURNS, GA_ROUNDS, GA_ENDING, GA_MROUND, GA_FROUND, GA_AREAS, GA_TOP, GA_DROPPED, GA_SEARCH = columns(
+    GAMES, "turns", "rounds", "ending", "money_round", "floor_round", "areas_scored", "top_score", "events_dropped",
+    "search_simulated")
 CE_GAME, CE_SEAT, CE_SLOT, CE_TURN, CE_CARD, CE_EVENT = columns(
     CARD_EVENTS, "game", "seat", "lineup_slot", "turn", "card", "event")
 N_PL, N_GA, N_CE = len(PLAYERS.names), len(GAMES.names), len(CARD_EVENTS.names)
@@ -177,6 +178,9 @@ def _simulate_chunk_kernel(with_search):
             ga[GA_TURNS, k] = d[M_TURN]
             ga[GA_ROUNDS, k] = d[M_ROUND] + 1
             ga[GA_ENDING, k] = d[M_ENDING]
+            # M_E_MONEY holds the money end's last round (the trigger round + the extra round)
+            ga[GA_MROUND, k] = 0 if d[M_E_MONEY] < 0 else d[M_E_MONEY] + 1 - cfg[K_EXTRA_ROUND]
+            ga[GA_FROUND, k] = d[M_E_FLOOR] + 1
             scored = 0
             for a in range(cfg[K_N_AREAS]):
                 scored += d[B_A_SCORED + a]

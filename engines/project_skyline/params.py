@@ -60,6 +60,9 @@ BONUS_MONEY, BONUS_UPGRADE, BONUS_TAKE = 0, 1, 2
 MON_CHAIN, MON_COUNT = 0, 1
 END_TOWERS, END_AREAS = 0, 1
 
+AREA_TIE_RULES = ("second_stays", "no_second")
+TIE_SECOND_STAYS, TIE_NO_SECOND = 0, 1
+
 MAP_NAMES = tuple(sorted(p.stem for p in MAPS_DIR.glob("*.toml")))
 CARD_SETS = tuple(sorted(p.stem for p in CARDS_DIR.glob("*.toml")))
 
@@ -441,6 +444,11 @@ PARAMS = ParamLayout(
         Param(key="upgrade.costs", rule=Rule("int_list", 0, 30, min_length=1, max_length=MAX_COST,
                                              doc="upgrade track costs from the lowest space up"), kernel=False),
         Param("hand_size", key="turn.hand_size", rule=Rule("int", 1, 8, doc="V. Draw: cards in hand after drawing")),
+        Param("draw_reshuffle", key="turn.draw_reshuffle",
+              rule=Rule("bool", doc="a draw effect (U-17) with an empty draw pile shuffles the discard pile in")),
+        Param("area_tie", key="scoring.area_tie", rule=Rule("str", choices=AREA_TIE_RULES,
+              doc="area scoring, tie for the most top floors: 'second_stays' (the next lower count "
+                  "still takes half) or 'no_second' (a tie for first leaves no second place)")),
         Param("end_money", key="end.money", rule=Rule("int", 1, 500, doc="money that triggers the end")),
         Param("extra_round", key="end.extra_round", rule=Rule("bool", doc="one more round after the trigger round")),
         Param("round_cap", key="end.round_cap", rule=Rule("int", 5, 1000, doc="rounds before a game is 'stalled'")),

@@ -241,13 +241,13 @@ def space_value_nb(d, cfg, p, s, k, w, greedy):
     if d[B_A_SCORED + a] == 0:
         area_tops_nb(d, cfg, a)
         worth = area_value_nb(cfg, d[B_A_FLOORS + a] + put)
-        first, second = area_places_nb(d, P)
+        first, second = area_places_nb(d, cfg, P)
         before = area_payout_nb(worth, d[B_COUNTS + p], first, second)
         if prev != p:
             d[B_COUNTS + p] += 1
             if prev >= 0:
                 d[B_COUNTS + prev] -= 1
-        first, second = area_places_nb(d, P)
+        first, second = area_places_nb(d, cfg, P)
         after = area_payout_nb(worth, d[B_COUNTS + p], first, second)
         if h == 0 and d[B_A_FREE + a] == 1:
             v += w[W_MONEY] * after  # completes the area: scored this turn

@@ -22,8 +22,11 @@ Readings of the rulebook (documented choices):
 - Cards of the chosen symbol are played one at a time, each resolved before the next is
   chosen; cards gained during the turn (buy, U-16, U-17) may be played if they carry the
   symbol, as the glossary allows.
-- Area scoring, second place: the highest count strictly below the first place's count (a tie
-  for first does not cancel second place); half value rounded up.
+- Area scoring, a tie for the most top floors: variant key scoring.area_tie (default
+  "second_stays": the highest count strictly below the first place's count takes half, rounded
+  up; "no_second": a tie for first leaves no second place).
+- A draw effect (U-17) meeting an empty draw pile shuffles the discard pile in as step V does
+  (variant key turn.draw_reshuffle; false: it draws what the draw pile holds).
 - Several areas completed in one turn score in area order (the order changes nothing but the
   2-player tile moves, which the scorer chooses after each).
 - Final money never goes below 0 (Money Track). Ties: most cards (hand, draw, discard).
@@ -37,12 +40,12 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.rng import shuffle
 from engines.project_skyline.params import (
     BONUS_MONEY, BONUS_TAKE, BONUS_UPGRADE, END_TOWERS, K_AREA_FREE, K_AREA_N, K_AREA_SP, K_ASCORE,
-    K_BASIC_COPIES, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_COSTS, K_END_KIND,
-    K_END_MONEY, K_ETAB, K_EXTRA_ROUND, K_HAND_SIZE, K_LAND_SP, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ,
+    K_BASIC_COPIES, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_COSTS, K_DRAW_RESHUFFLE, K_END_KIND,
+    K_END_MONEY, K_ETAB, K_AREA_TIE, K_EXTRA_ROUND, K_HAND_SIZE, K_LAND_SP, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ,
     K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_LAND, K_N_MON, K_N_PLAYERS, K_N_SP, K_N_START, K_N_TYPES,
     K_N_UPG, K_ROUND_CAP, K_SITES, K_SITE_AREA, K_SITE_TILES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_NB,
     K_SP_NN, K_START, K_TG_N, K_TG_SP, K_TOWER_MONEY, K_UPG, MAX_AREA_SP, MAX_EFF, MAX_MON_NB, MAX_NB, MAX_SP,
-    MAX_UPG, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
+    MAX_UPG, MON_CHAIN, N_COLOURS, TIE_NO_SECOND, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
     TG_BUILDING,
 )
 from engines.project_skyline.state import (
@@ -253,14 +256,21 @@ def area_tops_nb(d, cfg, a):
 
 
 @inline_kernel
-def area_places_nb(d, P):
+def area_places_nb(d, cfg, P):
     """(first, second) place counts from the top counts d[B_COUNTS + seat]: the most top floors,
-    and the highest count strictly below it (0 if none)."""
+    and the highest count strictly below it (0 if none). With scoring.area_tie = "no_second", a
+    tie for the most top floors leaves no second place (second 0)."""
     first = 0
+    tied = 0
     for r in range(P):
         if d[B_COUNTS + r] > first:
             first = d[B_COUNTS + r]
+            tied = 1
+        elif d[B_COUNTS + r] == first and first > 0:
+            tied += 1
     second = 0
+    if tied > 1 and cfg[K_AREA_TIE] == TIE_NO_SECOND:
+        return first, second
     for r in range(P):
         cr = d[B_COUNTS + r]
         if cr < first and cr > second:
@@ -397,7 +407,7 @@ def score_area_nb(d, cfg, a):
     P = d[M_NPLAYERS]
     value = area_value_nb(cfg, d[B_A_FLOORS + a])
     area_tops_nb(d, cfg, a)
-    first, second = area_places_nb(d, P)
+    first, second = area_places_nb(d, cfg, P)
     for q in range(P):
         pay = area_payout_nb(value, d[B_COUNTS + q], first, second)
         if pay > 0:
@@ -530,10 +540,13 @@ def end_turn_nb(d, rng, cfg):
         em = d[M_E_MONEY]
         ef = d[M_E_FLOOR]
         over = 0
-        if ef >= 0 and r >= ef:
-            over = END_FLOOR
-        elif em >= 0 and r >= em:
+        # what ended the game is the trigger whose last round this is; the last floor cuts the
+        # game short only when placed before the money trigger's last round (a last floor placed
+        # in the round the money end already made the last one changes nothing: a money end)
+        if em >= 0 and r >= em and (ef < 0 or em <= ef):
             over = END_MONEY
+        elif ef >= 0 and r >= ef:
+            over = END_FLOOR
         elif r + 1 >= cfg[K_ROUND_CAP]:
             over = END_STALLED
         if over != 0:
@@ -587,7 +600,10 @@ def resolve_effects_nb(d, rng, cfg):
         elif op == OP_DRAW:
             if d[M_DREW] == 0:
                 d[M_DREW] = 1
-                draw_cards_nb(d, rng, p, arg if poorest_nb(d, p) else n)
+                k = arg if poorest_nb(d, p) else n
+                if cfg[K_DRAW_RESHUFFLE] == 0 and k > d[b + P_DRAW_N]:
+                    k = d[b + P_DRAW_N]  # the draw pile only: no reshuffle in the middle of a turn
+                draw_cards_nb(d, rng, p, k)
         elif op == OP_TAKE:
             if basic_left_nb(d) > 0:
                 d[M_PHASE] = PH_TAKE

@@ -59,7 +59,10 @@ GAMES = TableSpec(
         Column("map", "0 nyc, 1 tokyo (index in the engine's map list)"),
         Column("turns", "turns played, all players"),
         Column("rounds", "rounds played"),
-        Column("ending", "1 money reached the end money, 2 last floor placed, 3 stalled"),
+        Column("ending", "1 money reached the end money, 2 last floor placed (before the money end's last round), "
+                         "3 stalled"),
+        Column("money_round", "round (1-based) in which someone first reached the end money, 0 never"),
+        Column("floor_round", "round (1-based) in which someone placed their last floor, 0 never"),
         Column("areas_scored", "areas scored"),
         Column("top_score", "best score at the table"),
         Column("events_dropped", "card events not recorded (over the per-chunk budget)"),

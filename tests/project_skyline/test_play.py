@@ -129,3 +129,18 @@ def test_jitter_is_a_named_weight_of_both_scripted_policies():
     assert list(POLICIES["heuristic"].weights)[-1] == "jitter"
     assert len(POLICIES["heuristic"].weights) <= SPEC.max_weights
     assert "jitter" in POLICIES["heuristic"].description
+
+
+def test_games_table_records_both_trigger_rounds():
+    """games.money_round / floor_round: the rounds of the two end triggers, consistent with the
+    ending (a last-floor end only when the last floor came before the money end's last round)."""
+    kp = kernel_params(None, 4)
+    pid = POLICIES["heuristic"].policy_id
+    tables = SPEC.simulate(kp, np.array([pid] * 4), np.array([default_weights("heuristic")] * 4), True, 5, 0, 20)
+    g = tables["games"]
+    for i in range(20):
+        ending, rounds, mr, fr = (int(g[c][i]) for c in ("ending", "rounds", "money_round", "floor_round"))
+        if ending == 1:
+            assert mr > 0 and rounds == mr + 1 and (fr == 0 or fr >= rounds)
+        elif ending == 2:
+            assert fr == rounds and (mr == 0 or mr + 1 > fr)

@@ -45,3 +45,18 @@ def test_ps_experiments_are_shipped_and_validate():
 def test_u17_experiment_runs_small(tmp_path):
     result = run_experiment(ROOT / "experiments" / "ps_u17_catchup.toml", results=tmp_path, games=60)
     assert "score_spread" in str(result.answer)
+
+
+def test_area_tie_experiment_and_ending_metrics(tmp_path):
+    """The tie readings as an experiment (scoring.area_tie), with the game's own ending metrics."""
+    import polars as pl
+
+    from analysis.metrics import metrics_for
+    assert {"money_end_rate", "last_floor_end_rate", "rounds", "winner_money"} <= set(metrics_for("project_skyline"))
+    result = run_experiment(ROOT / "experiments" / "ps_area_tie.toml", results=tmp_path, games=60)
+    assert "margin" in str(result.answer)
+    est = pl.read_csv(tmp_path / "ps_area_tie" / "estimates.csv")
+    rates = est.filter(pl.col("metric").is_in(["money_end_rate", "last_floor_end_rate"]))
+    assert rates.height == 4 and rates["estimate"].is_between(0, 1).all()
+    ends = est.filter(pl.col("metric") == "money_end_rate")["estimate"]
+    assert (ends > 0.5).all()   # calibrated: the money end is the usual one (4 heuristic players, NYC)
