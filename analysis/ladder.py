@@ -31,6 +31,7 @@ figure with no fair value to be compared with). What counts as an effect is `key
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -41,7 +42,7 @@ from analysis.stats import wilson_interval
 
 BOOTSTRAP_REPLICATES = 200
 CONFIDENCE = 0.95
-ALPHA = 1e-3  # choix's ridge on the log-strengths: keeps a rung that always wins (or loses) finite
+RIDGE = 1e-3  # choix's ridge on the log-strengths: keeps a rung that always wins (or loses) finite
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def fit_strengths(n_rungs: int, rankings: list[list[int]]) -> np.ndarray:
     """Plackett-Luce log-strengths (choix), centred on their mean (above)."""
     import choix
 
-    params = choix.ilsr_rankings(n_rungs, rankings, alpha=ALPHA, max_iter=1000, tol=1e-10)
+    params = choix.ilsr_rankings(n_rungs, rankings, alpha=RIDGE, max_iter=1000, tol=1e-10)
     return params - params.mean()
 
 
@@ -164,6 +165,10 @@ KEY_MEAN = "the mean of the keys in the same games"
 NO_FAIR_VALUE = "no fair value"
 UNDETERMINED_NAN = "undetermined: a rung has no estimate (NaN)"
 UNDETERMINED_NO_REFERENCE = "undetermined: the metric has no fair value to compare with"
+UNDETERMINED_FEW = "undetermined: fewer than {n} games at a rung"
+ALPHA = 0.05          # family-wise: every effect claim of one ladder together; every "no effect" claim together
+MIN_GAMES = 10        # fewer games at a rung: no claim either way
+POWER = 0.8
 
 
 def is_strong(rung: str) -> bool:
@@ -175,30 +180,184 @@ def weak_rungs(rungs) -> set[str]:
     return {r for r in rungs if not is_strong(r)}
 
 
-def rung_verdict(rows: list[dict], weak: set[str]) -> str:
-    """One finding (a metric and key) across the rungs' self-play runs: each row has rung,
-    estimate, low, high and `reference` (the fair value). A NaN never becomes a verdict:
-    neither a NaN estimate nor a NaN reference (a figure with nothing to be compared with)."""
+@dataclass(frozen=True)
+class RowVerdict:
+    """One finding's verdict and exactly what it claims (the null-simulation tests check each claim):
+    `signs` the rungs where an effect of that sign is claimed, `contrast` the claimed sign of (mean effect at
+    the weak rungs) - (mean effect at the strong rungs), `pooled` the claimed sign of the mean effect over the
+    rungs, `within` the rungs claimed within +-`margin` of the reference. 0 / empty: no claim."""
+
+    kind: str
+    text: str
+    signs: tuple[tuple[str, int], ...] = ()
+    contrast: int = 0
+    pooled: int = 0
+    within: tuple[str, ...] = ()
+    margin: float = math.nan
+
+
+def _sign(x: float) -> str:
+    return "+" if x > 0 else "-"
+
+
+def _p(values: np.ndarray) -> float:
+    """Two-sided test of mean 0 of per-game values. Values of two kinds only (a win and a loss: a seat's
+    edge or win rate without shared wins) are a proportion: the exact binomial test (scipy binomtest) of the
+    share of the upper value against the share that makes the mean 0. The t-test there is far too bold in
+    the tail of a rare outcome (a seat winning 9 of 80 games against a fair 20: t gives p = 2e-4, the
+    binomial 5e-3), and the verdicts test at alpha / (rungs x keys). Anything else: the one-sample t-test
+    (scipy's t distribution called directly: the null-simulation tests run it thousands of times); a
+    constant sample: the sign test (analysis.stats._t_test_p)."""
+    from scipy.special import stdtr
+
+    n = values.size
+    if n < 2:
+        return math.nan
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        return 1.0 if low == 0 else float(min(1.0, 2 * 0.5 ** n))
+    if low < 0 < high:
+        upper = int((values == high).sum())
+        if upper + int((values == low).sum()) == n:
+            return _binomial_p(upper, n, -low / (high - low))
+    sd = float(values.std(ddof=1))
+    t = float(values.mean()) / (sd / math.sqrt(n))
+    return float(2 * stdtr(n - 1, -abs(t)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _binomial_p(k: int, n: int, p: float) -> float:
+    from scipy.stats import binomtest
+
+    return float(binomtest(k, n, p).pvalue)
+
+
+def _half_width(values: np.ndarray, level: float) -> float:
+    """Half-width of the two-sided `level` t interval of the mean of `values`."""
+    from scipy.special import stdtrit
+
+    n = values.size
+    sd = float(values.std(ddof=1)) if n > 1 else math.nan
+    return float(stdtrit(n - 1, 0.5 + level / 2) * sd / math.sqrt(n))
+
+
+def row_verdict(effects: dict[str, np.ndarray], rungs: list[str], weak: set[str], *, tests: int, rows: int,
+                margin: float | None = None, alpha: float = ALPHA) -> RowVerdict:
+    """The verdict of one finding (a metric and key) across the rungs, from its per-game effects: for every
+    rung an array over the games 0..n-1 (the value minus what it is judged against; NaN where the rung has
+    no such game). Every rung plays game g on the same seed, so rungs are compared game by game (paired).
+
+    Effect claims, each a two-sided test (a one-sample t on the game values, the sign test for a constant
+    sample) at level alpha / `tests` (Bonferroni over every effect test of the ladder: each rung of each
+    finding, plus per finding the pooled mean over the rungs and the paired weak - strong contrast):
+
+      * changes sign: one rung shows + and another - (always reported first);
+      * holds at every rung: every rung shows the same sign;
+      * appears only for weak play: the paired contrast (weak rungs' mean effect - the search rungs')
+        shows a difference, a weak rung shows the effect, and every search rung is shown within the
+        margin (TOST); without that equivalence the verdict says the effect is larger for weak play and
+        leaves strong play undetermined (likewise the other way round);
+      * shows at some rungs: those rungs show it, the others are undetermined;
+      * present on average over the rungs: only the pooled mean (per game, over the rungs) shows it.
+
+    "No effect at any rung" needs the declared equivalence `margin`: every rung's (1 - 2 alpha / `rows`)
+    interval inside +-margin (two one-sided tests per rung, Bonferroni over the `rows` findings). Otherwise
+    the verdict is "undetermined at n games per rung", with the games per rung that would settle it (the
+    power module: the games for the TOST to succeed with probability 0.8 when there is no effect; without
+    a margin, the smallest effect these games find)."""
+    level = alpha / max(tests, 1)
+    cols = [np.asarray(effects[r], dtype=float) for r in rungs]
+    n_games = min(int(np.isfinite(c).sum()) for c in cols)
+    if n_games < MIN_GAMES:
+        return RowVerdict("undetermined", UNDETERMINED_FEW.format(n=MIN_GAMES))
+    clean = {r: c[np.isfinite(c)] for r, c in zip(rungs, cols)}
     signs = {}
-    for r in rows:
-        if any(math.isnan(r[k]) for k in ("estimate", "low", "high")):
-            return UNDETERMINED_NAN
-        ref = r["reference"]
-        if ref is None or math.isnan(ref):
-            return UNDETERMINED_NO_REFERENCE
-        signs[r["rung"]] = 1 if r["low"] > ref else (-1 if r["high"] < ref else 0)
-    significant = {k: s for k, s in signs.items() if s != 0}
-    if not significant:
-        return "no rung shows an effect beyond noise (not evidence of balance: that needs an equivalence margin)"
-    if len(set(significant.values())) > 1:
-        return "changes sign between rungs: it describes the players, not the game"
-    if len(significant) == len(signs):
-        return "holds at every rung"
-    strong = [k for k in signs if k not in weak]
-    # without a strong rung nothing can be said about strong play: "only for weak play" needs one
-    if strong and all(signs[k] == 0 for k in strong):
-        return "appears only for weak play (scripted rungs), not for the search rungs"
-    return "appears at some rungs only: " + ", ".join(k for k, s in signs.items() if s != 0)
+    for r in rungs:
+        v = clean[r]
+        p = _p(v)
+        signs[r] = int(np.sign(v.mean())) if (not math.isnan(p) and p < level) else 0
+    matrix = np.column_stack(cols)
+    both = matrix[np.all(np.isfinite(matrix), axis=1)]          # the games every rung played: paired
+    pooled = 0
+    if len(rungs) > 1 and both.shape[0] >= MIN_GAMES:
+        per_game = both.mean(axis=1)
+        p = _p(per_game)
+        pooled = int(np.sign(per_game.mean())) if (not math.isnan(p) and p < level) else 0
+    w_idx = [i for i, r in enumerate(rungs) if r in weak]
+    s_idx = [i for i, r in enumerate(rungs) if r not in weak]
+    contrast, contrast_est = 0, math.nan
+    if w_idx and s_idx and both.shape[0] >= MIN_GAMES:
+        d = both[:, w_idx].mean(axis=1) - both[:, s_idx].mean(axis=1)
+        contrast_est = float(d.mean())
+        p = _p(d)
+        contrast = int(np.sign(contrast_est)) if (not math.isnan(p) and p < level) else 0
+    shown = {r: s for r, s in signs.items() if s}
+    listed = lambda s: ", ".join(r for r in rungs if signs[r] == s)  # noqa: E731
+    claim = tuple(shown.items())
+    has_margin = margin is not None and not math.isnan(margin) and margin > 0
+    eq_level = 1 - 2 * alpha / max(rows, 1)
+    within = {r: has_margin and abs(clean[r].mean()) + _half_width(clean[r], eq_level) < margin for r in rungs}
+    n_text = f"{n_games:,} games per rung"
+    if 1 in shown.values() and -1 in shown.values():
+        return RowVerdict("changes_sign", f"changes sign between rungs: + at {listed(1)}, - at {listed(-1)} "
+                          "(it describes the players, not the game)", claim)
+    if len(shown) == len(rungs):
+        s = next(iter(shown.values()))
+        return RowVerdict("holds", f"holds at every rung ({_sign(s)})", claim)
+    for c, side, other in ((contrast, w_idx, s_idx), (-contrast, s_idx, w_idx)):
+        # c: the sign of the effect at `side`, larger there than at `other` (the paired contrast)
+        if not c or not any(signs[rungs[i]] == c for i in side) or any(signs[rungs[i]] == c for i in other):
+            continue
+        where = "weak" if side is w_idx else "strong"
+        there = "strong" if where == "weak" else "weak"
+        shown_at = ", ".join(rungs[i] for i in side if signs[rungs[i]] == c)
+        gap = f"{where} minus {there} {contrast_est * (1 if where == 'weak' else -1):+.3g}, paired"
+        if all(within[rungs[i]] for i in other):
+            return RowVerdict(f"only_{where}", f"appears only for {where} play ({_sign(c)} at {shown_at}; the "
+                              f"{there} rungs within ±{margin:g}; {gap})", claim, contrast=contrast,
+                              within=tuple(rungs[i] for i in other), margin=margin)
+        return RowVerdict(f"larger_{where}", f"larger for {where} play ({_sign(c)} at {shown_at}; {gap}); "
+                          f"whether {there} play shows it at all is undetermined at {n_text}", claim,
+                          contrast=contrast)
+    sd = float(np.nanmean([clean[r].std(ddof=1) for r in rungs]))
+    if shown:
+        s = next(iter(shown.values()))
+        return RowVerdict("some", f"shows at {listed(s)} ({_sign(s)}); undetermined at {listed(0)} at {n_text}",
+                          claim)
+    if pooled:
+        return RowVerdict("on_average", f"present on average over the rungs ({_sign(pooled)}), no single rung "
+                          f"shows it at {n_text}", pooled=pooled)
+    if has_margin and all(within.values()):
+        return RowVerdict("no_effect", f"no effect at any rung: every rung within ±{margin:g}",
+                          within=tuple(rungs), margin=margin)
+    if has_margin:
+        need = _games_for_equivalence(margin, sd, alpha, max(rows, 1))
+        return RowVerdict("undetermined", f"undetermined at {n_text}: no effect shown and ±{margin:g} not "
+                          f"shown; about {max(need, n_games + 1):,} games per rung would show ±{margin:g} "
+                          "if there is no effect")
+    smallest = _detectable(n_games, round(sd, 3), alpha, max(tests, 1))
+    return RowVerdict("undetermined", f"undetermined at {n_text}: no effect shown (these games find an effect "
+                      f"of ±{smallest:.3g} at a rung 80% of the time) and no equivalence margin declared")
+
+
+@functools.lru_cache(maxsize=4096)
+def _games_for_equivalence_cached(margin: float, sd: float, alpha: float, rows: int) -> int:
+    from analysis import power
+
+    # TOST at level alpha/rows each side succeeds with probability POWER when there is no effect when
+    # margin / se >= z(1 - alpha/rows) + z(1 - (1 - POWER)/2): a two-sided test at 2 alpha/rows, power 0.9
+    return power.games_for_mean(margin, sd, alpha=2 * alpha, power=1 - (1 - POWER) / 2, family=rows)
+
+
+def _games_for_equivalence(margin: float, sd: float, alpha: float, rows: int) -> int:
+    return _games_for_equivalence_cached(margin, round(sd, 3), alpha, rows) if sd > 0 else MIN_GAMES
+
+
+@functools.lru_cache(maxsize=4096)
+def _detectable(n: int, sd: float, alpha: float, tests: int) -> float:
+    from analysis import power
+
+    return power.detectable_effect(n, sd, alpha=alpha, power=POWER, family=tests)
 
 
 def key_effects(metric, values: pl.DataFrame, reference: float, confidence: float = CONFIDENCE) -> pl.DataFrame:
@@ -215,8 +374,7 @@ def key_effects(metric, values: pl.DataFrame, reference: float, confidence: floa
     if reference is not None and not math.isnan(reference):
         est, ref, against = estimate(metric, values, confidence), float(reference), FAIR_VALUE
     elif metric.dominance and values["key"].n_unique() > 1:
-        deviation = values.with_columns(pl.col("value") - pl.col("value").mean().over("game"))
-        est = estimate(replace(metric, kind="mean"), deviation, confidence)
+        est = estimate(replace(metric, kind="mean"), _deviation(values), confidence)
         ref, against = 0.0, KEY_MEAN
     else:
         est, ref, against = estimate(metric, values, confidence), math.nan, NO_FAIR_VALUE
@@ -225,16 +383,42 @@ def key_effects(metric, values: pl.DataFrame, reference: float, confidence: floa
         pl.lit(ref, pl.Float64).alias("effect_reference"), pl.lit(against).alias("judged_against"))
 
 
+def _deviation(values: pl.DataFrame) -> pl.DataFrame:
+    return values.with_columns(pl.col("value") - pl.col("value").mean().over("game"))
+
+
+def effect_values(metric, values: pl.DataFrame, reference: float) -> pl.DataFrame:
+    """Per game and key, the value a verdict tests (game, key, value): the value minus its fair value,
+    or for competing keys without one the value minus the mean key of the game; empty when the
+    metric has nothing to be judged against (key_effects, above)."""
+    if reference is not None and not math.isnan(reference):
+        return values.with_columns(pl.col("value") - float(reference))
+    if metric.dominance and values["key"].n_unique() > 1:
+        return _deviation(values)
+    return values.clear()
+
+
 FINDINGS_SCHEMA = {"metric": pl.Utf8, "key": pl.Utf8, "rung": pl.Utf8, "n": pl.Int64, "estimate": pl.Float64,
                    "low": pl.Float64, "high": pl.Float64, "reference": pl.Float64, "effect": pl.Float64,
                    "effect_low": pl.Float64, "effect_high": pl.Float64, "effect_reference": pl.Float64,
                    "judged_against": pl.Utf8}
+EFFECTS_SCHEMA = {"metric": pl.Utf8, "key": pl.Utf8, "rung": pl.Utf8, "game": pl.Int64, "value": pl.Float64}
+
+
+@dataclass
+class RungFindings:
+    """One rung's figures of one metric (FINDINGS_SCHEMA) and the per-game values its verdict tests
+    (EFFECTS_SCHEMA). It concatenates like the frame it used to be (`findings`)."""
+
+    findings: pl.DataFrame
+    effects: pl.DataFrame
 
 
 def rung_findings(name: str, metric, values: pl.DataFrame, reference: float, rung: str,
-                  confidence: float = CONFIDENCE) -> pl.DataFrame:
+                  confidence: float = CONFIDENCE) -> RungFindings:
     """One rung's figures of one metric, per key: the estimate and interval as the metric
-    defines them, and next to them what the verdict judges (key_effects)."""
+    defines them, and next to them what the verdict judges (key_effects); and the per-game
+    values the verdict tests (effect_values)."""
     from analysis.metrics import estimate
 
     ref = math.nan if reference is None else float(reference)
@@ -242,26 +426,82 @@ def rung_findings(name: str, metric, values: pl.DataFrame, reference: float, run
     effects = key_effects(metric, values, ref, confidence)
     frame = est.join(effects, on="key", how="left").with_columns(
         pl.lit(name).alias("metric"), pl.lit(rung).alias("rung"), pl.lit(ref, pl.Float64).alias("reference"))
-    return frame.select(list(FINDINGS_SCHEMA)).cast(FINDINGS_SCHEMA)
+    per_game = effect_values(metric, values, ref).select(
+        pl.lit(name).alias("metric"), "key", pl.lit(rung).alias("rung"), "game", "value").cast(EFFECTS_SCHEMA)
+    return RungFindings(frame.select(list(FINDINGS_SCHEMA)).cast(FINDINGS_SCHEMA), per_game)
 
 
-def ladder_verdicts(findings: pl.DataFrame, rungs: list[str]) -> pl.DataFrame:
-    """metric, key, verdict for every (metric, key) of `findings` (one row per metric, key and
-    rung with effect, effect_low, effect_high, effect_reference). A rung without a row for the
-    key counts as a NaN, so a missing figure is undetermined, never quietly left out."""
+def concat_findings(parts: list[RungFindings]) -> RungFindings:
+    if not parts:
+        return RungFindings(pl.DataFrame(schema=FINDINGS_SCHEMA), pl.DataFrame(schema=EFFECTS_SCHEMA))
+    return RungFindings(pl.concat([p.findings for p in parts], how="vertical"),
+                        pl.concat([p.effects for p in parts], how="vertical"))
+
+
+VERDICTS_SCHEMA = {"metric": pl.Utf8, "key": pl.Utf8, "verdict": pl.Utf8, "kind": pl.Utf8}
+
+
+def ladder_row_verdicts(findings: RungFindings, rungs: list[str], margins: dict[str, float] | None = None,
+                        alpha: float = ALPHA) -> list[tuple[str, str, RowVerdict]]:
+    """(metric, key, RowVerdict) for every (metric, key) of `findings`; the effect tests are corrected
+    over every rung x finding of the ladder (row_verdict). A rung without a row for the key, a NaN, or
+    a figure without a fair value is undetermined, never quietly left out."""
+    margins = margins or {}
     weak = weak_rungs(rungs)
-    out = []
-    for (metric, key), group in findings.group_by(["metric", "key"], maintain_order=True):
+    table = findings.findings
+    groups = list(table.group_by(["metric", "key"], maintain_order=True))
+    judged = []
+    out: list[tuple[str, str, RowVerdict | None]] = []
+    for (metric, key), group in groups:
         by_rung = {r["rung"]: r for r in group.iter_rows(named=True)}
-        rows = []
-        for rung in rungs:
-            r = by_rung.get(rung)
-            rows.append({"rung": rung, "estimate": _float(r, "effect"), "low": _float(r, "effect_low"),
-                         "high": _float(r, "effect_high"), "reference": _float(r, "effect_reference")})
-        out.append({"metric": metric, "key": key, "verdict": rung_verdict(rows, weak)})
-    return pl.DataFrame(out, schema={"metric": pl.Utf8, "key": pl.Utf8, "verdict": pl.Utf8})
+        rows = [by_rung.get(rung) for rung in rungs]
+        if any(r is None or any(_nan(r[k]) for k in ("effect", "effect_low", "effect_high")) for r in rows):
+            out.append((metric, key, RowVerdict("undetermined", UNDETERMINED_NAN)))
+        elif any(_nan(r["effect_reference"]) for r in rows):
+            out.append((metric, key, RowVerdict("undetermined", UNDETERMINED_NO_REFERENCE)))
+        else:
+            out.append((metric, key, None))
+            judged.append((metric, key))
+    n_rows = len(judged)
+    has_strong = bool(weak) and len(weak) < len(rungs)
+    tests = n_rows * (len(rungs) + (1 if len(rungs) > 1 else 0) + (1 if has_strong else 0))
+    per = findings.effects.partition_by(["metric", "key", "rung"], as_dict=True) if judged else {}
+    done = []
+    for metric, key, verdict in out:
+        if verdict is None:
+            parts = {rung: per.get((metric, key, rung)) for rung in rungs}
+            n = max((int(g["game"].max()) + 1 for g in parts.values() if g is not None and g.height), default=0)
+            arrays = {}
+            for rung, g in parts.items():
+                a = np.full(n, np.nan)
+                if g is not None:
+                    a[g["game"].to_numpy()] = g["value"].to_numpy()
+                arrays[rung] = a
+            verdict = row_verdict(arrays, rungs, weak, tests=tests, rows=n_rows, margin=margins.get(metric),
+                                  alpha=alpha)
+        done.append((metric, key, verdict))
+    return done
 
 
-def _float(row: dict | None, name: str) -> float:
-    value = None if row is None else row.get(name)
-    return math.nan if value is None else float(value)
+def ladder_verdicts(findings: RungFindings, rungs: list[str], margins: dict[str, float] | None = None,
+                    alpha: float = ALPHA) -> pl.DataFrame:
+    """metric, key, verdict, kind for every (metric, key) of `findings` (ladder_row_verdicts)."""
+    rows = [{"metric": m, "key": k, "verdict": v.text, "kind": v.kind}
+            for m, k, v in ladder_row_verdicts(findings, rungs, margins, alpha)]
+    return pl.DataFrame(rows, schema=VERDICTS_SCHEMA)
+
+
+def _nan(value) -> bool:
+    return value is None or math.isnan(value)
+
+
+def declared_margins(game: str, names, overrides: dict[str, float] | None = None) -> dict[str, float]:
+    """Each metric's equivalence margin: its declaration (Metric.margin), overridden by `overrides`."""
+    from analysis.metrics import get_metric
+
+    out = {}
+    for name in names:
+        margin = (overrides or {}).get(name, get_metric(game, name).margin)
+        if margin is not None:
+            out[name] = float(margin)
+    return out

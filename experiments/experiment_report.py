@@ -140,8 +140,10 @@ def ladder_table(result: "ExperimentResult") -> pl.DataFrame:
             ref = float(reference[0]) if reference.len() else math.nan
             frames.append(L.rung_findings(name, M.get_metric(exp.game, name), analysis.values[(i, name)], ref,
                                           plan.label, exp.confidence))
-    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=L.FINDINGS_SCHEMA)
-    verdicts = L.ladder_verdicts(findings, exp.rungs)
+    found = L.concat_findings(frames)
+    findings = found.findings
+    seat = {} if exp.margin is None else {n: exp.margin for n in ("seat_edge", "seat_win_rate")}
+    verdicts = L.ladder_verdicts(found, exp.rungs, L.declared_margins(exp.game, _ladder_metrics(exp), seat)).drop("kind")
     order = {rung: i for i, rung in enumerate(exp.rungs)}
     return (findings.join(verdicts, on=["metric", "key"], how="left")
             .with_columns(pl.col("rung").replace_strict(order, return_dtype=pl.Int64).alias("rung_index"))
@@ -380,15 +382,19 @@ def _methods(result: "ExperimentResult") -> str:
 
 
 LADDER_METHOD = (
-    "Across the ladder: each rung is one batch in self-play (every seat the rung's policy), all on the same seed. "
-    "A figure shows an effect at a rung when its interval excludes what it is judged against: the metric's fair "
-    "value (a seat edge: 0; a win rate: the fair share), or, for competing keys without one (roof types), the "
-    "key's per-game difference from the mean of the keys in the same games (paired on the game). Verdicts: holds "
-    "at every rung; appears only for weak play (some scripted rung shows it, no search rung does: only rungs named "
-    "search... count as strong play); changes sign (it describes the players, not the game); appears at some "
-    "rungs only; no rung shows an effect beyond noise (not evidence of balance: that needs an equivalence "
-    "margin); undetermined (a rung has no estimate, or the figure has no fair value). Each interval stands on its "
-    "own: no correction for the number of keys and rungs.")
+    "Across the ladder: each rung is one batch in self-play (every seat the rung's policy), all on the same seed, "
+    "so rungs are compared game by game. A figure is judged against the metric's fair value (a seat edge: 0; a win "
+    "rate: the fair share), or, for competing keys without one (roof types), the key's per-game difference from "
+    "the mean of the keys in the same games. An effect is claimed only from a test (t on the per-game values) at "
+    "5% family-wise over every rung x figure plus, per figure, the pooled mean over the rungs and the paired "
+    "weak - search contrast (Bonferroni; only rungs named search... count as strong play). Verdicts "
+    "(analysis.ladder.row_verdict): changes sign (always reported: it describes the players, not the game); holds "
+    "at every rung; appears only for weak play (the paired contrast shows it larger at the scripted rungs and "
+    "every search rung is shown within the metric's equivalence margin, seat_margin for seat figures), else "
+    "larger for weak play with strong play undetermined; shows at some rungs; present on average over the rungs; "
+    "no effect at any rung (only inside the margin: two one-sided tests at every rung); undetermined at n games "
+    "(with the games per rung that would settle it), or undetermined for a NaN or a figure with no fair value. "
+    "The intervals in the table are each at 95% on their own.")
 
 
 def _setup_table(result: "ExperimentResult") -> pl.DataFrame:

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.ladder import FINDINGS_SCHEMA, TableGames, fit_ladder, is_strong, ladder_verdicts, rung_findings
+from analysis.ladder import (TableGames, concat_findings, declared_margins, fit_ladder, is_strong, ladder_verdicts,
+                             rung_findings)
 from analysis.metrics import RunData, get_metric
 from analysis.run import Run
 from analysis.sections import game_module
@@ -46,6 +47,7 @@ class LadderPlan:
     seed: int = 0
     variant: str | None = None
     findings: tuple[str, ...] = field(default=DEFAULT_FINDINGS)
+    margins: tuple[tuple[str, float], ...] = ()   # equivalence margins overriding the metrics' own
 
     def why_enough(self, pair_games: int) -> str:
         """What the game counts buy: the widest possible 95% interval of a head-to-head share."""
@@ -78,7 +80,7 @@ def default_findings(game: str) -> tuple[str, ...]:
 
 def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
-                variant: str | None = None) -> LadderPlan:
+                variant: str | None = None, margins: dict[str, float] | None = None) -> LadderPlan:
     spec = get_game(game)
     # canonical labels (the runner's): "search(iterations=400)" is "search" when 400 is the default
     rungs_t = tuple(parse_policy(spec, r).label for r in (rungs or spec.ladder))
@@ -94,7 +96,8 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
     g = int(math.ceil(g / p) * p)  # whole rotations: every rung in every seat equally often
     fg = spec.ladder_findings_games if findings_games is None else int(findings_games)
     fg = int(math.ceil(fg / p) * p)
-    return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings)
+    return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings,
+                      tuple(sorted((margins or {}).items())))
 
 
 def _chunk(games: int, lineup: tuple[str, ...]) -> int:
@@ -170,10 +173,22 @@ def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[P
                 continue
             ref = metric.reference(data) if metric.reference else math.nan
             frames.append(rung_findings(name, metric, metric.compute(data), ref, rung))
-    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=FINDINGS_SCHEMA)
-    verdicts_df = ladder_verdicts(findings, list(plan.rungs))
+    found = concat_findings(frames)
+    margins = declared_margins(plan.game, plan.findings, dict(plan.margins))
+    verdicts_df = ladder_verdicts(found, list(plan.rungs), margins)
     return LadderResult(plan, ladder.ratings, ladder.steps, ladder.ordered, ladder.separated, ladder.games,
-                        findings, verdicts_df)
+                        found.findings, verdicts_df)
+
+
+LADDER_VERDICTS_METHOD = (
+    "Verdicts (analysis.ladder.row_verdict): every rung plays game g on the same seed, so rungs are compared game "
+    "by game. An effect is claimed only from a test (t on the per-game values) at 5% family-wise over every rung x "
+    "finding of this ladder plus, per finding, the pooled mean over the rungs and the paired weak - search "
+    "contrast (Bonferroni). \"Holds at every rung\": every rung shows it; \"changes sign\": rungs show both signs "
+    "(always reported); \"appears only for weak play\": the paired contrast shows it larger at the scripted rungs "
+    "and every search rung is shown within the metric's equivalence margin (else \"larger for weak play\", strong "
+    "play undetermined); \"no effect\" only inside the margin (TOST at every rung), otherwise \"undetermined at "
+    "n games\", with the games that would settle it.")
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -210,6 +225,7 @@ def ladder_text(result: LadderResult) -> str:
                   "the figure minus what it is judged against (its fair value, e.g. 0 for a seat edge, or "
                   "the average of the keys, e.g. the average roof type), 95% intervals over games. A finding "
                   "that differs between rungs describes the players, not the game.", "",
+                  LADDER_VERDICTS_METHOD, "",
                   "| metric | key | judged against | " + " | ".join(plan.rungs) + " | verdict |",
                   "|---|---|---|" + "---|" * len(plan.rungs) + "---|"]
         for v in result.verdicts.iter_rows(named=True):
