@@ -201,44 +201,11 @@ def _sign(x: float) -> str:
 
 
 def _p(values: np.ndarray) -> float:
-    """Two-sided test of mean 0 of per-game values. Values of two kinds only (a win and a loss: a seat's
-    edge or win rate without shared wins) are a proportion: the exact binomial test (scipy binomtest) of the
-    share of the upper value against the share that makes the mean 0. The t-test there is far too bold in
-    the tail of a rare outcome (a seat winning 9 of 80 games against a fair 20: t gives p = 2e-4, the
-    binomial 5e-3), and the verdicts test at alpha / (rungs x keys). Anything else: the one-sample t-test
-    (scipy's t distribution called directly: the null-simulation tests run it thousands of times); a
-    constant sample: the sign test (analysis.stats._t_test_p)."""
-    from scipy.special import stdtr
+    """Two-sided test of mean 0 of per-game values (analysis.stats.zero_mean_p: exact binomial for a win
+    and a loss, the sign test for a constant sample, else t)."""
+    from analysis.stats import zero_mean_p
 
-    n = values.size
-    if n < 2:
-        return math.nan
-    low, high = float(values.min()), float(values.max())
-    if low == high:
-        return 1.0 if low == 0 else float(min(1.0, 2 * 0.5 ** n))
-    if low < 0 < high:
-        upper = int((values == high).sum())
-        if upper + int((values == low).sum()) == n:
-            return _binomial_p(upper, n, -low / (high - low))
-    sd = float(values.std(ddof=1))
-    t = float(values.mean()) / (sd / math.sqrt(n))
-    return float(2 * stdtr(n - 1, -abs(t)))
-
-
-@functools.lru_cache(maxsize=65536)
-def _binomial_p(k: int, n: int, p: float) -> float:
-    from scipy.stats import binomtest
-
-    return float(binomtest(k, n, p).pvalue)
-
-
-def _half_width(values: np.ndarray, level: float) -> float:
-    """Half-width of the two-sided `level` t interval of the mean of `values`."""
-    from scipy.special import stdtrit
-
-    n = values.size
-    sd = float(values.std(ddof=1)) if n > 1 else math.nan
-    return float(stdtrit(n - 1, 0.5 + level / 2) * sd / math.sqrt(n))
+    return zero_mean_p(values)
 
 
 def row_verdict(effects: dict[str, np.ndarray], rungs: list[str], weak: set[str], *, tests: int, rows: int,
@@ -260,11 +227,13 @@ def row_verdict(effects: dict[str, np.ndarray], rungs: list[str], weak: set[str]
       * shows at some rungs: those rungs show it, the others are undetermined;
       * present on average over the rungs: only the pooled mean (per game, over the rungs) shows it.
 
-    "No effect at any rung" needs the declared equivalence `margin`: every rung's (1 - 2 alpha / `rows`)
-    interval inside +-margin (two one-sided tests per rung, Bonferroni over the `rows` findings). Otherwise
+    "No effect at any rung" needs the declared equivalence `margin`: two one-sided tests at every rung
+    (analysis.stats.equivalence_p) at level alpha / `rows` (Bonferroni over the findings). Otherwise
     the verdict is "undetermined at n games per rung", with the games per rung that would settle it (the
     power module: the games for the TOST to succeed with probability 0.8 when there is no effect; without
     a margin, the smallest effect these games find)."""
+    from analysis.stats import equivalence_p
+
     level = alpha / max(tests, 1)
     cols = [np.asarray(effects[r], dtype=float) for r in rungs]
     n_games = min(int(np.isfinite(c).sum()) for c in cols)
@@ -295,8 +264,7 @@ def row_verdict(effects: dict[str, np.ndarray], rungs: list[str], weak: set[str]
     listed = lambda s: ", ".join(r for r in rungs if signs[r] == s)  # noqa: E731
     claim = tuple(shown.items())
     has_margin = margin is not None and not math.isnan(margin) and margin > 0
-    eq_level = 1 - 2 * alpha / max(rows, 1)
-    within = {r: has_margin and abs(clean[r].mean()) + _half_width(clean[r], eq_level) < margin for r in rungs}
+    within = {r: has_margin and equivalence_p(clean[r], margin) < alpha / max(rows, 1) for r in rungs}
     n_text = f"{n_games:,} games per rung"
     if 1 in shown.values() and -1 in shown.values():
         return RowVerdict("changes_sign", f"changes sign between rungs: + at {listed(1)}, - at {listed(-1)} "

@@ -15,6 +15,8 @@ Win counting. A shared win counts for every sharer in the `win` column
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -428,3 +430,86 @@ def value_counts_histogram(counts: pl.DataFrame, value: str, count: str = "count
         return np.zeros(0), np.zeros(1)
     edges = integer_bin_edges(values.min(), values.max(), max_bins)
     return histogram(values, bins=edges, weights=weights)
+
+
+# --- per-game values whose mean is tested against 0 (seat edges, ladder findings) ------------
+
+def two_values(values) -> tuple[float, float, int] | None:
+    """(low, high, count of high) when the values take exactly two values, one below 0 and one above
+    (a seat's win minus its fair share, without shared wins); else None."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return None
+    low, high = float(values.min()), float(values.max())
+    if not low < 0 < high:
+        return None
+    upper = int((values == high).sum())
+    if upper + int((values == low).sum()) != values.size:
+        return None
+    return low, high, upper
+
+
+@functools.lru_cache(maxsize=65536)
+def _binomial_p(k: int, n: int, p: float, alternative: str = "two-sided") -> float:
+    return float(scipy_stats.binomtest(k, n, p, alternative=alternative).pvalue)
+
+
+def zero_mean_p(values) -> float:
+    """Two-sided p-value of mean 0 for per-game values. Two-valued values (a win and a loss) are a
+    proportion: the exact binomial test (scipy binomtest) of the share of the upper value against the
+    share that makes the mean 0 (the t-test is far too bold in the tail of a rare outcome: 9 wins of 80
+    against a fair 20 give p = 2e-4 by t, 5e-3 exactly); a constant sample: the sign test (3 of 3 gives
+    0.25, never 0); anything else: the one-sample t-test (scipy's t distribution); NaN below 2 values."""
+    from scipy.special import stdtr
+
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    if n < 2:
+        return float("nan")
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        return 1.0 if low == 0 else float(min(1.0, 2 * 0.5 ** n))
+    two = two_values(values)
+    if two is not None:
+        return _binomial_p(two[2], n, -two[0] / (two[1] - two[0]))
+    sd = float(values.std(ddof=1))
+    t = float(values.mean()) / (sd / math.sqrt(n))
+    return float(2 * stdtr(n - 1, -abs(t)))
+
+
+def zero_mean_interval(values, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """An interval for the mean of per-game values: for two-valued values (zero_mean_p) the Wilson
+    interval of the upper value's share mapped onto the values (it cannot leave their range and covers
+    near 0 and 1), a constant sample: NaN (nothing says how far the mean could be: no interval, no
+    verdict), anything else the Student t interval."""
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    if n < 2 or float(values.min()) == float(values.max()):
+        return float("nan"), float("nan")
+    two = two_values(values)
+    if two is not None:
+        lo, hi = wilson_interval(two[2], n, confidence)
+        return two[0] + (two[1] - two[0]) * float(lo), two[0] + (two[1] - two[0]) * float(hi)
+    mean, sd = float(values.mean()), float(values.std(ddof=1))
+    return tuple(float(x) for x in t_interval_from_moments(n, mean, sd, confidence))
+
+
+def equivalence_p(values, margin: float) -> float:
+    """Two one-sided tests that the mean of per-game values lies inside (-margin, margin): the larger of
+    the two one-sided p-values (statsmodels ttost_paired; for two-valued values, exact binomial tests of
+    the upper value's share at the two margins). A constant sample shows nothing: 1."""
+    from statsmodels.stats.weightstats import ttost_paired
+
+    values = np.asarray(values, dtype=float)
+    n = values.size
+    if n < 2 or float(values.min()) == float(values.max()):
+        return 1.0
+    two = two_values(values)
+    if two is not None:
+        low, high, k = two
+        p_low = (-margin - low) / (high - low)
+        p_high = (margin - low) / (high - low)
+        above = 0.0 if p_low <= 0 else _binomial_p(k, n, min(p_low, 1.0), "greater")
+        below = 0.0 if p_high >= 1 else _binomial_p(k, n, max(p_high, 0.0), "less")
+        return float(max(above, below))
+    return float(ttost_paired(values, np.zeros_like(values), -margin, margin)[0])
