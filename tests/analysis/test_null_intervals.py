@@ -66,3 +66,51 @@ def test_a_policy_in_two_seats_is_covered(per_seat, games):
     cover = coverage(per_seat, games, 400, seed=2)
     print(per_seat, games, cover)
     assert cover >= 0.93
+
+
+# --- the ladder's head-to-head share: tables share their deals ---------------------------------
+
+def crn_tables(rng, games, luck=1.5):
+    """4 rungs, 3 seats: every table plays game g on the same deal, which favours each rung by the same
+    luck at every table (common random numbers); rungs a and b meet at two tables."""
+    from analysis.ladder import TableGames
+
+    strength = {"a": 0.0, "b": 0.4, "c": 0.8, "d": 1.2}
+    deal = {r: rng.normal(0, luck, games) for r in strength}
+    out = []
+    for rungs in (("a", "b", "c"), ("a", "b", "d"), ("a", "c", "d"), ("b", "c", "d")):
+        rows = []
+        for g in range(games):
+            # Gumbel-max: a Plackett-Luce order with each rung's strength plus the deal's luck for it
+            key = [strength[r] + deal[r][g] + rng.gumbel() for r in rungs]
+            for place, slot in enumerate(np.argsort(key)[::-1]):
+                rows.append((g, int(slot), place + 1))
+        out.append(TableGames(rungs, pl.DataFrame(rows, schema=["game", "lineup_slot", "rank"], orient="row")))
+    return out
+
+
+def h2h_coverage(replicates, games, seed, old=False):
+    from analysis.ladder import head_to_head, head_to_head_interval
+    from analysis.stats import wilson_interval
+
+    rng = np.random.default_rng(seed)
+    big = crn_tables(np.random.default_rng(99), 20_000)
+    truth = head_to_head(big[:2], "a", "b")
+    truth = truth[1] / truth[0]
+    hits = []
+    for _ in range(replicates):
+        tables = crn_tables(rng, games)
+        if old:
+            n, score = head_to_head(tables, "a", "b")
+            low, high = wilson_interval(score, n)
+        else:
+            _, _, low, high = head_to_head_interval(tables, "a", "b")
+        hits.append(low <= truth <= high)
+    return float(np.mean(hits))
+
+
+@pytest.mark.slow
+def test_the_head_to_head_interval_is_clustered_by_game_index():
+    new, old = h2h_coverage(300, 100, seed=5), h2h_coverage(300, 100, seed=5, old=True)
+    print("h2h coverage clustered", new, "Wilson over games", old)
+    assert 0.93 <= new <= 0.97 and old < new
