@@ -150,7 +150,8 @@ def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
     per_game = (
         frame.lazy()
         .group_by(*by, "game")
-        .agg(pl.len().cast(pl.Float64).alias("n_g"), pl.col(value).cast(pl.Float64).sum().alias("w_g"))
+        .agg(pl.len().cast(pl.Float64).alias("n_g"), pl.col(value).cast(pl.Float64).sum().alias("w_g"),
+             pl.col(value).cast(pl.Float64).is_between(0.0, 1.0).all().alias("unit_g"))
     )
     groups = (
         per_game.group_by(by)
@@ -158,7 +159,7 @@ def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
              (pl.col("w_g") ** 2).sum().alias("sww"), (pl.col("w_g") * pl.col("n_g")).sum().alias("swn"),
              (pl.col("n_g") ** 2).sum().alias("snn"), (pl.col("n_g").n_unique() == 1).alias("fixed_k"),
              pl.col("n_g").first().alias("seats_k"),
-             pl.col("w_g").is_in([0.0, 1.0]).all().alias("binary"))
+             pl.col("w_g").is_in([0.0, 1.0]).all().alias("binary"), pl.col("unit_g").all().alias("unit"))
         .sort(by)
         .collect()
     )
@@ -174,8 +175,10 @@ def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
     w_low, w_high = rate_interval(groups["total"].to_numpy(), groups["games"].to_numpy(), confidence)
     low = np.where(wilson, w_low / k, np.atleast_1d(low))
     high = np.where(wilson, w_high / k, np.atleast_1d(high))
-    # anything else: a bound outside [0, 1] is clipped (a rate of wins cannot be negative)
-    low, high = np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+    # a rate of values in [0, 1] (wins, shares, flags) cannot leave [0, 1]: a cluster-robust bound outside is clipped
+    unit = groups["unit"].to_numpy()
+    low = np.where(unit, np.clip(low, 0.0, 1.0), low)
+    high = np.where(unit, np.clip(high, 0.0, 1.0), high)
     return groups.select(
         *by, pl.col("player_games").cast(pl.Int64), pl.col("games").cast(pl.Int64), "total",
         pl.Series("rate", np.atleast_1d(rate).astype(float)), pl.Series("low", np.atleast_1d(low).astype(float)),

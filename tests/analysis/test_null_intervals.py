@@ -114,3 +114,30 @@ def test_the_head_to_head_interval_is_clustered_by_game_index():
     new, old = h2h_coverage(300, 100, seed=5), h2h_coverage(300, 100, seed=5, old=True)
     print("h2h coverage clustered", new, "Wilson over games", old)
     assert 0.93 <= new <= 0.97 and old < new
+
+
+def test_game_unit_means_are_not_clipped_but_rates_are():
+    frame = pl.DataFrame({"game": [0, 0, 1, 1, 2, 2], "policy": ["a"] * 6, "points": [10.0, 12, 30, 8, 5, 20],
+                          "flag": [0.0, 0, 0, 0, 0, 1]})
+    points = game_unit_rates(frame, "policy", "points").row(0, named=True)
+    assert points["high"] > 1 and points["low"] < points["rate"] < points["high"]
+    flag = game_unit_rates(frame, "policy", "flag").row(0, named=True)
+    assert flag["low"] >= 0
+
+
+def test_a_policy_mean_over_its_seats_is_covered_with_the_game_as_unit():
+    """Six seats of one policy share a game's dice (Cityline self-play): the score interval runs over games.
+    Over player-games (the t interval Cityline's own sections used) it is too narrow and covers far less."""
+    from analysis.stats import mean_table
+
+    rng = np.random.default_rng(4)
+    games, seats, hits, hits_t = 150, 6, [], []
+    for _ in range(300):
+        dice = np.repeat(rng.normal(0, 6, games), seats)
+        frame = pl.DataFrame({"game": np.repeat(np.arange(games), seats), "policy": ["greedy"] * games * seats,
+                              "score": 50 + dice + rng.normal(0, 5, games * seats)})
+        row = game_unit_rates(frame, "policy", "score").row(0, named=True)
+        hits.append(row["low"] <= 50 <= row["high"])
+        t = mean_table(frame, "policy", "score").row(0, named=True)
+        hits_t.append(t["low"] <= 50 <= t["high"])
+    assert 0.92 <= np.mean(hits) <= 0.98 and np.mean(hits_t) < 0.8, (np.mean(hits), np.mean(hits_t))
