@@ -85,7 +85,8 @@ def test_report_opens_with_findings_then_contents_and_ends_with_the_appendix(tmp
     summary = markdown.split("## Contents")[0]
     # plain sentences with their interval and test, the numbers the sections computed
     # no plain maximum ("Best position"): the flagged edges, each with its simultaneous interval
-    assert "**Win rate by seat:** Cochran's Q test" in summary and "Best position" not in markdown
+    assert "**Win rate by seat:** Test of equal win rates by position, stratified by seating" in summary
+    assert "Best position" not in markdown
     assert "95% Wilson" in summary
     assert "Cochran's Q test" in summary and "p = " in summary
     assert "Variant values as played" not in markdown.split("## Appendix")[0]
