@@ -6,8 +6,15 @@ two games share and its spread is far smaller than either arm's: pairing on
 the game index needs far fewer games for the same interval. Arms that cannot
 be paired (different seeds or game counts) are compared unpaired.
 
-Each comparison names its test; every p-value of an experiment is then
-corrected for the number of comparisons with Holm's step-down method.
+Each comparison names its test. An experiment then corrects its p-values by
+family (experiments.experiment._families, adjust_family below): the primary
+family (the metrics that answer the question, each contrast once) by
+Bonferroni with simultaneous intervals at 1 - alpha/m, every other comparison
+by Benjamini-Hochberg with false-coverage-rate intervals; a contrast that
+repeats another (the same per-game differences up to a constant) is tested
+once, in the first one's family, and shares its adjusted p. `holm` and
+`add_holm` are Holm's step-down correction for callers that want it; the
+experiment report does not use them.
 
     paired t        scipy.stats.ttest_rel on the per-game differences, with
                     its Student t interval of the mean difference
@@ -24,7 +31,9 @@ corrected for the number of comparisons with Holm's step-down method.
                     3 games never give p = 0
     Welch t         scipy.stats.ttest_ind(equal_var=False) and its interval
                     when the arms are not paired
-    Holm            statsmodels.stats.multitest.multipletests(method="holm")
+    Bonferroni      primary family: p_adjusted = min(1, m p) (adjust_family)
+    BH              every other comparison: statsmodels multipletests(method="fdr_bh")
+    Holm            statsmodels.stats.multitest.multipletests(method="holm"), holm() only
 """
 from __future__ import annotations
 
@@ -56,8 +65,8 @@ METHODS = {
            "(arms not played on the same seeds)",
     IDENTICAL: "every per-game difference is the same number: the interval is that number, no test needed",
 }
-HOLM = ("Holm's step-down correction over all the comparisons of the experiment "
-        "(statsmodels.stats.multitest.multipletests, method='holm')")
+HOLM = ("Holm's step-down correction (statsmodels.stats.multitest.multipletests, method='holm'): holm() and "
+        "add_holm() only; an experiment corrects by family (FAMILIES)")
 EXACT_BELOW = 25  # discordant pairs under which McNemar's test is the exact binomial one
 SIGN = "sign test"
 METHODS[MCNEMAR] = ("paired 0/1 outcomes: from 25 discordant games up, McNemar's score test (statsmodels mcnemar, "

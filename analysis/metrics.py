@@ -105,6 +105,8 @@ class Metric:
     dominance: bool = False                    # keys compete: say whether one dominates
     per_seat: bool = False                     # keys are seats in turn order
     min_players: int = 1
+    margin: float | None = None                # equivalence margin: the largest effect that does not matter;
+                                               # "no effect" / "fair" is said only when shown inside it (TOST)
 
 
 def _frame(game, key, value) -> pl.DataFrame:
@@ -174,12 +176,17 @@ def stall_rate(run: RunData) -> pl.DataFrame:
     return _select(run.table("games"), ALL, pl.col("stalled") > 0)
 
 
+# a seat whose win rate is within 2 points of the average seat's does not matter to a designer (the
+# experiments' default `seat_margin` example); an experiment's seat_margin or [ladder] margins override it
+SEAT_MARGIN = 0.02
+
 GENERIC: dict[str, Metric] = {m.name: m for m in (
     Metric("seat_win_rate", "share of games won by each seat in turn order (a shared win counts for each sharer)",
-           "proportion", seat_win_rate, reference=_fair_share, per_seat=True),
+           "proportion", seat_win_rate, reference=_fair_share, per_seat=True,
+           margin=SEAT_MARGIN),
     Metric("seat_edge", "each seat's win rate minus the game's average seat win rate (0 = fair); "
            "per game: the seat's win minus the mean win of all seats", "mean", seat_edge, reference=_zero,
-           per_seat=True, min_players=2),
+           per_seat=True, min_players=2, margin=SEAT_MARGIN),
     Metric("seat_score_edge", "each seat's score minus the mean score of its game, in points (0 = fair)",
            "mean", seat_score_edge, reference=_zero, per_seat=True, min_players=2),
     Metric("policy_win_rate", "share of seats each policy wins (per game: mean win of its seats)",

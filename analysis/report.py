@@ -237,17 +237,29 @@ def seat_win_rates(run: Run) -> Section:
     matrix = (frame.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
               .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
     win_matrix = matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns]).fill_null(0.0).to_numpy()
-    test = stats.seat_test(win_matrix)
+    strata = None
+    if len(set(run.lineup)) > 1:
+        # mixed line-up: the test is stratified by seating (which policy sat at each position), so rotating
+        # seats' balance of the policies is not counted as noise (stats.STRATIFIED_SEAT_TEST)
+        seating = (frame.select("game", "position", pl.col("policy").cast(pl.Utf8)).collect()
+                   .sort("game", "position").group_by("game", maintain_order=True)
+                   .agg(pl.col("policy").str.join("|").alias("seating")))
+        strata = matrix.select("game").join(seating, on="game", how="left")["seating"].fill_null("").to_numpy()
+    test = stats.seat_test(win_matrix, strata)
     edges = stats.seat_edge_table(win_matrix)
 
-    fair = 1 / n_players
-    best = rates.sort("win_rate", descending=True).row(0, named=True)
+    # the average seat's win rate: 1/P when one player wins, more when wins are shared (each sharer counts)
+    winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
+    fair = winners / n_players
+    fair_label = f"fair share 1/{n_players}" if abs(winners - 1) < 1e-12 else \
+        f"fair share {winners:.3f} winners / {n_players} = {fair:.4f}"
     if math.isnan(test.p_value):
         verdict = (f"no test is possible: in every one of the {test.games:,} games all seats won together "
                    "(or none won), so no seat ever did better than another")
     elif test.p_value < 0.05:
         favoured = edges.filter(pl.col("p_adjusted") < 0.05)
-        named = ", ".join(f"position {r['position']} ({r['edge']:+.4f})" for r in favoured.iter_rows(named=True))
+        named = ", ".join(f"position {r['position']} ({r['edge']:+.4f}, simultaneous 95% {r['low']:+.4f} to "
+                          f"{r['high']:+.4f})" for r in favoured.iter_rows(named=True))
         verdict = ("turn order is **not** balanced at the 5% level"
                    + (f"; edges beyond noise (Bonferroni over {n_players} positions): {named}" if named else ""))
     else:
@@ -255,10 +267,13 @@ def seat_win_rates(run: Run) -> Section:
                    "fairness needs an equivalence margin)")
     text_lines = [
         "Seats are counted in turn order: position 0 moves first, then clockwise. "
-        f"Fair share: 1/{n_players} = {fair:.4f}.",
-        f"Best position: {best['position']} with win rate {best['win_rate']:.4f} "
-        f"(95% {best['interval']} {best['win_low']:.4f}–{best['win_high']:.4f}).",
-        f"Cochran's Q test of equal win rates by position over {test.informative_games:,} of {test.games:,} games "
+        + (f"Fair share: 1/{n_players} = {fair:.4f}." if abs(winners - 1) < 1e-12 else
+           f"Fair share: the mean number of winners per game ({winners:.3f}: shared wins count for each sharer) "
+           f"/ {n_players} = {fair:.4f}, not 1/{n_players}."),
+        ("Test of equal win rates by position, stratified by seating (which policy sat where: "
+         "a Wald test, Hotelling's T², of the mean per-game edges with their covariance within seatings)"
+         if test.stratified else "Cochran's Q test of equal win rates by position")
+        + f" over {test.informative_games:,} of {test.games:,} games "
         "(games where every seat won or none did carry no seat information): "
         + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
            if not math.isnan(test.p_value) else "")
@@ -274,7 +289,7 @@ def seat_win_rates(run: Run) -> Section:
         [f"position {s}" for s in rates["position"].to_list()],
         rates["win_rate"], rates["win_low"], rates["win_high"],
         title="Win rate by turn-order position", ylabel="win rate (shared wins count)",
-        reference=fair, reference_label=f"fair share 1/{n_players}", axes=rate_axes,
+        reference=fair, reference_label=fair_label, axes=rate_axes,
     )
     if edges.height:
         plots.rate_chart(
@@ -293,16 +308,19 @@ def seat_win_rates(run: Run) -> Section:
                    [("Win rate by turn-order position, 95% intervals over games", table),
                     ("Per-game seat edges by position (win minus the game's mean win)", edge_table)],
                    [Plot("seat_win_rates", figure, "Left: win rate by turn-order position with 95% intervals over "
-                         f"games; dashed line: fair share 1/{n_players}. Right: each position's edge (win minus "
+                         f"games; dashed line: {fair_label}. Right: each position's edge (win minus "
                          "the game's mean win) with simultaneous 95% intervals, on an axis scaled to the differences.")])
 
 
 def policy_win_rates(run: Run) -> Section:
     n_players = run.n_players
     rates = stats.win_rates(players_with_winners(run), "policy")
-    fair = 1 / n_players
+    games = run.scan("games").select("n_winners").collect()["n_winners"]
+    winners = float(games.mean()) if games.len() else 1.0
+    fair = winners / n_players   # the average seat's win rate: shared wins count for each sharer
     lines = [f"Each policy's rate is per player-game (a policy in two seats plays two player-games "
-             f"per game), so the fair share is still 1/{n_players} = {fair:.4f}. Its interval runs over "
+             f"per game), so the fair share is still the average seat's: mean winners per game / {n_players} = "
+             f"{fair:.4f}. Its interval runs over "
              "games, not player-games: a policy's seats in one game are not independent.", ""]
     for row in rates.iter_rows(named=True):
         lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
@@ -312,13 +330,13 @@ def policy_win_rates(run: Run) -> Section:
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
         title="Win rate by policy", ylabel="win rate (shared wins count)",
-        reference=fair, reference_label=f"fair share 1/{n_players}",
+        reference=fair, reference_label=f"fair share {winners:.3g} winners / {n_players}",
     )
     table = pl.DataFrame({"policy": rates["policy"]}).hstack(_win_rate_columns(rates))
     return Section("Win rate by policy", "\n".join(lines),
                    [("Win rate by policy, 95% intervals over games", table)],
                    [Plot("policy_win_rates", figure, "Win rate by policy with 95% intervals over games; "
-                         f"dashed line: fair share 1/{n_players}.")])
+                         f"dashed line: fair share (mean winners per game / {n_players}).")])
 
 
 def _win_rate_columns(rates: pl.DataFrame) -> pl.DataFrame:

@@ -24,7 +24,7 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.metrics import Metric, RunData, _fair_share, _select, _zero
+from analysis.metrics import SEAT_MARGIN, Metric, RunData, _fair_share, _select, _zero
 from analysis.report import players_with_winners, scan_players, with_policy_strings
 from analysis.run import Run
 from analysis.sections import Plot, Section
@@ -681,9 +681,9 @@ FIRST_BUILDER = "first builder"
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("first_builder_win_rate", "share of games won by the seat that builds first in round 1 (the round-1 "
            "Key Player; = seat_win_rate of the 1st seat)", "proportion", first_builder_win_rate,
-           reference=_fair_share, min_players=2),
+           reference=_fair_share, min_players=2, margin=SEAT_MARGIN),
     Metric("first_builder_edge", "the first builder's win minus the mean win of all seats (0 = no edge)", "mean",
-           first_builder_edge, reference=_zero, min_players=2),
+           first_builder_edge, reference=_zero, min_players=2, margin=SEAT_MARGIN),
 )}
 # Names used before issue 12 (they said "Key Player" for a turn-order position): refused with a pointer.
 RENAMED_METRICS = {"key_player_win_rate": "first_builder_win_rate", "key_player_edge": "first_builder_edge"}

@@ -60,7 +60,8 @@ baselines and paired contrasts are between arms, a ladder's verdict is across
 rungs). Each rung is one self-play batch, every seat the rung's policy, so
 experiment.policies is refused there; the report gets "Across the ladder":
 each metric and key per rung side by side, weakest first, with a verdict
-(analysis.ladder.rung_verdict; only "search..." rungs count as strong play).
+(analysis.ladder.row_verdict, paired on the game, corrected over rungs x keys; only "search..."
+rungs count as strong play; "no effect" only inside seat_margin or the metric's declared margin).
 
 Every arm of an experiment is played on the same seed, so game i of every
 arm has the same deals and dice wherever the rules allow: differences are
@@ -769,18 +770,22 @@ def _families(experiment: Experiment, table: pl.DataFrame, values: dict) -> pl.D
                                          else len(primary_metrics), r["_row"])):
         if r["test"] == "identical":
             family[r["_row"]] = UNTESTED
-        elif r["metric"] in primary_metrics:
-            family[r["_row"]] = PRIMARY
+            continue
+        family[r["_row"]] = PRIMARY if r["metric"] in primary_metrics else SECONDARY
+        if r["paired"]:
             primary_diffs[r["_row"]] = (r["_a"], r["_b"], paired_vectors(values[(r["_a"], r["metric"])],
                                                                          values[(r["_b"], r["metric"])], r["key"]))
-        else:
-            family[r["_row"]] = SECONDARY
-    # One contrast enters the primary family once, per pair of arms.
+    # One contrast, one family, tested once: per pair of arms, a row whose per-game differences repeat an
+    # earlier row's (primary rows come first) is that row's duplicate, in its family with its adjusted p
+    # (seat_win_rate[1st] and first_builder_win_rate sat twice in the secondary family, and a secondary
+    # row repeating a primary contrast got a second adjusted p)
     by_pair: dict[tuple, dict] = {}
     for row, (a, b, d) in primary_diffs.items():
         by_pair.setdefault((a, b), {})[row] = d
     for diffs in by_pair.values():
         duplicate_of.update(duplicate_contrasts(diffs))
+    for row, first in duplicate_of.items():
+        family[row] = family[first]
     label = {r["_row"]: f"{r['metric']} ({r['key']})" for r in rows}
 
     p_adjusted = {r["_row"]: 1.0 for r in rows}

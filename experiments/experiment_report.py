@@ -140,8 +140,10 @@ def ladder_table(result: "ExperimentResult") -> pl.DataFrame:
             ref = float(reference[0]) if reference.len() else math.nan
             frames.append(L.rung_findings(name, M.get_metric(exp.game, name), analysis.values[(i, name)], ref,
                                           plan.label, exp.confidence))
-    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=L.FINDINGS_SCHEMA)
-    verdicts = L.ladder_verdicts(findings, exp.rungs)
+    found = L.concat_findings(frames)
+    findings = found.findings
+    seat = {} if exp.margin is None else {n: exp.margin for n in ("seat_edge", "seat_win_rate")}
+    verdicts = L.ladder_verdicts(found, exp.rungs, L.declared_margins(exp.game, _ladder_metrics(exp), seat)).drop("kind")
     order = {rung: i for i, rung in enumerate(exp.rungs)}
     return (findings.join(verdicts, on=["metric", "key"], how="left")
             .with_columns(pl.col("rung").replace_strict(order, return_dtype=pl.Int64).alias("rung_index"))
@@ -193,19 +195,17 @@ def _ladder_answer(exp, table: pl.DataFrame) -> str:
 
 
 def fairness_change_table(result: "ExperimentResult") -> pl.DataFrame | None:
-    """For each compared pair: largest |seat edge| of both batches and the change, paired bootstrap."""
+    """For each compared pair (same player count): each seat's edge in both batches and its paired change,
+    simultaneous intervals over every seat of every pair (analysis.fairness.seat_edge_changes)."""
     exp, values = result.experiment, result.analysis.values
-    rows = []
+    pairs = []
     for a, b in exp.pairs_to_compare():
         if (a, "seat_edge") not in values or (b, "seat_edge") not in values:
             continue
         if exp.plans[a].players != exp.plans[b].players:
             continue
-        change = F.unfairness_change(values[(a, "seat_edge")], values[(b, "seat_edge")], exp.confidence)
-        verdict = ("fairer" if change["high"] < 0 else "less fair" if change["low"] > 0
-                   else "no detectable change")
-        rows.append({"arm_a": exp.plans[a].label, "arm_b": exp.plans[b].label, **change, "verdict": verdict})
-    return pl.DataFrame(rows) if rows else None
+        pairs.append((exp.plans[a].label, exp.plans[b].label, values[(a, "seat_edge")], values[(b, "seat_edge")]))
+    return F.seat_edge_changes(pairs, exp.confidence) if pairs else None
 
 
 def _describe_estimates(exp, est: pl.DataFrame, metric: str) -> list[str]:
@@ -311,11 +311,13 @@ def answer(result: "ExperimentResult") -> str:
         if result.ladder is not None and result.ladder.height:
             paragraphs.append(_ladder_answer(exp, result.ladder))
         if result.fairness_change is not None:
-            parts = [f"{r['arm_b']} vs {r['arm_a']}: {_num(r['unfairness_a'])} → {_num(r['unfairness_b'])}, change "
-                     f"{_interval(r['change'], r['low'], r['high'], True)}: {r['verdict']}"
-                     for r in result.fairness_change.iter_rows(named=True)]
-            paragraphs.append("Fairness (the largest |seat edge| of a batch; paired bootstrap interval of its change): "
-                              + "; ".join(parts) + ".")
+            changed = result.fairness_change.filter(pl.col("changed"))
+            parts = [f"{r['arm_b']} vs {r['arm_a']}, {r['seat']} seat: edge {_num(r['edge_a'])} → {_num(r['edge_b'])}, "
+                     f"change {_interval(r['change'], r['low'], r['high'], True)}"
+                     for r in changed.iter_rows(named=True)]
+            paragraphs.append("Seat edges between compared batches (paired on the game, simultaneous intervals over "
+                              "every seat of every pair): " + ("; ".join(parts) if parts else
+                                                              "no seat's edge changed detectably") + ".")
         if result.balance is not None and result.balance.height and "largest seat edge" in result.balance.columns:
             parts = []
             for r in result.balance.iter_rows(named=True):
@@ -363,7 +365,7 @@ def _methods(result: "ExperimentResult") -> str:
         items.append(f"Fairness: {F.EQUIVALENCE}"
                      + (f" Margin here: {exp.margin:g}." if exp.margin is not None else " No margin was set."))
     if result.fairness_change is not None:
-        items.append(f"Fairer or not: {F.UNFAIRNESS}.")
+        items.append(f"Seat edges between batches: {F.UNFAIRNESS}.")
     if exp.kind == "ladder":
         items.append(LADDER_METHOD)
     items.append(f"A policy, roof type or card \"dominates\": {C.DOMINANCE}.")
@@ -380,15 +382,20 @@ def _methods(result: "ExperimentResult") -> str:
 
 
 LADDER_METHOD = (
-    "Across the ladder: each rung is one batch in self-play (every seat the rung's policy), all on the same seed. "
-    "A figure shows an effect at a rung when its interval excludes what it is judged against: the metric's fair "
-    "value (a seat edge: 0; a win rate: the fair share), or, for competing keys without one (roof types), the "
-    "key's per-game difference from the mean of the keys in the same games (paired on the game). Verdicts: holds "
-    "at every rung; appears only for weak play (some scripted rung shows it, no search rung does: only rungs named "
-    "search... count as strong play); changes sign (it describes the players, not the game); appears at some "
-    "rungs only; no rung shows an effect beyond noise (not evidence of balance: that needs an equivalence "
-    "margin); undetermined (a rung has no estimate, or the figure has no fair value). Each interval stands on its "
-    "own: no correction for the number of keys and rungs.")
+    "Across the ladder: each rung is one batch in self-play (every seat the rung's policy), all on the same seed, "
+    "so rungs are compared game by game. A figure is judged against the metric's fair value (a seat edge: 0; a win "
+    "rate: the fair share), or, for competing keys without one (roof types), the key's per-game difference from "
+    "the mean of the keys in the same games. An effect is claimed only from a test on the per-game values (exact "
+    "binomial for a win and a loss, else t) at "
+    "5% family-wise over every rung x figure plus, per figure, the pooled mean over the rungs and the paired "
+    "weak - search contrast (Bonferroni; only rungs named search... count as strong play). Verdicts "
+    "(analysis.ladder.row_verdict): changes sign (always reported: it describes the players, not the game); holds "
+    "at every rung; appears only for weak play (the paired contrast shows it larger at the scripted rungs and "
+    "every search rung is shown within the metric's equivalence margin, seat_margin for seat figures), else "
+    "larger for weak play with strong play undetermined; shows at some rungs; present on average over the rungs; "
+    "no effect at any rung (only inside the margin: two one-sided tests at every rung); undetermined at n games "
+    "(with the games per rung that would settle it), or undetermined for a NaN or a figure with no fair value. "
+    "The intervals in the table are each at 95% on their own.")
 
 
 def _setup_table(result: "ExperimentResult") -> pl.DataFrame:
@@ -512,9 +519,8 @@ def sections(result: "ExperimentResult") -> list[Section]:
                            "of every batch (the same family as the fairness matrix).",
                            tables=[("balance", result.balance.select(cols))]))
     if result.fairness_change is not None:
-        out.append(Section("Fairer or not", f"Unfairness: {F.UNFAIRNESS}. A change whose interval lies below 0 "
-                           "makes the game fairer.", tables=[("largest |seat edge| per batch and its change",
-                                                              result.fairness_change)]))
+        out.append(Section("Seat edges between batches", f"{F.UNFAIRNESS[0].upper()}{F.UNFAIRNESS[1:]}.",
+                           tables=[("each seat's edge per batch and its paired change", result.fairness_change)]))
     if result.precision_log:
         out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
     if result.power is not None and result.power.height:

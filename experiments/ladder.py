@@ -24,7 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
-from analysis.ladder import FINDINGS_SCHEMA, TableGames, fit_ladder, is_strong, ladder_verdicts, rung_findings
+from analysis.ladder import (TableGames, concat_findings, declared_margins, fit_ladder, is_strong, ladder_verdicts,
+                             rung_findings)
 from analysis.metrics import RunData, get_metric
 from analysis.run import Run
 from analysis.sections import game_module
@@ -46,12 +47,19 @@ class LadderPlan:
     seed: int = 0
     variant: str | None = None
     findings: tuple[str, ...] = field(default=DEFAULT_FINDINGS)
+    margins: tuple[tuple[str, float], ...] = ()   # equivalence margins overriding the metrics' own
 
-    def why_enough(self, pair_games: int) -> str:
-        """What the game counts buy: the widest possible 95% interval of a head-to-head share."""
-        half = 1.96 * 0.5 / math.sqrt(max(pair_games, 1))
+    def why_enough(self, pair_games: int, half: float | None = None) -> str:
+        """What the game counts buy: the widest measured 95% half-width of an adjacent head-to-head share
+        (clustered by game index: the tables share their deals, so games at different tables are not
+        independent); without it the independent-games bound, said to be a lower bound."""
+        if half is None or math.isnan(half):
+            half = 1.96 * 0.5 / math.sqrt(max(pair_games, 1))
+            how = "at best: games at different tables share their deals, so the real interval is wider"
+        else:
+            how = "the widest adjacent interval, clustered by game index (every table plays game g on one deal)"
         return (f"{self.games:,} games per table; two adjacent rungs meet in {pair_games:,} games, so a "
-                f"head-to-head share is known to within ±{half:.3f} at worst (95%, Wilson ≈ normal at 1/2): "
+                f"head-to-head share is known to within ±{half:.3f} (95%, {how}): "
                 "enough to separate rungs whose head-to-head share differs from 1/2 by more than that; the "
                 "ratings' own bootstrap intervals below say how far each rating is pinned down")
 
@@ -78,7 +86,7 @@ def default_findings(game: str) -> tuple[str, ...]:
 
 def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
-                variant: str | None = None) -> LadderPlan:
+                variant: str | None = None, margins: dict[str, float] | None = None) -> LadderPlan:
     spec = get_game(game)
     # canonical labels (the runner's): "search(iterations=400)" is "search" when 400 is the default
     rungs_t = tuple(parse_policy(spec, r).label for r in (rungs or spec.ladder))
@@ -94,7 +102,8 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
     g = int(math.ceil(g / p) * p)  # whole rotations: every rung in every seat equally often
     fg = spec.ladder_findings_games if findings_games is None else int(findings_games)
     fg = int(math.ceil(fg / p) * p)
-    return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings)
+    return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings,
+                      tuple(sorted((margins or {}).items())))
 
 
 def _chunk(games: int, lineup: tuple[str, ...]) -> int:
@@ -170,10 +179,30 @@ def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[P
                 continue
             ref = metric.reference(data) if metric.reference else math.nan
             frames.append(rung_findings(name, metric, metric.compute(data), ref, rung))
-    findings = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=FINDINGS_SCHEMA)
-    verdicts_df = ladder_verdicts(findings, list(plan.rungs))
+    found = concat_findings(frames)
+    margins = declared_margins(plan.game, plan.findings, dict(plan.margins))
+    verdicts_df = ladder_verdicts(found, list(plan.rungs), margins)
     return LadderResult(plan, ladder.ratings, ladder.steps, ladder.ordered, ladder.separated, ladder.games,
-                        findings, verdicts_df)
+                        found.findings, verdicts_df)
+
+
+LADDER_VERDICTS_METHOD = (
+    "Verdicts (analysis.ladder.row_verdict): every rung plays game g on the same seed, so rungs are compared game "
+    "by game. An effect is claimed only from a test on the per-game values (exact binomial for a win and a loss, "
+    "else t) at 5% family-wise over every rung x "
+    "finding of this ladder plus, per finding, the pooled mean over the rungs and the paired weak - search "
+    "contrast (Bonferroni). \"Holds at every rung\": every rung shows it; \"changes sign\": rungs show both signs "
+    "(always reported); \"appears only for weak play\": the paired contrast shows it larger at the scripted rungs "
+    "and every search rung is shown within the metric's equivalence margin (else \"larger for weak play\", strong "
+    "play undetermined); \"no effect\" only inside the margin (TOST at every rung), otherwise \"undetermined at "
+    "n games\", with the games that would settle it.")
+
+
+def _widest_half(steps: pl.DataFrame) -> float:
+    if not steps.height:
+        return math.nan
+    half = ((steps["h2h_high"] - steps["h2h_low"]) / 2).drop_nans().drop_nulls()
+    return float(half.max()) if half.len() else math.nan
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -186,14 +215,15 @@ def ladder_text(result: LadderResult) -> str:
     pair_games = int(result.steps["h2h_games"].min()) if result.steps.height else 0
     lines = [f"# Skill ladder: {plan.game}, {plan.players} players, seed {plan.seed}", "",
              f"{len(plan.tables)} rating tables ({tables_how(plan)}), "
-             f"{result.games:,} games in all; {plan.why_enough(pair_games)}.", "",
+             f"{result.games:,} games in all; {plan.why_enough(pair_games, _widest_half(result.steps))}.", "",
              "Rating: Plackett-Luce log-strength on finishing order (choix), centred on the rungs' mean (0); "
-             "95% percentile bootstrap intervals over games (stratified by table).", "",
+             "95% percentile bootstrap intervals over game indices, resampled jointly across tables (every "
+             "table plays game g on the same deal).", "",
              "| rung | rating | 95% low | 95% high | games |", "|---|---:|---:|---:|---:|"]
     for r in result.ratings.iter_rows(named=True):
         lines.append(f"| {r['rung']} | {r['rating']:.3f} | {r['low']:.3f} | {r['high']:.3f} | {r['games']:,} |")
     lines += ["", "Adjacent rungs (higher minus lower; head-to-head: share of shared games the higher rung "
-              "finished ahead, a tie half, Wilson 95% over games):", "",
+              "finished ahead, a tie half, 95% cluster-robust by game index):", "",
               "| lower | higher | rating difference [95%] | head-to-head [95%] (games) | verdict |",
               "|---|---|---|---|---|"]
     for s in result.steps.iter_rows(named=True):
@@ -210,6 +240,7 @@ def ladder_text(result: LadderResult) -> str:
                   "the figure minus what it is judged against (its fair value, e.g. 0 for a seat edge, or "
                   "the average of the keys, e.g. the average roof type), 95% intervals over games. A finding "
                   "that differs between rungs describes the players, not the game.", "",
+                  LADDER_VERDICTS_METHOD, "",
                   "| metric | key | judged against | " + " | ".join(plan.rungs) + " | verdict |",
                   "|---|---|---|" + "---|" * len(plan.rungs) + "---|"]
         for v in result.verdicts.iter_rows(named=True):

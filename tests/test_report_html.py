@@ -84,7 +84,10 @@ def test_report_opens_with_findings_then_contents_and_ends_with_the_appendix(tmp
     assert headings[-1].startswith("Appendix")
     summary = markdown.split("## Contents")[0]
     # plain sentences with their interval and test, the numbers the sections computed
-    assert "**Win rate by seat:** Best position: 0 with win rate" in summary and "95% Wilson" in summary
+    # no plain maximum ("Best position"): the flagged edges, each with its simultaneous interval
+    assert "**Win rate by seat:** Test of equal win rates by position, stratified by seating" in summary
+    assert "Best position" not in markdown
+    assert "95% Wilson" in summary
     assert "Cochran's Q test" in summary and "p = " in summary
     assert "Variant values as played" not in markdown.split("## Appendix")[0]
     # every contents link lands on a section

@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from analysis.ladder import KEY_MEAN, TableGames, fit_ladder, key_effects, rung_verdict, weak_rungs
+from analysis.ladder import KEY_MEAN, TableGames, fit_ladder, key_effects, row_verdict, weak_rungs
 
 
 def synthetic_tables(strength: dict[str, float], tables: list[tuple[str, ...]], games: int, seed: int = 1):
@@ -72,28 +72,57 @@ def test_shared_places_count_half_each_way():
     assert abs(ladder.ratings["rating"][1]) < 0.5
 
 
-def _rows(values):
-    return [{"rung": r, "estimate": e, "low": lo, "high": hi, "reference": 0.0} for r, e, lo, hi in values]
+RUNGS = ["random", "heuristic", "search"]
 
 
-@pytest.mark.parametrize("values, verdict", [
-    ([("random", .1, .05, .15), ("search", .1, .04, .16)], "holds at every rung"),
-    ([("random", .1, .05, .15), ("search", .0, -.04, .05)], "appears only for weak play"),
-    ([("random", .1, .05, .15), ("search", -.1, -.2, -.05)], "changes sign"),
-    ([("random", .0, -.05, .05), ("search", .0, -.04, .05)], "no rung shows an effect beyond noise"),
-    ([("random", math.nan, math.nan, math.nan), ("search", .1, .05, .2)], "undetermined"),
+def _effects(first_rates, games=200, seed=0):
+    """Per-game seat-1 edges (win minus 1/4, four seats) at each rung with the given win rate."""
+    rng = np.random.default_rng(seed)
+    return {r: (rng.random(games) < p).astype(float) - 0.25 for r, p in zip(RUNGS, first_rates)}
+
+
+def _verdict(first_rates, margin=0.02, games=200, seed=0):
+    return row_verdict(_effects(first_rates, games, seed), RUNGS, weak_rungs(RUNGS), tests=len(RUNGS) + 2, rows=1,
+                       margin=margin)
+
+
+@pytest.mark.parametrize("rates, kind, text", [
+    ((.5, .5, .5), "holds", "holds at every rung (+)"),
+    ((.5, .5, .25), "larger_weak", "larger for weak play"),
+    ((.6, .6, .05), "changes_sign", "changes sign between rungs: + at random, heuristic, - at search"),
+    ((.25, .25, .25), "undetermined", "undetermined at 200 games per rung: no effect shown and ±0.02 not shown"),
 ])
-def test_rung_verdicts(values, verdict):
-    assert rung_verdict(_rows(values), weak={"random"}).startswith(verdict)
+def test_rung_verdicts(rates, kind, text):
+    v = _verdict(rates)
+    assert v.kind == kind and v.text.startswith(text), v
 
 
-def test_weak_play_needs_a_search_rung_and_a_missing_fair_value_is_undetermined():
-    # an effect at random only, with no search rung: nothing is known about strong play
-    rows = _rows([("random", .1, .05, .15), ("heuristic", .0, -.04, .05)])
-    assert rung_verdict(rows, weak={"random", "heuristic"}).startswith("appears at some rungs only: random")
-    no_reference = [dict(r, reference=math.nan) for r in _rows([("random", 5., 4., 6.), ("search", 5., 4., 6.)])]
-    assert rung_verdict(no_reference, weak={"random"}).startswith("undetermined")
+def test_no_effect_needs_the_margin_shown_and_only_weak_play_needs_the_strong_rungs_inside_it():
+    # 4,000 games: +-0.05 is shown at every rung of a fair world; only a margin makes "no effect" sayable
+    v = _verdict((.25, .25, .25), margin=0.05, games=4000)
+    assert v.kind == "no_effect" and v.within == tuple(RUNGS)
+    assert _verdict((.25, .25, .25), margin=None, games=4000).text.startswith("undetermined at 4,000 games per rung: "
+                                                                               "no effect shown")
+    only = _verdict((.5, .5, .25), margin=0.05, games=4000)
+    assert only.kind == "only_weak" and only.within == ("search",) and only.contrast == 1
+    # with fewer games the strong rung is not shown inside the margin: larger for weak play, no more
+    assert _verdict((.5, .5, .25), margin=0.05, games=200).kind == "larger_weak"
+
+
+def test_few_games_or_a_constant_sample_claim_nothing():
+    # three games all won by the first seat: no verdict (the old code said p = 0 and "holds")
+    effects = {r: np.full(3, 0.75) for r in RUNGS}
+    v = row_verdict(effects, RUNGS, weak_rungs(RUNGS), tests=5, rows=1, margin=0.02)
+    assert v.kind == "undetermined" and "fewer than" in v.text
     assert weak_rungs(["random", "greedy", "search(iterations=50)"]) == {"random", "greedy"}
+
+
+def test_a_rare_outcome_is_tested_as_the_proportion_it_is():
+    # 9 wins of 80 against a fair 20: the t-test says p = 2e-4, the exact binomial 5e-3
+    from analysis.ladder import _p
+
+    values = np.r_[np.full(9, 0.75), np.full(71, -0.25)]
+    assert 2e-3 < _p(values) < 1e-2
 
 
 def test_competing_keys_without_a_fair_value_are_judged_against_the_mean_key_of_the_same_games():
@@ -111,3 +140,24 @@ def test_competing_keys_without_a_fair_value_are_judged_against_the_mean_key_of_
     assert effects["b"]["effect_high"] < 0 and effects["a"]["judged_against"] == KEY_MEAN
     plain = Metric("length", "decisions", "mean", lambda run: None)
     assert math.isnan(key_effects(plain, values, math.nan)["effect_reference"][0])
+
+
+def test_a_finding_that_repeats_another_is_one_contrast_and_shares_its_verdict():
+    """first_builder_edge repeats seat_edge[1st] (Skyline 3000): one contrast, tested once."""
+    from analysis import ladder as L
+    from analysis.metrics import GENERIC
+
+    rng = np.random.default_rng(2)
+    parts = []
+    for rung in RUNGS:
+        winner = rng.integers(0, 4, 300)
+        seat = np.tile(np.arange(4), 300)
+        win = (np.repeat(winner, 4) == seat).astype(float)
+        values = pl.DataFrame({"game": np.repeat(np.arange(300), 4), "key": np.array(["1st", "2nd", "3rd", "4th"])[seat],
+                               "value": win - 0.25})
+        parts.append(L.rung_findings("seat_edge", GENERIC["seat_edge"], values, 0.0, rung))
+        first = values.filter(pl.col("key") == "1st").with_columns(pl.lit("first builder").alias("key"))
+        parts.append(L.rung_findings("first_builder_edge", GENERIC["seat_edge"], first, 0.0, rung))
+    rows = {(m, k): v for m, k, v in L.ladder_row_verdicts(L.concat_findings(parts), RUNGS, {"seat_edge": 0.02,
+                                                                                              "first_builder_edge": 0.02})}
+    assert rows[("first_builder_edge", "first builder")] is rows[("seat_edge", "1st")]

@@ -105,11 +105,12 @@ def test_coin_ladder_end_to_end_reports_each_figure_per_rung_with_a_verdict(tmp_
                     .select("rung", "verdict").iter_rows())
     # random players get no Key bonus; greedy and strong do: the edge is the players', and with
     # no search rung "appears only for weak play" can never be said
-    assert set(verdicts.values()) == {"appears at some rungs only: greedy, strong"}
+    some = "shows at greedy, strong (+); undetermined at random at 600 games per rung"
+    assert set(verdicts.values()) == {some}
     margin = table.filter(pl.col("metric") == "margin")["verdict"].unique().to_list()
     assert margin == [L.UNDETERMINED_NO_REFERENCE]   # a margin has no fair value: no verdict
     text = result.report.read_text()
-    assert "## Across the ladder" in text and "appears at some rungs only: greedy, strong" in result.answer
+    assert "## Across the ladder" in text and some in result.answer
     # the Results table names the line-up that produced each number
     assert "| strong | strong in every seat | first_builder_win_rate |" in text
     out = tmp_path / "results" / "lad"
@@ -142,7 +143,8 @@ def test_cityline_ladder_with_a_search_rung_end_to_end(tmp_path):
     for line in rows:
         verdict = line.rstrip(" |").rsplit("|", 1)[1].strip()
         assert verdict.startswith(("holds at every rung", "appears only for weak play", "changes sign",
-                                   "no rung shows an effect", "appears at some rungs only", "undetermined"))
+                                   "larger for", "shows at", "present on average", "no effect at any rung",
+                                   "undetermined"))
     roof = result.ladder.filter(pl.col("metric") == "roof_points")
     assert set(roof["judged_against"]) == {L.KEY_MEAN}   # roof types against the average roof type
 
@@ -156,13 +158,15 @@ def test_a_nan_estimate_gives_undetermined_and_shows_as_na():
                      "effect_low": value - 0.05, "effect_high": value + 0.05, "effect_reference": 0.0,
                      "judged_against": L.FAIR_VALUE})
     findings = pl.DataFrame(rows, schema=L.FINDINGS_SCHEMA)
-    verdicts = L.ladder_verdicts(findings, exp.rungs)
+    effects = pl.DataFrame(schema=L.EFFECTS_SCHEMA)
+    verdicts = L.ladder_verdicts(L.RungFindings(findings, effects), exp.rungs).drop("kind")
     assert verdicts["verdict"].to_list() == [L.UNDETERMINED_NAN]
     view = R.ladder_view(exp, findings.join(verdicts, on=["metric", "key"]))
     assert view["heuristic"][0] == "n/a" and view["verdict"][0].startswith("undetermined")
     # a rung with no row at all is a NaN too, never a smaller ladder
-    missing = L.ladder_verdicts(findings.filter(pl.col("rung") != "heuristic").with_columns(
-        pl.lit(0.1).alias("effect"), pl.lit(0.05).alias("effect_low"), pl.lit(0.15).alias("effect_high")), exp.rungs)
+    missing = L.ladder_verdicts(L.RungFindings(findings.filter(pl.col("rung") != "heuristic").with_columns(
+        pl.lit(0.1).alias("effect"), pl.lit(0.05).alias("effect_low"), pl.lit(0.15).alias("effect_high")), effects),
+        exp.rungs)
     assert missing["verdict"].to_list() == [L.UNDETERMINED_NAN]
 
 

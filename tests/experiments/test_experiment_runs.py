@@ -174,7 +174,11 @@ def test_fairness_matrix_shows_a_conclusion_that_holds_only_for_weak_play(tmp_pa
     assert (~matrix.filter(pl.col("policy") == "random")["unfair"]).all() and not matrix["fair"].any()
     strong = matrix.filter(pl.col("policy") == "strong")
     assert strong["unfair"].all() and strong["largest edge seat"].to_list() == ["1st", "1st"]
-    assert result.answer.startswith("Balanced only for weak play")
+    # never "balanced" from "no seat edge detected": without a margin random play is undetermined, and
+    # the paired test across skill levels says where the edge differs
+    assert result.answer.startswith("Seat fairness: unfair with strong play; undetermined with random play "
+                                    "(no seat edge shown; no margin set"), result.answer
+    assert "balanced" not in result.answer.lower()
     assert (tmp_path / "results" / "fair" / "fairness.csv").is_file()
     assert (tmp_path / "results" / "fair" / "figures" / "fairness_seat_win_rates.png").is_file()
 
@@ -242,3 +246,23 @@ def test_a_cache_folder_of_other_games_is_replaced_not_reused(tmp_path):
     (folder / "manifest.json").write_text(json.dumps(manifest))
     again = run_experiment(path, results=tmp_path / "results", report=False)
     assert again.games_simulated == 500   # the tampered batch (shared by two arms) is played again, once
+
+
+def test_one_contrast_one_family_even_outside_the_primary_family(tmp_path):
+    """seat_win_rate[1st] and first_builder_win_rate are one contrast (the coin game's first builder is
+    the 1st seat): with neither in the answer, the secondary family tests it once; first_builder_edge
+    (the same contrast without shared wins) in the answer takes the secondary duplicates into its family."""
+    text = SWEEP.replace('metrics = ["first_builder_win_rate", "seat_edge", "margin", "stall_rate"]',
+                         'metrics = ["first_builder_win_rate", "seat_win_rate", "margin"]\n'
+                         'answer = ["margin"]').replace("[power]\neffects = { first_builder_win_rate = 0.05 }\n", "")
+    result = run_experiment(_write(tmp_path, text, "dups"), results=tmp_path / "results")
+    table = result.comparisons
+    for row in table.filter(pl.col("duplicate_of").is_not_null()).iter_rows(named=True):
+        first = table.filter((pl.format("{} ({})", "metric", "key") == row["duplicate_of"])
+                             & (pl.col("arm_a") == row["arm_a"]) & (pl.col("arm_b") == row["arm_b"])).row(0, named=True)
+        assert (row["family"], row["p_adjusted"]) == (first["family"], first["p_adjusted"])
+    fb = table.filter(pl.col("metric") == "first_builder_win_rate")
+    seat1 = table.filter((pl.col("metric") == "seat_win_rate") & (pl.col("key") == "1st"))
+    assert fb.height and seat1.height
+    # one of the two is the other's duplicate in every pair of arms, never both tested
+    assert (fb["duplicate_of"].is_not_null() | seat1["duplicate_of"].is_not_null()).all()
