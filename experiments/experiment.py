@@ -886,6 +886,22 @@ def _writable(path: Path) -> None:
         raise RunError(f"cannot write results to {path}: {probe} is a file")
 
 
+def _ours_or_empty(out: Path) -> None:
+    """Refuse, before any game, to write the report into a folder this tool did not write:
+    an experiment's folder is empty or holds the manifest of an earlier report of it."""
+    if not out.is_dir() or not any(out.iterdir()):
+        if out.exists() and not out.is_dir():
+            raise RunError(f"cannot write the experiment's report to {out}: it is a file")
+        return
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        manifest = None
+    if not isinstance(manifest, dict) or "experiment" not in manifest or "batches" not in manifest:
+        raise RunError(f"{out} exists and is not an experiment folder of skyline-lab; nothing was written "
+                       "(move it, or choose another --out)")
+
+
 def run_experiment(
     experiment: Experiment | str | Path,
     *,
@@ -918,6 +934,7 @@ def run_experiment(
     cache_dir = Path(cache) if cache is not None else results / CACHE_NAME
     _writable(out)
     _writable(cache_dir)
+    _ours_or_empty(out)
     cache_dir.mkdir(parents=True, exist_ok=True)
 
     t0 = time.perf_counter()
