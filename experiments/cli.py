@@ -117,12 +117,13 @@ def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
 
 def _user_errors():
     from engines.core.lineup import LineupError
+    from engines.core.presets import PresetError
     from engines.core.variant import VariantError
     from analysis.runfolder import RunFolderError
     from experiments.runner import RunError
 
     # RunFolderError: a damaged or unreadable run folder, refused by the reader in one line
-    return (RunError, RunFolderError, VariantError, LineupError, KeyError, FileNotFoundError)
+    return (RunError, RunFolderError, VariantError, LineupError, PresetError, KeyError, FileNotFoundError)
 
 
 @app.command()
@@ -241,13 +242,16 @@ def games_cmd():
 def policies_cmd(game: str = typer.Argument(DEFAULT_GAME, help="Game id.")):
     """List a game's policies and their tunable weights."""
     from engines.registry import get_game
+    from experiments.user_presets import presets_file, user_presets, with_user_presets
 
     try:
-        spec = get_game(game)
-    except KeyError as exc:
-        _fail(exc.args[0])
+        spec = with_user_presets(get_game(game))
+        mine = user_presets(get_game(game))
+    except _user_errors() as exc:
+        _fail(exc.args[0] if isinstance(exc, KeyError) else str(exc))
     for info in spec.policies.values():
-        typer.echo(f"{info.name}: {info.description}")
+        where = f" (user preset, {presets_file(game)})" if info.name in mine else ""
+        typer.echo(f"{info.name}: {info.description}{where}")
         for name, value in info.weights.items():
             typer.echo(f"    {name} = {value:g}")
 
@@ -350,7 +354,9 @@ def tune_cmd(
     validate_games: int = typer.Option(400, "--validate-games", help="Fresh games for the out-of-sample check."),
     seed: int = typer.Option(0, "--seed", help="Tuning seed (the check uses another)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="Save the best row as this named preset "
-                                         "(the game's presets.toml); default: print only."),
+                                         "in your presets file ($SKYLINE_LAB_PRESETS/GAME.toml, else "
+                                         "results/presets/GAME.toml; no engine file changes); default: "
+                                         "print only."),
 ):
     """Tune a policy's named weights against an opponent (optuna, common random numbers); report
     the gain out of sample and optionally keep the weights as a named preset."""

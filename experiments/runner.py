@@ -32,9 +32,11 @@ import pyarrow.parquet as pq
 from analysis import runfolder
 from analysis.run import Run
 from engines.core.lineup import Lineup, make_lineup
+from engines.core.presets import PresetError
 from engines.core.spec import GameSpec
 from engines.core.variant import Variant
 from engines.registry import get_game
+from experiments.user_presets import used_presets, with_user_presets
 
 DEFAULT_RESULTS = Path("results")
 MAX_CHUNK = 10_000
@@ -58,6 +60,9 @@ class RunConfig:
     seed: int
     chunk_size: int
     source_digest: str = ""   # the engine's source (GameSpec.source_digest): an edited rule is another run
+    # the user's presets the line-up seats, by value (JSON; experiments.user_presets): "" for none,
+    # so a run without one keeps the key it always had
+    user_presets: str = ""
 
     def key(self, engine_version: str) -> dict[str, Any]:
         """What must match for a folder's chunks to be reused (resume, cache):
@@ -73,6 +78,7 @@ class RunConfig:
             "rotate": self.lineup.rotate,
             "seed": self.seed,
             "chunk_size": self.chunk_size,
+            **({"user_presets": json.loads(self.user_presets)} if self.user_presets else {}),
         }
 
 
@@ -172,9 +178,11 @@ def prepare(
     """Validate a request completely; raises RunError/VariantError/LineupError
     before any file is touched."""
     try:
-        spec = get_game(game)
+        spec = with_user_presets(get_game(game))
     except KeyError as exc:
         raise RunError(exc.args[0]) from None
+    except PresetError as exc:
+        raise RunError(f"user presets: {exc}") from None
     if n_games <= 0:
         raise RunError(f"the number of games must be positive, not {n_games}")
     if seed < 0 or seed >= 2**63:
@@ -188,7 +196,10 @@ def prepare(
     size = chunk_size or default_chunk_size(n_games)
     if size <= 0:
         raise RunError(f"the chunk size must be positive, not {size}")
-    return spec, RunConfig(game, resolved, n_players, lineup, seed, size, spec.source_digest)
+    used = used_presets(spec, lineup)
+    return spec, RunConfig(game, resolved, n_players, lineup, seed, size, spec.source_digest,
+                           json.dumps({k: {"base": v["base"], "weights": v["weights"]} for k, v in used.items()},
+                                      sort_keys=True) if used else "")
 
 
 def default_run_name(config: RunConfig) -> str:
@@ -547,6 +558,8 @@ def _run_locked(spec: GameSpec, config: RunConfig, out_path: Path, *, game: str,
         "engine_version": spec.engine_version,
         "source_digest": spec.source_digest,
         "config_key": key,
+        # the user's presets this line-up seats, by value, with the file they came from
+        **({"user_presets": used_presets(spec, config.lineup)} if config.user_presets else {}),
         "command": repeat_command(config, n_games, variant, overrides),
         "versions": _versions(),
         "backend": backend,

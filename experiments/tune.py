@@ -9,8 +9,8 @@ win counts 1/k; 1/P is an even share). The policy's own defaults are the first t
 The best row is then checked on games the optimiser never saw (another seed): the tuned
 weights against the defaults head to head, and each against the opponent, with 95% intervals
 over games (analysis.stats.win_rates). A tuning that does not beat the defaults out of sample
-says so. With --write the best row becomes a named preset in the game's presets.toml
-(engines.core.presets), usable as `--policy NAME` anywhere.
+says so. With --preset NAME the best row becomes the user's named preset (experiments.user_presets:
+a file outside the engine's source digest), usable as `--policy NAME` anywhere.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from engines.core.lineup import make_lineup
 from engines.core.presets import PRESETS_FILE, write_preset
 from engines.registry import get_game
 from experiments.runner import RunError
+from experiments.user_presets import presets_file, with_user_presets
 
 FIXED = ("jitter", "force_card")   # not tuned: the tie-break noise and the experiment switch
 
@@ -80,7 +81,7 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
          validate_games: int = 400, seed: int = 0, variant: str | None = None, progress: bool = False) -> TuneResult:
     import optuna
 
-    spec = get_game(game)
+    spec = with_user_presets(get_game(game))
     info = spec.policy(policy)
     if info.follow or info.choices:
         raise RunError(f"{policy} is not a scripted policy with numeric weights: tune greedy or heuristic")
@@ -125,23 +126,34 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
 
 
 def package_presets_path(game: str) -> Path:
+    """The presets the game ships (engine data, in its source digest): edited by hand in a
+    commit, never by `tune` (experiments.user_presets says where a user's go)."""
     return Path(inspect.getfile(get_game(game).simulate)).parent / PRESETS_FILE
 
 
-def save_preset(result: TuneResult, name: str, seed: int) -> Path:
-    spec = get_game(result.game)
+def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = None) -> Path:
+    """Keep the best row as the user's preset `name` (experiments.user_presets: outside every
+    engine digest, so no earlier run or cached batch is invalidated)."""
+    spec = with_user_presets(get_game(result.game))
+    shipped = get_game(result.game).policies
+    if name in shipped:
+        raise RunError(f"'{name}' is already a policy of {result.game} (shipped); choose another preset name")
     if name in spec.policies and spec.policies[name].policy_id != spec.policies[result.policy].policy_id:
-        raise RunError(f"'{name}' is already a policy of {result.game}")
-    base = spec.policies[result.policy].weights
-    changed = {k: v for k, v in result.best.items() if not math.isclose(v, base[k])}
+        raise RunError(f"'{name}' is already a user preset of another policy of {result.game}")
     row = result.validation.filter((pl.col("matchup") == "tuned vs defaults") & (pl.col("who") == "tuned")).row(0, named=True)
     comment = (f"tuned by `skyline-lab tune {result.game} {result.policy} --against '{result.against}' "
                f"--players {result.players} --trials {result.trials} --games {result.games} --seed {seed}`\n"
                f"in sample: win share {result.best_value:.3f} (defaults {result.default_value:.3f}) vs {result.against}; "
                f"out of sample vs the defaults: {row['share_rate']:.3f} [{row['share_low']:.3f}, {row['share_high']:.3f}] "
                f"over {row['games']} games (even share {1 / result.players:.3f})")
-    path = package_presets_path(result.game)
-    write_preset(path, name, result.policy, f"{result.policy} tuned against {result.against}", changed, comment)
+    path = Path(path) if path is not None else presets_file(result.game)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tuned = spec.policies[result.policy]
+    # a preset of a preset is written over the base policy's kernel, with every weight it changes
+    base_name = next(p.name for p in spec.policies.values() if p.policy_id == tuned.policy_id and not p.follow)
+    root = spec.policies[base_name].weights
+    changed = {k: v for k, v in {**tuned.weights, **result.best}.items() if not math.isclose(v, root[k])}
+    write_preset(path, name, base_name, f"{result.policy} tuned against {result.against}", changed, comment)
     result.preset_path = path
     return path
 
