@@ -164,6 +164,10 @@ def run(
     results/<name>/report.md. With a file only --games (games per batch), --out (the results root), --workers,
     --quiet and --no-report apply; the file sets everything else per batch."""
     workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        _fail(f"workers must be positive, not {workers}")
+    if scheduler and backend != "dask":
+        _fail("--scheduler is a Dask scheduler's address: it needs --backend dask")
     if game.endswith(".toml"):
         from experiments.experiment import cli_run
 
@@ -360,9 +364,15 @@ def tune_cmd(
 ):
     """Tune a policy's named weights against an opponent (optuna, common random numbers); report
     the gain out of sample and optionally keep the weights as a named preset."""
-    from experiments.tune import save_preset, tune, tune_text
+    from experiments.tune import check_counts, save_preset, tune, tune_text
 
     try:
+        check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
+        if preset:
+            from engines.registry import get_game
+
+            if preset in get_game(game).policies:
+                _fail(f"--preset '{preset}' is already a policy of {game}; choose another name")
         result = tune(game, policy, against, players=players, trials=trials, games=games,
                       validate_games=validate_games, seed=seed)
         typer.echo(tune_text(result))

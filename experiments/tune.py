@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,8 +78,28 @@ def search_space(info) -> dict[str, tuple[float, float]]:
     return out
 
 
+MAX_TRIALS = 10_000
+MAX_GAMES = 10_000_000
+PRESET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0, preset: str | None = None) -> None:
+    """Refuse, before any game, counts that would crash the optimiser or the check (RunError, one line)."""
+    if not 1 <= trials <= MAX_TRIALS:
+        raise RunError(f"--trials must be between 1 and {MAX_TRIALS:,} (trial 1 is the defaults), not {trials}")
+    if not 1 <= games <= MAX_GAMES:
+        raise RunError(f"--games must be between 1 and {MAX_GAMES:,} games per trial, not {games}")
+    if not 1 <= validate_games <= MAX_GAMES:
+        raise RunError(f"--validate-games must be between 1 and {MAX_GAMES:,}, not {validate_games}")
+    if not 0 <= seed < 2**63:
+        raise RunError(f"--seed must be between 0 and 2**63-1, not {seed}")
+    if preset is not None and not PRESET_NAME.match(preset):
+        raise RunError(f"--preset '{preset}' must be a name of letters, digits and _ (not starting with a digit)")
+
+
 def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int = 30, games: int = 200,
          validate_games: int = 400, seed: int = 0, variant: str | None = None, progress: bool = False) -> TuneResult:
+    check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
     import optuna
 
     spec = with_user_presets(get_game(game))
@@ -90,6 +111,8 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
         raise RunError(f"{policy} has no tunable weights")
     if players < 2:
         raise RunError("tuning needs at least 2 players (the objective is the win share)")
+    if players > spec.max_players:
+        raise RunError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {players}")
     make_lineup(spec, [policy, *[against] * (players - 1)], players, True)  # refuse a bad opponent now
     kp = spec.kernel_params(spec.variants.load(variant), players)
     others = [against] * (players - 1)
@@ -134,6 +157,8 @@ def package_presets_path(game: str) -> Path:
 def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = None) -> Path:
     """Keep the best row as the user's preset `name` (experiments.user_presets: outside every
     engine digest, so no earlier run or cached batch is invalidated)."""
+    if not PRESET_NAME.match(name):
+        raise RunError(f"preset '{name}' must be a name of letters, digits and _ (not starting with a digit)")
     spec = with_user_presets(get_game(result.game))
     shipped = get_game(result.game).policies
     if name in shipped:

@@ -67,6 +67,10 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
     if cards["deal_contract"] * pmax > bd["districts"] * len(cards["contract_values"]):
         out.append(("cards.deal_contract", f"{pmax} players x {cards['deal_contract']} needs more Contract cards "
                                            f"than the {bd['districts'] * len(cards['contract_values'])} in the deck"))
+    if cards["deal_roof"] + cards["deal_floor"] + cards["deal_contract"] + cards["draw_per_round"] == 0:
+        out.append(("cards.draw_per_round", "no card is ever dealt or drawn (cards.deal_roof, deal_floor, "
+                                            "deal_contract and draw_per_round are all 0): without cards nobody "
+                                            "bids or builds, so there is no game to play"))
     start = sup["starting_buildings"]
     if len(start) > MAX_START:
         out.append(("supply.starting_buildings", f"at most {MAX_START} starting buildings"))
