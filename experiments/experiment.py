@@ -1037,7 +1037,7 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
     typer.echo(f"\n{len(result.records)} batches x {result.analysis.n_games:,} games "
                f"({result.games_simulated:,} simulated now, the rest from the cache) in {result.seconds:,.1f} s")
     if result.report:
-        typer.echo(f"report: {result.report}")
+        typer.echo(f"report: {result.report.parent / 'report.html'} (and report.md)")
     return result
 
 
