@@ -191,7 +191,9 @@ def prepare(
     n_players = players or resolved.values.get("players") or spec.default_players
     if not spec.min_players <= n_players <= spec.max_players:
         raise RunError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {n_players}")
-    lineup = make_lineup(spec, policies, n_players, rotate)
+    # no line-up given: the one the game declares (GameSpec.default_lineup), as the CLI plays it;
+    # it used to be random in every seat here (run_batch, experiment files without `policies`)
+    lineup = make_lineup(spec, list(policies) if policies else spec.default_policies(n_players), n_players, rotate)
     spec.kernel_params(resolved, n_players)  # the kernel-side checks run now, not in a worker
     size = chunk_size or default_chunk_size(n_games)
     if size <= 0:

@@ -186,3 +186,12 @@ def test_an_experiment_file_with_nan_is_refused(tmp_path, monkeypatch):
     text = Path(EXPERIMENT).read_text() + "\n[power]\neffects = { seat_score_edge = nan }\n"
     (tmp_path / "nan.toml").write_text(text)
     _refused(["run", str(tmp_path / "nan.toml"), "--quiet"], "must be a finite number, not nan", tmp_path)
+
+
+def test_run_batch_without_policies_plays_the_games_declared_lineup(tmp_path):
+    # run_batch() and experiment files without `policies` played random in every seat, while the
+    # CLI played the game's default line-up: two answers to one question (issue 25)
+    from experiments.runner import run_batch
+
+    run = run_batch("skyline_3000", n_games=8, out=tmp_path / "r", progress=False, players=3)
+    assert run.manifest["lineup"] == ["heuristic", "greedy", "random"]
