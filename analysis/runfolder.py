@@ -9,6 +9,7 @@ and every reader (analysis/run.py, the experiment cache) use these names.
                                          (JSON: {"games": games in the chunk, "tables":
                                          {table: {"rows", "bytes", "sha256"} of its part}})
     <run>/report/                        report.md, report.html (self-contained) and figures
+    <run>/.lock                          held (flock) by the one process writing the folder
 
 Chunks lie on a fixed grid: chunk k holds games [k*C, k*C + count) with C the
 run's chunk size, and count = C except for the last chunk of the run's
@@ -21,9 +22,11 @@ traceback at a user for a damaged folder.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import platform
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +43,9 @@ _PART_NAME = re.compile(r"^part-(\d{6,})\.parquet$")
 _MARKER_NAME = re.compile(r"^\d{6,}$")
 # the folders of a run that are not tables
 NOT_TABLES = {DONE, REPORT}
+LOCK = ".lock"
+# every top-level file a run folder may hold (anything else is not ours to delete)
+RUN_FILES = {MANIFEST, MANIFEST + ".tmp", LOCK}
 
 
 class RunFolderError(ValueError):
@@ -48,6 +54,10 @@ class RunFolderError(ValueError):
 
 class RunDamaged(RunFolderError):
     """A run folder whose finished chunks do not check out (missing, truncated or changed parts)."""
+
+
+class RunLocked(RunFolderError):
+    """Another process is writing this run folder."""
 
 
 def manifest_path(run: Path) -> Path:
@@ -81,6 +91,96 @@ def write_manifest(run: Path, manifest: dict) -> None:
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(manifest, indent=2, default=_json_default))
     os.replace(tmp, path)
+
+
+# --- what may be deleted, and who may write -----------------------------------------------
+
+def not_replaceable(run: Path) -> str:
+    """Why `run` may NOT be deleted to be replaced by a fresh run ('' when it may): only a
+    folder this tool wrote (a manifest it recognises) holding nothing but what a run writes
+    (the manifest, `_done/` markers, `report/`, table folders of part files). A user's
+    folder, `.`, a results root holding runs, a git checkout: each is refused, untouched."""
+    run = Path(run)
+    try:
+        resolved = run.resolve()
+    except OSError as exc:
+        return f"{run} cannot be resolved ({_short(exc)})"
+    cwd = Path.cwd().resolve()
+    if resolved == cwd or resolved in cwd.parents:
+        return f"{run} is the current folder or one of its parents"
+    if resolved == Path.home().resolve() or resolved == Path(resolved.anchor):
+        return f"{run} is a home or root folder"
+    if not manifest_path(run).is_file():
+        return f"{run} is not a run folder of skyline-lab (no {MANIFEST})"
+    try:
+        manifest = read_manifest(run)
+    except RunFolderError as exc:
+        return f"{exc}, so it is not known to be a run folder"
+    if "config_key" not in manifest or "sessions" not in manifest:
+        return f"{manifest_path(run)} was not written by `skyline-lab run` (no config_key or sessions)"
+    for entry in sorted(run.iterdir()):
+        name = entry.name
+        if entry.is_symlink():
+            return f"{run} holds a link ({name}) that a run does not write"
+        if entry.is_file():
+            if name not in RUN_FILES:
+                return f"{run} holds a file a run does not write ({name})"
+            continue
+        if not entry.is_dir():
+            return f"{run} holds {name}, which a run does not write"
+        if name == REPORT:
+            continue  # the report is rebuilt from the tables at any time
+        for inner in entry.iterdir():
+            ok = (_MARKER_NAME.match(inner.name) or inner.name.endswith(".tmp")) if name == DONE else \
+                (_PART_NAME.match(inner.name) or inner.name.endswith(".parquet.tmp"))
+            if not ok or not inner.is_file() or inner.is_symlink():
+                return f"{run} holds {name}/{inner.name}, which a run does not write"
+    return ""
+
+
+def clear_run(run: Path) -> int:
+    """Delete a run folder's contents (checked by not_replaceable first), keeping its lock
+    file so the caller keeps holding the lock. Returns the games it held."""
+    import shutil
+
+    reason = not_replaceable(run)
+    if reason:
+        raise RunFolderError(reason)
+    held = games_done(run)
+    for entry in Path(run).iterdir():
+        if entry.name == LOCK:
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    return held
+
+
+@contextlib.contextmanager
+def writer_lock(run: Path):
+    """Hold `<run>/.lock` (flock, exclusive) while writing the folder. A second writer is
+    refused at once (RunLocked, one line naming the holder), never left to interleave
+    manifests: both used to claim success. The lock dies with its process (kill -9 too)."""
+    import fcntl
+
+    path = Path(run) / LOCK
+    handle = open(path, "a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise RunLocked(f"{run} is being written by another skyline-lab process ({holder}); "
+                            "wait for it to finish, or choose another --out") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} on {platform.node()}")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
 
 
 def _json_default(value: Any) -> Any:

@@ -15,6 +15,16 @@ import typer
 
 from engines.registry import DEFAULT_GAME  # cheap: game packages load on first use
 
+def _usage_name(self) -> str:
+    """An argument on the usage line in words: GAME, [GAME] when optional. typer 0.29 writes a
+    required one in braces ({run_dir}), which reads as a template to fill, not a word."""
+    name = self.display_name_raw
+    return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
+
+
+if hasattr(typer.core.TyperArgument, "_usage_display_name"):
+    typer.core.TyperArgument._usage_display_name = _usage_name
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -117,18 +127,20 @@ def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
 
 def _user_errors():
     from engines.core.lineup import LineupError
+    from engines.core.presets import PresetError
     from engines.core.variant import VariantError
     from analysis.runfolder import RunFolderError
     from experiments.runner import RunError
 
     # RunFolderError: a damaged or unreadable run folder, refused by the reader in one line
-    return (RunError, RunFolderError, VariantError, LineupError, KeyError, FileNotFoundError)
+    return (RunError, RunFolderError, VariantError, LineupError, PresetError, KeyError, FileNotFoundError)
 
 
-@app.command()
+@app.command(short_help="Simulate a batch of games (or an experiment file).")
 def run(
     ctx: typer.Context,
-    game: str = typer.Argument(DEFAULT_GAME, help="Game id (see `skyline-lab games`)."),
+    game: str = typer.Argument(DEFAULT_GAME, metavar="GAME",
+                               help="Game id (see `skyline-lab games`) or an experiment file."),
     games: int = typer.Option(20_000, "--games", "-n", help=f"How many games to simulate (at most {MAX_GAMES:,})."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Number of players (default: the variant's)."),
     policy: Optional[List[str]] = typer.Option(
@@ -137,7 +149,7 @@ def run(
         "Tune weights as name(weight=value, ...), e.g. --policy 'heuristic(bid_fraction=1.2)'. "
         "Default: the game's own line-up (Skyline 3000: heuristic, greedy, random, random).",
     ),
-    variant: Optional[str] = typer.Option(None, "--variant", "-v", metavar="NAME_OR_FILE",
+    variant: Optional[str] = typer.Option(None, "--variant", "-V", metavar="NAME_OR_FILE",
                                           help="Variant name or path to a variant .toml file."),
     set_: Optional[List[str]] = typer.Option(
         None, "--set", metavar="KEY=VALUE",
@@ -156,6 +168,8 @@ def run(
     report: bool = typer.Option(True, "--report/--no-report", help="Write the report when the games are done."),
     fresh: bool = typer.Option(False, "--fresh", help="Replace the results folder instead of resuming it."),
     progress: bool = typer.Option(True, "--progress/--quiet", help="Show a progress bar."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Say more: the run's timings (compile, engine load, play) when done."),
 ):
     """Simulate a batch of games (resumes an interrupted run of the same settings).
 
@@ -163,6 +177,10 @@ def run(
     results/<name>/report.md. With a file only --games (games per batch), --out (the results root), --workers,
     --quiet and --no-report apply; the file sets everything else per batch."""
     workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        _fail(f"workers must be positive, not {workers}")
+    if scheduler and backend != "dask":
+        _fail("--scheduler is a Dask scheduler's address: it needs --backend dask")
     if game.endswith(".toml"):
         from experiments.experiment import cli_run
 
@@ -206,6 +224,11 @@ def run(
     m = result.manifest
     rate = m["timings"].get("games_per_s")
     typer.echo(f"{m['games_done']} games in {result.path}" + (f" ({rate:,.0f} games/s)" if rate else ""))
+    if verbose:
+        t = m["timings"]
+        typer.echo(f"this session: {t.get('games_this_session', 0):,} games; compile {t.get('compile_seconds', 0):.2f} s, "
+                   f"workers' engine load {t.get('load_seconds', 0):.2f} s, play {t.get('simulate_seconds', 0):.2f} s, "
+                   f"in all {t.get('seconds', 0):.2f} s; {len(m.get('sessions') or [])} session(s) on this folder")
     if report:
         _build_report(result.path)
 
@@ -214,11 +237,11 @@ def _build_report(path: Path) -> None:
     from analysis.report import build_report
 
     written = build_report(path)
-    typer.echo(f"report: {written}")
+    typer.echo(f"report: {written.parent / 'report.html'} (and report.md)")
 
 
-@app.command("report")
-def report_cmd(run_dir: Path = typer.Argument(..., help="A results folder written by `run`.")):
+@app.command("report", short_help="Rebuild a run's report from its Parquet files.")
+def report_cmd(run_dir: Path = typer.Argument(..., metavar="FOLDER", help="A results folder written by `run`.")):
     """Rebuild a run's report from its Parquet files alone."""
     try:
         _build_report(run_dir)
@@ -238,23 +261,29 @@ def games_cmd():
 
 
 @app.command("policies")
-def policies_cmd(game: str = typer.Argument(DEFAULT_GAME, help="Game id.")):
+def policies_cmd(game: str = typer.Argument(DEFAULT_GAME, metavar="GAME", help="Game id.")):
     """List a game's policies and their tunable weights."""
     from engines.registry import get_game
+    from experiments.user_presets import presets_file, user_presets, with_user_presets
 
     try:
-        spec = get_game(game)
-    except KeyError as exc:
-        _fail(exc.args[0])
+        spec = with_user_presets(get_game(game))
+        mine = user_presets(get_game(game))
+    except _user_errors() as exc:
+        _fail(exc.args[0] if isinstance(exc, KeyError) else str(exc))
+    width = _width()
     for info in spec.policies.values():
-        typer.echo(f"{info.name}: {info.description}")
-        for name, value in info.weights.items():
-            typer.echo(f"    {name} = {value:g}")
+        where = f" (user preset, {presets_file(game)})" if info.name in mine else ""
+        typer.echo(_wrap(f"{info.name}: {info.description}{where}", width, "    "))
+        # as a line-up writes them (the README's search(rollout=heuristic)), never a choice's code
+        shown = [f"{name}={_shown(info, name, value)}" for name, value in info.weights.items()]
+        if shown:
+            typer.echo(_wrap(", ".join(shown), width, "    ", "    "))
 
 
 @app.command("variants")
 def variants_cmd(
-    game: str = typer.Argument(DEFAULT_GAME, help="Game id."),
+    game: str = typer.Argument(DEFAULT_GAME, metavar="GAME", help="Game id."),
     show: Optional[str] = typer.Option(None, "--show", metavar="VARIANT",
                                        help="Print one variant's resolved rules, each with its comment."),
 ):
@@ -273,8 +302,31 @@ def variants_cmd(
             return
     except _user_errors() as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+    width = _width()
     for name, about in spec.variants.describe().items():
-        typer.echo(f"{name:28s} {about}")
+        typer.echo(_wrap(f"{name:28s} {about}", width, " " * 29))
+
+
+def _width() -> int:
+    import shutil
+
+    return max(40, min(shutil.get_terminal_size((80, 24)).columns, 120))
+
+
+def _wrap(text: str, width: int, indent: str, first: str = "") -> str:
+    """A listing line wrapped to the terminal, never cut."""
+    import textwrap
+
+    return textwrap.fill(text, width=width, initial_indent=first, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+
+
+def _shown(info, name: str, value: float) -> str:
+    """A weight as a line-up writes it: a choice by its name (rollout=heuristic), else the number."""
+    for choice, v in (info.choices.get(name) or {}).items():
+        if v == value:
+            return choice
+    return f"{value:g}"
 
 
 def _toml(value) -> str:
@@ -286,9 +338,9 @@ def _toml(value) -> str:
     return json.dumps(value) if isinstance(value, (str, list)) else str(value)
 
 
-@app.command("power")
+@app.command("power", short_help="How many games an experiment needs.")
 def power_cmd(
-    experiment: Path = typer.Argument(..., help="An experiment file (experiments/<name>.toml)."),
+    experiment: Path = typer.Argument(..., metavar="EXPERIMENT.toml", help="An experiment file (experiments/<name>.toml)."),
     effect: Optional[List[str]] = typer.Option(
         None, "--effect", metavar="METRIC=SIZE",
         help="An effect to detect, e.g. --effect seat_score_edge=2 (repeatable; default: the effects in the "
@@ -304,9 +356,9 @@ def power_cmd(
     cli_power(experiment, effects=list(effect or []), pilot=pilot, power=power, alpha=alpha, workers=workers)
 
 
-@app.command("ladder")
+@app.command("ladder", short_help="Play and rate the game's skill ladder.")
 def ladder_cmd(
-    game: str = typer.Argument(DEFAULT_GAME, help="Game id."),
+    game: str = typer.Argument(DEFAULT_GAME, metavar="GAME", help="Game id."),
     games: Optional[int] = typer.Option(None, "--games", "-n",
                                         help="Games per rating table (default: the game's ladder_games)."),
     findings_games: Optional[int] = typer.Option(
@@ -338,10 +390,10 @@ def ladder_cmd(
     typer.echo(f"ladder: {folder / 'ladder.md'} (plot: {folder / 'ladder.png'})")
 
 
-@app.command("tune")
+@app.command("tune", short_help="Tune a policy's weights against an opponent.")
 def tune_cmd(
-    game: str = typer.Argument(..., help="Game id."),
-    policy: str = typer.Argument(..., help="The scripted policy whose weights are tuned (greedy, heuristic)."),
+    game: str = typer.Argument(..., metavar="GAME", help="Game id."),
+    policy: str = typer.Argument(..., metavar="POLICY", help="The scripted policy whose weights are tuned (greedy, heuristic)."),
     against: str = typer.Option("search(iterations=100)", "--against", metavar="POLICY",
                                 help="The opponent in every other seat."),
     players: int = typer.Option(2, "--players", "-p", help="Seats per game."),
@@ -350,13 +402,21 @@ def tune_cmd(
     validate_games: int = typer.Option(400, "--validate-games", help="Fresh games for the out-of-sample check."),
     seed: int = typer.Option(0, "--seed", help="Tuning seed (the check uses another)."),
     preset: Optional[str] = typer.Option(None, "--preset", help="Save the best row as this named preset "
-                                         "(the game's presets.toml); default: print only."),
+                                         "in your presets file ($SKYLINE_LAB_PRESETS/GAME.toml, else "
+                                         "results/presets/GAME.toml; no engine file changes); default: "
+                                         "print only."),
 ):
     """Tune a policy's named weights against an opponent (optuna, common random numbers); report
     the gain out of sample and optionally keep the weights as a named preset."""
-    from experiments.tune import save_preset, tune, tune_text
+    from experiments.tune import check_counts, save_preset, tune, tune_text
 
     try:
+        check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
+        if preset:
+            from engines.registry import get_game
+
+            if preset in get_game(game).policies:
+                _fail(f"--preset '{preset}' is already a policy of {game}; choose another name")
         result = tune(game, policy, against, players=players, trials=trials, games=games,
                       validate_games=validate_games, seed=seed)
         typer.echo(tune_text(result))
@@ -366,7 +426,7 @@ def tune_cmd(
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
-@app.command("bench")
+@app.command("bench", short_help="Measure games per second, start-up, memory.")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),
 ):

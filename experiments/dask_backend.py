@@ -18,7 +18,7 @@ def run_on_dask(fn: Callable, tasks: Iterable, workers: int, scheduler: str | No
 
     cluster = None
     if scheduler:
-        client = Client(scheduler)
+        client = Client(scheduler, timeout="10s")
     else:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                dashboard_address=None)

@@ -277,14 +277,15 @@ def _expect(source: str, key: str, value: Any, kind: str) -> Any:
     ok = {
         "str": isinstance(value, str),
         "int": isinstance(value, int) and not isinstance(value, bool),
-        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        # nan and inf are TOML numbers, but nan compares False with every bound and passed them
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
         "bool": isinstance(value, bool),
         "table": isinstance(value, dict),
         "str_list": isinstance(value, list) and all(isinstance(v, str) for v in value),
         "int_list": isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value),
     }[kind]
     if not ok:
-        words = {"str": "a string", "int": "an integer", "number": "a number", "bool": "true or false",
+        words = {"str": "a string", "int": "an integer", "number": "a finite number", "bool": "true or false",
                  "table": "a table", "str_list": "a list of strings", "int_list": "a list of integers"}
         raise ExperimentError(source, key, f"must be {words[kind]}, not {value!r}")
     return value
@@ -378,6 +379,8 @@ def load_experiment(path: str | Path) -> Experiment:
     games = _expect(source, "experiment.games", exp.get("games", 10_000), "int")
     if games < 2:
         raise ExperimentError(source, "experiment.games", f"must be at least 2, not {games}")
+    if games > 1_000_000_000:
+        raise ExperimentError(source, "experiment.games", f"must be at most 1,000,000,000 per batch, not {games:,}")
     seed = _expect(source, "experiment.seed", exp.get("seed", 0), "int")
     if not 0 <= seed < 2**63:
         raise ExperimentError(source, "experiment.seed", f"must be between 0 and 2**63-1, not {seed}")
@@ -891,6 +894,22 @@ def _writable(path: Path) -> None:
         raise RunError(f"cannot write results to {path}: {probe} is a file")
 
 
+def _ours_or_empty(out: Path) -> None:
+    """Refuse, before any game, to write the report into a folder this tool did not write:
+    an experiment's folder is empty or holds the manifest of an earlier report of it."""
+    if not out.is_dir() or not any(out.iterdir()):
+        if out.exists() and not out.is_dir():
+            raise RunError(f"cannot write the experiment's report to {out}: it is a file")
+        return
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        manifest = None
+    if not isinstance(manifest, dict) or "experiment" not in manifest or "batches" not in manifest:
+        raise RunError(f"{out} exists and is not an experiment folder of skyline-lab; nothing was written "
+                       "(move it, or choose another --out)")
+
+
 def run_experiment(
     experiment: Experiment | str | Path,
     *,
@@ -923,6 +942,7 @@ def run_experiment(
     cache_dir = Path(cache) if cache is not None else results / CACHE_NAME
     _writable(out)
     _writable(cache_dir)
+    _ours_or_empty(out)
     cache_dir.mkdir(parents=True, exist_ok=True)
 
     t0 = time.perf_counter()
@@ -1022,7 +1042,7 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
     typer.echo(f"\n{len(result.records)} batches x {result.analysis.n_games:,} games "
                f"({result.games_simulated:,} simulated now, the rest from the cache) in {result.seconds:,.1f} s")
     if result.report:
-        typer.echo(f"report: {result.report}")
+        typer.echo(f"report: {result.report.parent / 'report.html'} (and report.md)")
     return result
 
 
@@ -1033,6 +1053,14 @@ def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000
     import typer
 
     try:
+        if not 2 <= pilot <= 10_000_000:
+            raise ExperimentError("command line", "pilot", f"must be between 2 and 10,000,000 games per batch, not {pilot}")
+        for name, value in (("power", power), ("alpha", alpha)):
+            if value is not None and not (math.isfinite(value) and 0 < value < 1):
+                raise ExperimentError("command line", name, f"must be a probability strictly between 0 and 1, "
+                                                            f"not {value:g}")
+        if workers < 1:
+            raise ExperimentError("command line", "workers", f"must be at least 1, not {workers}")
         parsed = None
         if effects:
             parsed = {}
@@ -1044,8 +1072,9 @@ def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000
                     parsed[key] = float(raw)
                 except ValueError:
                     raise ExperimentError("command line", "effect", f"size of '{key}' must be a number, not '{raw}'") from None
-                if parsed[key] <= 0:
-                    raise ExperimentError("command line", "effect", f"size of '{key}' must be positive")
+                if not (math.isfinite(parsed[key]) and parsed[key] > 0):
+                    raise ExperimentError("command line", "effect",
+                                          f"size of '{key}' must be a positive finite number, not {raw}")
         table, analysis = plan_power(path, pilot_games=pilot, effects=parsed, power=power, alpha=alpha,
                                      results=results or DEFAULT_RESULTS, workers=workers, progress=progress)
     except _cli_errors() as exc:

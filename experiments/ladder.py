@@ -32,8 +32,13 @@ from analysis.sections import game_module
 from engines.core.lineup import parse_policy
 from engines.registry import get_game
 from experiments.runner import RunError, run_batch
+from experiments.user_presets import with_user_presets
 
 DEFAULT_FINDINGS = ("seat_edge",)
+MAX_LADDER_GAMES = 100_000_000
+# what a ladder folder holds: nothing else in a folder is ours to write over
+LADDER_FILES = {"tables", "self_play", "ladder.md", "ladder.png", "ratings.parquet", "steps.parquet",
+                "findings.parquet", "verdicts.parquet"}
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,22 @@ def default_findings(game: str) -> tuple[str, ...]:
 def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
                 variant: str | None = None, margins: dict[str, float] | None = None) -> LadderPlan:
-    spec = get_game(game)
+    try:
+        spec = with_user_presets(get_game(game))
+    except KeyError as exc:
+        raise RunError(exc.args[0]) from None
+    # every count is checked before any game (0 used to mean "the default" and played 160 games)
+    if games is not None and not 1 <= games <= MAX_LADDER_GAMES:
+        raise RunError(f"--games must be between 1 and {MAX_LADDER_GAMES:,} games per table, not {games}")
+    if findings_games is not None and not 0 <= findings_games <= MAX_LADDER_GAMES:
+        raise RunError(f"--findings-games must be between 0 (no findings) and {MAX_LADDER_GAMES:,}, not {findings_games}")
+    if not 0 <= seed < 2**63:
+        raise RunError(f"--seed must be between 0 and 2**63-1, not {seed}")
+    if players is not None and not max(2, spec.min_players) <= players <= spec.max_players:
+        raise RunError(f"a {spec.title} ladder needs tables of {max(2, spec.min_players)}-{spec.max_players} "
+                       f"players, not {players}")
+    if rungs is not None and len(rungs) == 1:
+        raise RunError(f"a ladder compares rungs: give --rung at least twice (one given: {rungs[0]})")
     # canonical labels (the runner's): "search(iterations=400)" is "search" when 400 is the default
     rungs_t = tuple(parse_policy(spec, r).label for r in (rungs or spec.ladder))
     if len(set(rungs_t)) < len(rungs_t):
@@ -115,6 +135,15 @@ def _chunk(games: int, lineup: tuple[str, ...]) -> int:
 
 def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = True) -> "LadderResult":
     out = Path(out)
+    if workers < 1:
+        raise RunError(f"workers must be positive, not {workers}")
+    if out.exists() and not out.is_dir():
+        raise RunError(f"cannot write the ladder to {out}: it is a file")
+    if out.is_dir():
+        strange = sorted(p.name for p in out.iterdir() if p.name not in LADDER_FILES)
+        if strange:
+            raise RunError(f"{out} is not a ladder folder of skyline-lab (it holds {strange[0]}); nothing was "
+                           "written: choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     table_paths = []

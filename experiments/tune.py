@@ -9,13 +9,14 @@ win counts 1/k; 1/P is an even share). The policy's own defaults are the first t
 The best row is then checked on games the optimiser never saw (another seed): the tuned
 weights against the defaults head to head, and each against the opponent, with 95% intervals
 over games (analysis.stats.win_rates). A tuning that does not beat the defaults out of sample
-says so. With --write the best row becomes a named preset in the game's presets.toml
-(engines.core.presets), usable as `--policy NAME` anywhere.
+says so. With --preset NAME the best row becomes the user's named preset (experiments.user_presets:
+a file outside the engine's source digest), usable as `--policy NAME` anywhere.
 """
 from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from engines.core.lineup import make_lineup
 from engines.core.presets import PRESETS_FILE, write_preset
 from engines.registry import get_game
 from experiments.runner import RunError
+from experiments.user_presets import presets_file, with_user_presets
 
 FIXED = ("jitter", "force_card")   # not tuned: the tie-break noise and the experiment switch
 
@@ -76,11 +78,31 @@ def search_space(info) -> dict[str, tuple[float, float]]:
     return out
 
 
+MAX_TRIALS = 10_000
+MAX_GAMES = 10_000_000
+PRESET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0, preset: str | None = None) -> None:
+    """Refuse, before any game, counts that would crash the optimiser or the check (RunError, one line)."""
+    if not 1 <= trials <= MAX_TRIALS:
+        raise RunError(f"--trials must be between 1 and {MAX_TRIALS:,} (trial 1 is the defaults), not {trials}")
+    if not 1 <= games <= MAX_GAMES:
+        raise RunError(f"--games must be between 1 and {MAX_GAMES:,} games per trial, not {games}")
+    if not 1 <= validate_games <= MAX_GAMES:
+        raise RunError(f"--validate-games must be between 1 and {MAX_GAMES:,}, not {validate_games}")
+    if not 0 <= seed < 2**63:
+        raise RunError(f"--seed must be between 0 and 2**63-1, not {seed}")
+    if preset is not None and not PRESET_NAME.match(preset):
+        raise RunError(f"--preset '{preset}' must be a name of letters, digits and _ (not starting with a digit)")
+
+
 def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int = 30, games: int = 200,
          validate_games: int = 400, seed: int = 0, variant: str | None = None, progress: bool = False) -> TuneResult:
+    check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
     import optuna
 
-    spec = get_game(game)
+    spec = with_user_presets(get_game(game))
     info = spec.policy(policy)
     if info.follow or info.choices:
         raise RunError(f"{policy} is not a scripted policy with numeric weights: tune greedy or heuristic")
@@ -89,6 +111,8 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
         raise RunError(f"{policy} has no tunable weights")
     if players < 2:
         raise RunError("tuning needs at least 2 players (the objective is the win share)")
+    if players > spec.max_players:
+        raise RunError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {players}")
     make_lineup(spec, [policy, *[against] * (players - 1)], players, True)  # refuse a bad opponent now
     kp = spec.kernel_params(spec.variants.load(variant), players)
     others = [against] * (players - 1)
@@ -125,23 +149,36 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
 
 
 def package_presets_path(game: str) -> Path:
+    """The presets the game ships (engine data, in its source digest): edited by hand in a
+    commit, never by `tune` (experiments.user_presets says where a user's go)."""
     return Path(inspect.getfile(get_game(game).simulate)).parent / PRESETS_FILE
 
 
-def save_preset(result: TuneResult, name: str, seed: int) -> Path:
-    spec = get_game(result.game)
+def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = None) -> Path:
+    """Keep the best row as the user's preset `name` (experiments.user_presets: outside every
+    engine digest, so no earlier run or cached batch is invalidated)."""
+    if not PRESET_NAME.match(name):
+        raise RunError(f"preset '{name}' must be a name of letters, digits and _ (not starting with a digit)")
+    spec = with_user_presets(get_game(result.game))
+    shipped = get_game(result.game).policies
+    if name in shipped:
+        raise RunError(f"'{name}' is already a policy of {result.game} (shipped); choose another preset name")
     if name in spec.policies and spec.policies[name].policy_id != spec.policies[result.policy].policy_id:
-        raise RunError(f"'{name}' is already a policy of {result.game}")
-    base = spec.policies[result.policy].weights
-    changed = {k: v for k, v in result.best.items() if not math.isclose(v, base[k])}
+        raise RunError(f"'{name}' is already a user preset of another policy of {result.game}")
     row = result.validation.filter((pl.col("matchup") == "tuned vs defaults") & (pl.col("who") == "tuned")).row(0, named=True)
     comment = (f"tuned by `skyline-lab tune {result.game} {result.policy} --against '{result.against}' "
                f"--players {result.players} --trials {result.trials} --games {result.games} --seed {seed}`\n"
                f"in sample: win share {result.best_value:.3f} (defaults {result.default_value:.3f}) vs {result.against}; "
                f"out of sample vs the defaults: {row['share_rate']:.3f} [{row['share_low']:.3f}, {row['share_high']:.3f}] "
                f"over {row['games']} games (even share {1 / result.players:.3f})")
-    path = package_presets_path(result.game)
-    write_preset(path, name, result.policy, f"{result.policy} tuned against {result.against}", changed, comment)
+    path = Path(path) if path is not None else presets_file(result.game)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tuned = spec.policies[result.policy]
+    # a preset of a preset is written over the base policy's kernel, with every weight it changes
+    base_name = next(p.name for p in spec.policies.values() if p.policy_id == tuned.policy_id and not p.follow)
+    root = spec.policies[base_name].weights
+    changed = {k: v for k, v in {**tuned.weights, **result.best}.items() if not math.isclose(v, root[k])}
+    write_preset(path, name, base_name, f"{result.policy} tuned against {result.against}", changed, comment)
     result.preset_path = path
     return path
 

@@ -400,8 +400,6 @@ def test_default_variant_satisfies_the_invariants(game_id):
 # must play and keep the invariants (the report must cope with them too: no auctions sold,
 # every game stalled, nobody holding a card).
 DEGENERATE = [
-    ("skyline_3000", {"cards.deal_roof": 0, "cards.deal_floor": 0, "cards.deal_contract": 0,
-                      "cards.draw_per_round": 0}),
     ("skyline_3000", {"auction.stacks": [[], [], []]}),
     ("skyline_3000", {"auction.stacks": [[]]}),
     ("skyline_3000", {"game.construction_turn_cap": 1}),
@@ -427,6 +425,15 @@ DEGENERATE = [
     ("cityline", {"game.faces": 2, "game.columns": 2, "game.construction_turns": 2,
                   "roof.3.params": [1, 2], "roof.4.params": [1, 2]}),
 ]
+
+
+def test_a_skyline_variant_that_deals_and_draws_no_card_is_refused():
+    # it used to be played and reported as if it were a game (issue 25): nobody ever held a card
+    from engines.core.variant import VariantError
+
+    with pytest.raises(VariantError, match="no card is ever dealt or drawn"):
+        get_game("skyline_3000").variants.load(None, {"cards.deal_roof": 0, "cards.deal_floor": 0,
+                                                      "cards.deal_contract": 0, "cards.draw_per_round": 0})
 
 
 @pytest.mark.parametrize("game_id, changes", DEGENERATE, ids=[f"{g}-{'+'.join(c)}" for g, c in DEGENERATE])

@@ -254,7 +254,8 @@ def test_compile_time_is_timed_apart_and_announced(tmp_path, monkeypatch, capsys
     assert "building the compiled engine (first run only; later runs load it from the cache)" in capsys.readouterr().err
     t = run.manifest["timings"]
     assert t["compile_seconds"] > 0 and t["simulate_seconds"] > 0
-    assert t["seconds"] == pytest.approx(t["compile_seconds"] + t["simulate_seconds"], abs=2e-3)
+    # simulation is the time some worker played games: not the compile, nor writing the parts
+    assert t["seconds"] >= t["compile_seconds"] + t["simulate_seconds"] - 2e-3
     # simulate_seconds is rounded to the millisecond, games_per_s comes from the unrounded time: a
     # fast run (tens of ms) moves by more than 1% between the two
     s = t["simulate_seconds"]

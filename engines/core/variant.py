@@ -273,12 +273,19 @@ class VariantLoader:
         return sorted(p.stem for p in self.variants_dir.glob("*.toml"))
 
     def describe(self) -> dict[str, str]:
-        """Variant name -> its first comment line (what it is for)."""
+        """Variant name -> its opening comment (what it is for): the comment lines before the
+        first line that is not a comment, joined (a first line alone stopped mid-sentence)."""
         out = {}
         for name in self.names():
             text = (self.variants_dir / f"{name}.toml").read_text()
-            first = next((ln.lstrip("# ").strip() for ln in text.splitlines() if ln.startswith("#")), "")
-            out[name] = first
+            lines = text.splitlines()
+            start = next((i for i, ln in enumerate(lines) if ln.startswith("#")), len(lines))
+            block = []
+            for ln in lines[start:]:
+                if not ln.startswith("#") or not ln.strip("# "):
+                    break
+                block.append(ln.lstrip("# ").strip())
+            out[name] = " ".join(block)
         return out
 
     @staticmethod

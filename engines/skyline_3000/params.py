@@ -71,6 +71,10 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
     if 0 < cards["hand_limit"] < dealt:
         out.append(("cards.hand_limit", f"the deal gives each player {dealt} cards, more than a hand of "
                                         f"{cards['hand_limit']} holds (0: no limit)"))
+    if cards["deal_roof"] + cards["deal_floor"] + cards["deal_contract"] + cards["draw_per_round"] == 0:
+        out.append(("cards.draw_per_round", "no card is ever dealt or drawn (cards.deal_roof, deal_floor, "
+                                            "deal_contract and draw_per_round are all 0): without cards nobody "
+                                            "bids or builds, so there is no game to play"))
     start = sup["starting_buildings"]
     if len(start) > MAX_START:
         out.append(("supply.starting_buildings", f"at most {MAX_START} starting buildings"))

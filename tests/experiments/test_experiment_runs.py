@@ -207,7 +207,7 @@ def test_cli_runs_an_experiment_file_and_answers_the_power_question(tmp_path, mo
     runner = CliRunner()
     result = runner.invoke(app, ["run", str(path), "--games", "300", "--quiet", "-j", "1"])
     assert result.exit_code == 0, result.output
-    assert "report: results/cli_sweep/report.md" in result.output
+    assert "report: results/cli_sweep/report.html" in result.output
     assert (tmp_path / "results" / "cli_sweep" / "report.html").is_file()
     power = runner.invoke(app, ["power", str(path), "--effect", "seat_score_edge=2", "--pilot", "300", "-j", "1"])
     assert power.exit_code == 0, power.output

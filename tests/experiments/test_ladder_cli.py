@@ -61,4 +61,5 @@ def test_ladder_command_writes_ratings_findings_and_plot(tmp_path):
 
 def test_a_game_without_a_ladder_or_a_one_seat_table_is_refused(tmp_path):
     result = cli.invoke(app, ["ladder", "cityline", "-p", "1", "-o", str(tmp_path / "x")])
-    assert result.exit_code != 0 and "at least 2 players" in result.output
+    assert result.exit_code == 2 and "needs tables of 2-6 players, not 1" in result.output, result.output
+    assert not (tmp_path / "x").exists()

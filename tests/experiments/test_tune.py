@@ -20,8 +20,9 @@ def test_tuning_the_heuristic_against_random_finds_and_checks_a_row(tmp_path, mo
     assert set(result.validation["matchup"]) == {"tuned vs defaults", "tuned vs opponent", "defaults vs opponent"}
     text = T.tune_text(result)
     assert "out of sample" in text and "verdict" in text
-    monkeypatch.setattr(T, "package_presets_path", lambda game: tmp_path / "presets.toml")
+    monkeypatch.setenv("SKYLINE_LAB_PRESETS", str(tmp_path / "presets"))
     path = T.save_preset(result, "heuristic_test", 2)
+    assert path == tmp_path / "presets" / "cityline.toml"   # the user's presets, not the engine's
     presets = load_presets(get_game("cityline").policies, path)
     assert presets["heuristic_test"].policy_id == get_game("cityline").policy("heuristic").policy_id
     assert "skyline-lab tune cityline heuristic" in path.read_text()

@@ -1,0 +1,197 @@
+"""Every command as strict as `run` (issue 25, item 2): every count, probability, rate and name
+is checked before any work; a bad one is refused in one line, exit 2, nothing written.
+
+Before: `tune --trials 0 / -n 0 / --validate-games 0` were tracebacks, `power --pilot 0` a
+ZeroDivisionError, `--power 1.5` an overflow, `--effect x=nan` a traceback after the pilot ran,
+`--alpha 2` was used; `ladder -n 0` played 160 games a table, one `--rung` said "declares no
+ladder", `-p 9` left an empty folder; `--scheduler tcp://127.0.0.1:1` printed 186 lines after
+30 s; a Skyline 3000 variant without a single card was played and reported.
+"""
+import math
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from experiments.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPERIMENT = str(ROOT / "experiments" / "skyline_3p_fairness.toml")
+cli = CliRunner()
+
+# (arguments, a phrase the one line must hold): the closing note's bad-input table is this list
+BAD = [
+    (["tune", "cityline", "heuristic", "--trials", "0"], "--trials must be between 1 and"),
+    (["tune", "cityline", "heuristic", "-n", "0"], "--games must be between 1 and"),
+    (["tune", "cityline", "heuristic", "--validate-games", "0"], "--validate-games must be between 1 and"),
+    (["tune", "cityline", "heuristic", "-p", "9"], "is for 1-6 players, not 9"),
+    (["tune", "cityline", "heuristic", "--seed", "-1"], "--seed must be between 0"),
+    (["tune", "cityline", "heuristic", "--preset", "my preset"], "must be a name of letters, digits and _"),
+    (["tune", "cityline", "heuristic", "--preset", "greedy"], "is already a policy of cityline"),
+    (["tune", "cityline", "oracle"], "unknown policy 'oracle'"),
+    (["tune", "chess", "heuristic"], "unknown game 'chess'"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=2", "--pilot", "0"], "key 'pilot': must be between 2"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=2", "--power", "1.5"], "key 'power': must be a probability"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=2", "--alpha", "2"], "key 'alpha': must be a probability"),
+    (["power", EXPERIMENT, "--effect", "x=nan"], "must be a positive finite number, not nan"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=inf"], "must be a positive finite number, not inf"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=-1"], "must be a positive finite number"),
+    (["power", EXPERIMENT, "--effect", "nonsense=2"], "unknown metric 'nonsense'"),
+    (["power", EXPERIMENT, "--effect", "seat_score_edge=2", "-j", "0"], "key 'workers': must be at least 1"),
+    (["power", "nowhere.toml", "--effect", "seat_score_edge=2"], "nowhere.toml"),
+    (["ladder", "cityline", "-n", "0"], "--games must be between 1 and"),
+    (["ladder", "cityline", "--findings-games", "-1"], "--findings-games must be between 0"),
+    (["ladder", "cityline", "--rung", "random"], "give --rung at least twice (one given: random)"),
+    (["ladder", "cityline", "--rung", "random", "--rung", "oracle"], "unknown policy 'oracle'"),
+    (["ladder", "skyline_3000", "-p", "9"], "ladder needs tables of 2-4 players, not 9"),
+    (["ladder", "cityline", "-j", "0"], "workers must be positive"),
+    (["ladder", "chess"], "unknown game 'chess'"),
+    (["report", "nowhere"], "is not a run folder"),
+    (["report", "."], "is not a run folder"),
+    (["variants", "chess"], "unknown game 'chess'"),
+    (["variants", "cityline", "--show", "nope"], "no variant 'nope'"),
+    (["policies", "chess"], "unknown game 'chess'"),
+    (["run", "skyline_3000", "-j", "0"], "workers must be positive"),
+    (["run", EXPERIMENT, "-j", "-1"], "workers must be positive"),
+    (["run", "skyline_3000", "--seed", "-1"], "the seed must be between 0"),
+    (["run", "skyline_3000", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+    (["run", "skyline_3000", "-n", "10", "--set", "cards.deal_floor=0", "--set", "cards.deal_roof=0",
+      "--set", "cards.deal_contract=0", "--set", "cards.draw_per_round=0"], "no card is ever dealt or drawn"),
+]
+
+
+def _refused(args, phrase, cwd: Path):
+    before = sorted(cwd.rglob("*"))
+    result = cli.invoke(app, args)
+    assert result.exit_code == 2, (args, result.output)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.output)
+    assert phrase in lines[0], (args, phrase, lines[0])
+    assert sorted(cwd.rglob("*")) == before, f"{args} wrote {sorted(cwd.rglob('*'))}"
+    return lines[0]
+
+
+@pytest.mark.parametrize("args, phrase", BAD, ids=[" ".join(a).replace(EXPERIMENT, "EXP") for a, _ in BAD])
+def test_bad_input_is_one_line_exit_2_nothing_written(args, phrase, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _refused(args, phrase, tmp_path)
+
+
+def test_an_unreachable_scheduler_is_refused_quickly(tmp_path, monkeypatch):
+    pytest.importorskip("dask.distributed")
+    monkeypatch.chdir(tmp_path)
+    t0 = time.perf_counter()
+    _refused(["run", "skyline_3000", "-n", "10", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1",
+              "--quiet"], "no Dask scheduler answers at tcp://127.0.0.1:1", tmp_path)
+    assert time.perf_counter() - t0 < 10
+
+
+def test_a_ladder_never_writes_into_a_users_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("mine")
+    _refused(["ladder", "cityline", "--rung", "random", "--rung", "greedy", "-n", "4", "--out", "mine"],
+             "is not a ladder folder of skyline-lab (it holds notes.txt)", tmp_path)
+
+
+# --- numeric arguments, generated: every value outside the range is refused the same way -------
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return tmp_path_factory.mktemp("strict")
+
+
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+not_positive = st.integers(max_value=0)
+too_small_pilot = st.integers(max_value=1)
+not_probability = st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0),
+                            st.sampled_from([math.nan, math.inf, -math.inf]))
+
+
+def _in(workdir, monkeypatch, args, phrase):
+    monkeypatch.chdir(workdir)
+    _refused(args, phrase, workdir)
+
+
+@SETTINGS
+@given(trials=not_positive)
+def test_tune_trials(workdir, monkeypatch, trials):
+    _in(workdir, monkeypatch, ["tune", "cityline", "heuristic", "--trials", str(trials)], "--trials must be")
+
+
+@SETTINGS
+@given(games=not_positive, option=st.sampled_from(["-n", "--validate-games"]))
+def test_tune_games(workdir, monkeypatch, games, option):
+    _in(workdir, monkeypatch, ["tune", "cityline", "heuristic", option, str(games)], "must be between 1 and")
+
+
+@SETTINGS
+@given(pilot=too_small_pilot)
+def test_power_pilot(workdir, monkeypatch, pilot):
+    _in(workdir, monkeypatch, ["power", EXPERIMENT, "--effect", "seat_score_edge=2", "--pilot", str(pilot)],
+        "key 'pilot'")
+
+
+@SETTINGS
+@given(value=not_probability, option=st.sampled_from(["--power", "--alpha"]))
+def test_power_probabilities(workdir, monkeypatch, value, option):
+    _in(workdir, monkeypatch, ["power", EXPERIMENT, "--effect", "seat_score_edge=2", option, repr(value)],
+        "must be a probability strictly between 0 and 1")
+
+
+@SETTINGS
+@given(size=st.one_of(st.floats(max_value=0.0), st.sampled_from([math.nan, math.inf])))
+def test_power_effect_sizes(workdir, monkeypatch, size):
+    _in(workdir, monkeypatch, ["power", EXPERIMENT, "--effect", f"seat_score_edge={size!r}"],
+        "must be a positive finite number")
+
+
+@SETTINGS
+@given(games=not_positive)
+def test_ladder_games(workdir, monkeypatch, games):
+    _in(workdir, monkeypatch, ["ladder", "cityline", "-n", str(games)], "--games must be between 1 and")
+
+
+@SETTINGS
+@given(games=st.integers(max_value=-1))
+def test_ladder_findings_games(workdir, monkeypatch, games):
+    _in(workdir, monkeypatch, ["ladder", "cityline", "--findings-games", str(games)], "--findings-games must be")
+
+
+@SETTINGS
+@given(players=st.one_of(st.integers(max_value=1), st.integers(min_value=5)))
+def test_ladder_players(workdir, monkeypatch, players):
+    _in(workdir, monkeypatch, ["ladder", "skyline_3000", "-p", str(players)], "ladder needs tables of 2-4 players")
+
+
+@SETTINGS
+@given(workers=not_positive, command=st.sampled_from([["run", "skyline_3000"], ["ladder", "cityline"],
+                                                       ["run", EXPERIMENT]]))
+def test_workers(workdir, monkeypatch, workers, command):
+    _in(workdir, monkeypatch, [*command, "-j", str(workers)], "workers must be positive")
+
+
+@SETTINGS
+@given(games=not_positive)
+def test_run_games(workdir, monkeypatch, games):
+    _in(workdir, monkeypatch, ["run", "skyline_3000", "-n", str(games)], "must be positive")
+
+
+def test_an_experiment_file_with_nan_is_refused(tmp_path, monkeypatch):
+    # nan passed `size <= 0` and every other bound: TOML has nan and inf
+    monkeypatch.chdir(tmp_path)
+    text = Path(EXPERIMENT).read_text() + "\n[power]\neffects = { seat_score_edge = nan }\n"
+    (tmp_path / "nan.toml").write_text(text)
+    _refused(["run", str(tmp_path / "nan.toml"), "--quiet"], "must be a finite number, not nan", tmp_path)
+
+
+def test_run_batch_without_policies_plays_the_games_declared_lineup(tmp_path):
+    # run_batch() and experiment files without `policies` played random in every seat, while the
+    # CLI played the game's default line-up: two answers to one question (issue 25)
+    from experiments.runner import run_batch
+
+    run = run_batch("skyline_3000", n_games=8, out=tmp_path / "r", progress=False, players=3)
+    assert run.manifest["lineup"] == ["heuristic", "greedy", "random"]

@@ -1,0 +1,88 @@
+"""Users' presets are data (issue 25, item 4): `tune --preset` writes the user's presets file,
+outside every engine digest; a run that seats one records it by value; adding one never
+invalidates an earlier run.
+
+Before: `tune --preset` wrote engines/<game>/presets.toml, part of the engine's source digest,
+so the next run recompiled, re-simulated into a new folder, and no old folder resumed.
+"""
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from engines.core.cache_guard import source_digest
+from engines.registry import get_game
+from experiments.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+cli = CliRunner()
+
+
+def _engine_files():
+    folder = ROOT / "engines" / "cityline"
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+def test_a_tuned_preset_is_user_data_and_an_old_run_still_resumes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKYLINE_LAB_PRESETS", raising=False)
+    engine_before = _engine_files()
+    digest = source_digest(ROOT / "engines" / "cityline")
+    old = ["run", "cityline", "-n", "20", "-p", "2", "--policy", "heuristic", "--out", "old", "--quiet",
+           "--no-report", "-j", "1"]
+    assert cli.invoke(app, old).exit_code == 0
+    key = json.loads((tmp_path / "old" / "manifest.json").read_text())["config_key"]
+
+    tuned = cli.invoke(app, ["tune", "cityline", "heuristic", "--against", "random", "--trials", "2", "-n", "4",
+                             "--validate-games", "4", "--preset", "my_heuristic"])
+    assert tuned.exit_code == 0, tuned.output
+    user_file = tmp_path / "results" / "presets" / "cityline.toml"
+    assert f"written to {Path('results') / 'presets' / 'cityline.toml'}" in tuned.output
+    assert "[my_heuristic]" in user_file.read_text()
+    # the engine is untouched: same files, same digest
+    assert _engine_files() == engine_before
+    assert source_digest(ROOT / "engines" / "cityline") == digest == get_game("cityline").source_digest
+
+    # the old folder resumes as it was: nothing simulated again, the same key
+    again = cli.invoke(app, old)
+    assert again.exit_code == 0, again.output
+    manifest = json.loads((tmp_path / "old" / "manifest.json").read_text())
+    assert manifest["timings"]["games_this_session"] == 0 and manifest["config_key"] == key
+    assert "user_presets" not in manifest
+
+    # a run seating the preset records it by value, with its file
+    new = ["run", "cityline", "-n", "20", "-p", "2", "--policy", "my_heuristic", "--policy", "random",
+           "--out", "new", "--quiet", "--no-report", "-j", "1"]
+    assert cli.invoke(app, new).exit_code == 0
+    manifest = json.loads((tmp_path / "new" / "manifest.json").read_text())
+    recorded = manifest["user_presets"]["my_heuristic"]
+    assert recorded["base"] == "heuristic" and recorded["file"].endswith("cityline.toml")
+    assert recorded["weights"] == manifest["policies"]["my_heuristic"]["weights"]
+    assert manifest["config_key"]["user_presets"]["my_heuristic"]["weights"] == recorded["weights"]
+
+    # the preset edited under the same name is another run: never mixed into the old games
+    text = user_file.read_text()
+    user_file.write_text(re.sub(r"weights = \{ ?(.*?) ?\}", lambda m: "weights = { " + ", ".join(
+        filter(None, [m.group(1), "jitter = 0.5"])) + " }", text, count=1))
+    changed = cli.invoke(app, new)
+    assert changed.exit_code == 2 and "holds a different run" in changed.output, changed.output
+
+
+def test_a_user_preset_can_live_where_the_user_says(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKYLINE_LAB_PRESETS", str(tmp_path / "mine"))
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "cityline.toml").write_text(
+        '[cautious]\nbase = "heuristic"\ndescription = "mine"\nweights = { jitter = 0.25 }\n')
+    listing = cli.invoke(app, ["policies", "cityline"])
+    assert listing.exit_code == 0 and "cautious" in listing.output and "user preset" in listing.output
+    run = cli.invoke(app, ["run", "cityline", "-n", "10", "--policy", "search(rollout=cautious, iterations=4)",
+                           "--out", "r", "--quiet", "--no-report", "-j", "1"])
+    assert run.exit_code == 0, run.output
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["user_presets"]["cautious"]["weights"]["jitter"] == 0.25
+    (tmp_path / "mine" / "cityline.toml").write_text('[heuristic]\nbase = "heuristic"\n')
+    bad = cli.invoke(app, ["run", "cityline", "-n", "10", "--out", "r2", "--quiet"])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1 and "heuristic" in bad.output
+    assert not (tmp_path / "r2").exists()
