@@ -206,7 +206,8 @@ def die_value_by_turn(run: Run) -> Section:
                pl.col("height").cast(pl.Float64).mean().alias("height"),
                pl.col("score").cast(pl.Float64).mean().alias("final_score"))
           .sort(["turn", "die"]).collect())
-    by = _with_intervals(by)
+    # one game sets aside many dice, and a game's dice share its players' fortunes: the game is the unit
+    by = _game_unit_means(joined, ["turn", "die"], "column_points", by)
     series = {}
     for r in range(1, N_TYPES + 1):
         t = by.filter(pl.col("die") == r)
@@ -218,7 +219,8 @@ def die_value_by_turn(run: Run) -> Section:
                            xlabel="construction turn", ylabel="final points of that building",
                            xticklabels=[str(t) for t in turns])
     text = ("For each construction turn and set-aside die (= roof type), the final points of the "
-            "building it roofed (after the same-type rule), with 95% t intervals, the building's height "
+            "building it roofed (after the same-type rule), with 95% intervals cluster-robust by game "
+            "(a game's dice are not independent), the building's height "
             "when roofed, and the player's mean final score. Read it as the value of a die face at "
             "each turn under the policies of this run (choices, not random assignment).")
     return Section("Value of a die face by turn", text,
