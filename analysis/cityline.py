@@ -287,13 +287,16 @@ def seat_order(run: Run) -> Section:
     frame = p.with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
     rates = stats.win_rates(frame, "seat")
     fair = 1.0 / run.n_players
-    fig = plots.rate_chart([str(s) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
+    from analysis.report import ordinal, position_column
+
+    fig = plots.rate_chart([ordinal(int(s)) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
                            title="Win rate by seat (shared wins count)", ylabel="win rate",
                            reference=fair, reference_label="1 / players")
-    scores = stats.mean_table(p, "seat", "score")
-    text = ("Cityline's seats differ only in who re-rolls for the table (seat 0, the starting player, "
-            "when the variant allows it); everyone uses the same dice. Seat 0 moves first, so seat = turn-order "
+    scores = position_column(stats.mean_table(p, "seat", "score"), "seat")
+    rates = position_column(rates, "seat")
+    text = ("Cityline's seats differ only in who re-rolls for the table (the 1st seat, the starting player, "
+            "when the variant allows it); everyone uses the same dice. The 1st seat moves first, so seat = turn-order "
             "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
             "so rates can sum above 1); "
             f"the dashed line is 1/{run.n_players}.")

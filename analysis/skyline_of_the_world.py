@@ -59,14 +59,17 @@ def turn_order(run: Run) -> Section:
     p = players(run)
     rates = stats.win_rates(p, "turn_order")
     P = run.n_players
-    fig = plots.rate_chart([f"{int(t)}" for t in rates["turn_order"]], rates["win_rate"].to_numpy(),
+    from analysis.report import ordinal, position_column
+
+    fig = plots.rate_chart([ordinal(int(t)) for t in rates["turn_order"]], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
-                           title="Win rate by turn order (0 = start player)", ylabel="win rate",
+                           title="Win rate by turn order (1st = start player)", ylabel="win rate",
                            reference=1 / P, reference_label=f"1/{P}")
-    by_policy = stats.win_rates(p, ["policy", "turn_order"])
+    by_policy = position_column(stats.win_rates(p, ["policy", "turn_order"]), "turn_order")
+    rates = position_column(rates, "turn_order")
     return Section(
         "Turn order",
-        "The start player is drawn at random each game; `turn_order` 0 is the start player. A rate "
+        "The start player is drawn at random each game; positions count from 1st, the start player. A rate "
         f"outside the fair share 1/{P} with its whole 95% Wilson interval points to a turn-order advantage "
         "(shared wins count for each sharer).",
         tables=[("Win rate by turn order", rates), ("Win rate by policy and turn order", by_policy)],

@@ -83,11 +83,15 @@ def test_report_opens_with_findings_then_contents_and_ends_with_the_appendix(tmp
     assert headings[:3] == ["Summary of findings", "Contents", "Run summary"]
     assert headings[-1].startswith("Appendix")
     summary = markdown.split("## Contents")[0]
-    # plain sentences with their interval and test, the numbers the sections computed
-    # no plain maximum ("Best position"): the flagged edges, each with its simultaneous interval
-    assert "**Win rate by seat:** Cochran's Q test" in summary and "Best position" not in markdown
-    assert "95% Wilson" in summary
-    assert "Cochran's Q test" in summary and "p = " in summary
+    # plain sentences built from the computed findings, most important first (the line-up's
+    # strength gap: heuristic gets 4 points); no test name, no p-value, no regex-picked section sentence
+    sentences = [p for p in summary.split("## Summary of findings")[1].strip().split("\n\n")
+                 if not p.startswith(">")]
+    assert 2 <= len(sentences) <= 5
+    assert sentences[0].startswith("300 games of ") and "heuristic, random, heuristic (seats rotate)" in sentences[0]
+    assert sentences[1].startswith("Policies differ: heuristic wins ") and "% of its seats (95% CI " in sentences[1]
+    assert "Cochran" not in summary and "p = " not in summary and "Bonferroni" not in summary
+    assert "Best position" not in markdown
     assert "Variant values as played" not in markdown.split("## Appendix")[0]
     # every contents link lands on a section
     links = re.findall(r'<a href="#([^"]+)"', html)
