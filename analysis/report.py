@@ -598,8 +598,8 @@ MAX_SUMMARY_SENTENCES = 5
 HOW_TO_READ = ("> **How to read.** Percentages are win rates or shares of games; positions count from 1st "
                "(the 1st player moves first); a gap is in percentage points. Every range is a 95% "
                "interval over games. A finding is listed only where a test found it; \"fair\" only where "
-               "every seat was shown within a margin. The tests, their p-values and corrections are in each "
-               "section and in *How to read this report*.")
+               "every seat was shown within a margin. Each section names its test and the evidence behind "
+               "every sentence here; *How to read this report* lists the methods.")
 
 
 def summary_of_findings(run: Run, sections: list[Section]) -> Section:
