@@ -219,5 +219,14 @@ def endings(run: Run) -> Section:
     text = ("How games end: someone reaches the end money (the round is finished, then one more), the "
             "last floor of a supply is placed (the round is finished), or the round cap stalls the "
             "game. Wilson 95% intervals.")
+    from analysis.report import interval_text, pct
+    from analysis.sections import Finding
+
+    findings = []
+    if n >= 2:
+        top = table.sort("rate", descending=True).row(0, named=True)
+        findings.append(Finding(f"The commonest ending is {top['ending']}: {pct(top['rate'])} of games (95% CI "
+                                f"{interval_text(top['low'], top['high'], clip=(0, 1))}), after "
+                                f"{length['mean_rounds'][0]:.1f} rounds on average.", 30.0))
     return Section("How do games end, and how long are they?", text,
-                   [("ending frequencies", table), ("game length (rounds)", length)])
+                   [("ending frequencies", table), ("game length (rounds)", length)], findings=findings)

@@ -258,7 +258,7 @@ def seat_win_rates(run: Run) -> Section:
     fair_label = f"fair share 1/{n_players}" if abs(winners - 1) < 1e-12 else \
         f"fair share {winners:.3f} winners / {n_players} = {fair:.4f}"
     if math.isnan(test.p_value):
-        verdict = (f"no test is possible: in every one of the {test.games:,} games all seats won together "
+        verdict = (f"no test is possible: in every one of the {count_of(test.games, 'game')} all seats won together "
                    "(or none won), so no seat ever did better than another")
     elif test.p_value < 0.05:
         favoured = edges.filter(pl.col("p_adjusted") < 0.05)
@@ -274,7 +274,7 @@ def seat_win_rates(run: Run) -> Section:
         + (f"Fair share: 1/{n_players} = {fair:.4f}." if abs(winners - 1) < 1e-12 else
            f"Fair share: the mean number of winners per game ({winners:.3f}: shared wins count for each sharer) "
            f"/ {n_players} = {fair:.4f}, not 1/{n_players}."),
-        f"Cochran's Q test of equal win rates by position over {test.informative_games:,} of {test.games:,} games "
+        f"Cochran's Q test of equal win rates by position over {test.informative_games:,} of {count_of(test.games, 'game')} "
         "(games where every seat won or none did carry no seat information): "
         + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
            if not math.isnan(test.p_value) else "")
@@ -369,7 +369,7 @@ def turn_order_finding(run: Run, win_matrix: np.ndarray, rates: pl.DataFrame) ->
         return found, sentence
     if bool(family["equivalent"].all()):
         sentence = (f"Turn order is fair within ±{points(SEAT_MARGIN)}: every position's win rate is shown to "
-                    f"lie within {points(SEAT_MARGIN)} of the average seat's over {games:,} games.")
+                    f"lie within {points(SEAT_MARGIN)} of the average seat's over {count_of(games, 'game')}.")
         return [Finding(sentence, 40.0)], sentence
     return [], ""
 
@@ -420,7 +420,7 @@ def policy_win_rates(run: Run) -> Section:
         lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
                      f"({row['win_low']:.4f}–{row['win_high']:.4f}), win share {row['share_rate']:.4f} "
                      f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['player_games']:,} player-games "
-                     f"in {row['games']:,} games ({row['interval']})")
+                     f"in {count_of(row['games'], 'game')} ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
         title="Win rate by policy", ylabel="win rate (shared wins count)",
@@ -492,7 +492,7 @@ def victory_margins(run: Run) -> Section:
         plot_list = []
     zero = counts.filter(pl.col("margin") == 0)["count"].sum()
     total = counts["count"].sum()
-    text = (f"Winner's points minus the best other score, over the {total:,} games with a single winner "
+    text = (f"Winner's points minus the best other score, over the {count_of(total, 'game')} with a single winner "
             f"(shared wins have margin 0 by definition and are left out). "
             f"{zero:,} of them were won level on points (margin 0), through a tie-break.")
     return Section("Victory margin", text, [("Victory margin", _rename_summary(summary))], plot_list)
@@ -530,7 +530,7 @@ def game_length_and_stalls(run: Run) -> Section:
     figure = plots.histogram_steps({"decisions": stats.value_counts_histogram(counts, "decisions")},
                                    title="Game length", xlabel="decisions per game")
     text = (f"Stall rate (the turn cap ended the game): {stall['rate']:.4f} "
-            f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {stall['n']:,} games. "
+            f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {count_of(stall['n'], 'game')}. "
             "Stalled games stay in every other figure.")
     findings = []
     if stall["count"] > 0:  # a stall rate of 0 is no finding

@@ -552,8 +552,8 @@ def key_player_auctions(run: Run) -> Section:
         "by game: one game holds several auctions of each seat).",
         f"The Key Player entered {key['entry rate']:.4f} of its auctions (95% {key['entry 95% low']:.4f}–"
         f"{key['entry 95% high']:.4f}) and won {key['win rate when entered']:.4f} of those it entered "
-        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.4f} on average "
-        f"(95% {key['price 95% low']:.4f}–{key['price 95% high']:.4f}). It took {share['rate']:.4f} of the "
+        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.2f} in card value on average "
+        f"(95% {key['price 95% low']:.2f}–{key['price 95% high']:.2f} card value). It took {share['rate']:.4f} of the "
         f"{sold:,} sold items (95% {share['low']:.4f}–{share['high']:.4f}; fair share 1/{n_players} = "
         f"{1 / n_players:.4f}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
         f"the {key_order:,} auctions Key order settled (the other {key_order - key['won on Key order']:,} went "

@@ -95,7 +95,15 @@ def end_trigger(run: Run) -> Section:
     text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} "
             f"({_fmt(k / n if n else np.nan)}, 95% Wilson interval {_fmt(low)} to {_fmt(high)}) against a fair "
             f"share of {1 / P:.3f}. The rulebook expects the ender to win more often under the second-version rules.")
-    return Section("Who ends the game", text,
+    from analysis.report import interval_text, pct
+    from analysis.sections import Finding
+
+    findings = []
+    if n >= 2 and np.isfinite(low) and (low > 1 / P or high < 1 / P):   # the interval leaves the even share
+        findings.append(Finding(f"The player who ends the game (a third penthouse) wins {pct(k / n)} of those games "
+                                f"(95% CI {interval_text(low, high, clip=(0, 1))}), against an even {pct(1 / P)}.",
+                                65.0))
+    return Section("Who ends the game", text, findings=findings,
                    tables=[("Win rate of the player who ended the game vs the others", by_role),
                            ("Turn order of the player who ended the game (share of ended games, Wilson intervals)", by_order)])
 
