@@ -58,6 +58,16 @@ def players(run: Run) -> pl.LazyFrame:
                                                           return_dtype=pl.String).alias("policy"))
 
 
+def _game_unit_means(p: pl.LazyFrame, by, value: str, table: pl.DataFrame) -> pl.DataFrame:
+    """`table` (one row per group of `by`, sorted like it) with low/high replaced by the mean per player-game
+    with the game as the unit (stats.game_unit_rates: cluster-robust by game; a policy's seats in one game
+    share the dice, so player-games are not independent: the t interval over them was 1.25x too narrow,
+    1.91x in six-greedy self-play)."""
+    by = [by] if isinstance(by, str) else list(by)
+    unit = stats.game_unit_rates(p.with_columns(pl.col("game").cast(pl.Int64)), by, value).sort(by)
+    return table.drop("low", "high", strict=False).join(unit.select(*by, "low", "high"), on=by, how="left")
+
+
 def _with_intervals(table: pl.DataFrame) -> pl.DataFrame:
     low, high = stats.t_interval_from_moments(table["n"].to_numpy(), table["mean"].to_numpy(),
                                               table["std"].fill_null(np.nan).to_numpy())
@@ -231,17 +241,21 @@ def sky_outcomes(run: Run) -> Section:
         (pl.col("n") / pl.col("total")).alias("rate"),
         pl.col("sky").map_elements(lambda s: SKY_NAMES[s] if 0 <= s < 3 else "?", return_dtype=pl.String)
         .alias("sky_name"))
-    agg = _with_intervals(agg)
-    hl, hh = stats.wilson_interval(agg["hits"].to_numpy(), agg["n"].to_numpy())
-    agg = agg.with_columns((pl.col("hits") / pl.col("n")).alias("hit_rate"),
-                           pl.Series("hit_low", np.atleast_1d(hl)), pl.Series("hit_high", np.atleast_1d(hh)))
+    # the game is the unit: a policy's seats in one game share the dice (and the sky)
+    agg = _game_unit_means(p, ["policy", "sky"], "score", agg.sort(["policy", "sky"]))
+    hits = stats.game_unit_rates(p, ["policy", "sky"], "sky_hit").sort(["policy", "sky"])
+    agg = agg.join(hits.select("policy", "sky", pl.col("low").alias("hit_low"), pl.col("high").alias("hit_high")),
+                   on=["policy", "sky"], how="left").with_columns((pl.col("hits") / pl.col("n")).alias("hit_rate"))
+    flagged = p.with_columns(*[(pl.col("sky") == k).cast(pl.Float64).alias(f"_sky{k}") for k in range(3)])
+    sky_rates = {k: stats.game_unit_rates(flagged, "policy", f"_sky{k}") for k in range(3)}
     fig, axes = plots.new_figure(2, (10, 4))
     series_rate, series_score = {}, {}
     for pol in agg["policy"].unique(maintain_order=True).to_list():
         t = agg.filter(pl.col("policy") == pol)
         x = t["sky"].to_numpy()
-        rl, rh = stats.wilson_interval(t["n"].to_numpy(), t["total"].to_numpy())
-        series_rate[pol] = (x, t["rate"].to_numpy(), np.atleast_1d(rl), np.atleast_1d(rh))
+        bounds = [sky_rates[int(k)].filter(pl.col("policy") == pol).row(0, named=True) for k in x]
+        series_rate[pol] = (x, t["rate"].to_numpy(), np.array([b["low"] for b in bounds]),
+                            np.array([b["high"] for b in bounds]))
         series_score[pol] = (x, t["mean"].to_numpy(), t["low"].to_numpy(), t["high"].to_numpy())
     plots.rate_lines(series_rate, title="How often each sky comes up", xlabel="sky", ylabel="share of players",
                      xticklabels=list(SKY_NAMES), axes=axes[0])
@@ -250,16 +264,17 @@ def sky_outcomes(run: Run) -> Section:
     text = ("The sky is set by the six construction set-aside dice (4+ odd: sun, 4+ even: moon, 3-3: "
             "cloud). `hit_rate` is how often it then paid (sun/moon: the occupancy set-aside dice had "
             "the matching strict majority; cloud: the penalty applied because they had any majority), "
-            "`mean_bonus` what it was worth on average, `mean` the final score with a 95% interval.")
+            "`mean_bonus` what it was worth on average, `mean` the final score; 95% intervals over games "
+            "(cluster-robust by game: a policy's seats in one game share the dice).")
     return Section("Sky outcomes", text,
                    [("sky by policy", agg.select("policy", "sky_name", "n", "rate", "hit_rate", "hit_low",
                                                  "hit_high", "mean_bonus", "mean", "low", "high"))],
-                   [Plot("cityline_sky", fig, "Sky rates (Wilson) and score by sky (t intervals)")])
+                   [Plot("cityline_sky", fig, "Sky rates and score by sky, 95% intervals over games")])
 
 
 def score_distributions(run: Run) -> Section:
     p = players(run)
-    table = stats.mean_table(p, "policy", "score", quantiles=(0.1, 0.5, 0.9))
+    table = _game_unit_means(p, "policy", "score", stats.mean_table(p, "policy", "score", quantiles=(0.1, 0.5, 0.9)))
     counts = p.group_by(["policy", "score"]).agg(pl.len().alias("count")).sort(["policy", "score"]).collect()
     series = {}
     for pol in counts["policy"].unique(maintain_order=True).to_list():
@@ -274,7 +289,8 @@ def score_distributions(run: Run) -> Section:
         pl.col("rerolled").cast(pl.Float64).mean().alias("dice_rerolled"),
         pl.col("wasted_walls").cast(pl.Float64).mean().alias("wasted_walls"),
         pl.col("wasted_early").cast(pl.Float64).mean().alias("wasted_early")).sort("policy").collect())
-    text = ("Final score per policy with a 95% t interval and quantiles; score = building points "
+    text = ("Final score per policy with a 95% interval over games (cluster-robust by game: a policy's seats in "
+            "one game share the dice) and quantiles; score = building points "
             "- X penalty + sky bonus, split below with the forced X-fills, re-rolls and wasted dice.")
     return Section("Score distributions", text,
                    [("final score by policy", table), ("where the points come from", parts)],
@@ -286,20 +302,22 @@ def seat_order(run: Run) -> Section:
     n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
     frame = p.with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
     rates = stats.win_rates(frame, "seat")
-    fair = 1.0 / run.n_players
+    # shared wins count for every sharer: the average seat wins mean-winners / P, not 1/P
+    winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
+    fair = winners / run.n_players
     from analysis.report import ordinal, position_column
 
     fig = plots.rate_chart([ordinal(int(s)) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
                            title="Win rate by seat (shared wins count)", ylabel="win rate",
-                           reference=fair, reference_label="1 / players")
+                           reference=fair, reference_label="mean winners per game / players")
     scores = position_column(stats.mean_table(p, "seat", "score"), "seat")
     rates = position_column(rates, "seat")
     text = ("Cityline's seats differ only in who re-rolls for the table (the 1st seat, the starting player, "
             "when the variant allows it); everyone uses the same dice. The 1st seat moves first, so seat = turn-order "
             "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
             "so rates can sum above 1); "
-            f"the dashed line is 1/{run.n_players}.")
+            f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {fair:.3f}.")
     return Section("Does seat order matter?", text,
                    [("win rate by seat", rates), ("score by seat", scores)],
                    [Plot("cityline_seat_wins", fig, "Win rate by seat, 95% intervals over games")])

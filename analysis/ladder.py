@@ -318,7 +318,11 @@ def row_verdict(effects: dict[str, np.ndarray], rungs: list[str], weak: set[str]
     sd = float(np.nanmean([clean[r].std(ddof=1) for r in rungs]))
     if shown:
         s = next(iter(shown.values()))
-        return RowVerdict("some", f"shows at {listed(s)} ({_sign(s)}); undetermined at {listed(0)} at {n_text}",
+        # an opposite sign seen only before the correction is named as not shown: a flip is never hidden
+        hint = [r for r in rungs if not signs[r] and np.sign(clean[r].mean()) == -s and _p(clean[r]) < alpha]
+        flip = (f"; {_sign(-s)} at {', '.join(hint)} at the uncorrected 5% level only (a sign flip not shown)"
+                if hint else "")
+        return RowVerdict("some", f"shows at {listed(s)} ({_sign(s)}); undetermined at {listed(0)} at {n_text}{flip}",
                           claim)
     if pooled:
         return RowVerdict("on_average", f"present on average over the rungs ({_sign(pooled)}), no single rung "
@@ -458,13 +462,30 @@ def ladder_row_verdicts(findings: RungFindings, rungs: list[str], margins: dict[
         else:
             out.append((metric, key, None))
             judged.append((metric, key))
-    n_rows = len(judged)
+    # one contrast, one row: a finding whose per-game effects repeat another's at every rung (first_builder_edge
+    # and seat_edge[1st] in Skyline 3000) shares its verdict and is not counted twice in the correction
+    per = findings.effects.partition_by(["metric", "key", "rung"], as_dict=True) if judged else {}
+    duplicate_of: dict[tuple, tuple] = {}
+    seen: list[tuple[tuple, list]] = []
+    for mk in judged:
+        vecs = [per.get((*mk, rung)) for rung in rungs]
+        vecs = [None if v is None else v.sort("game")["value"].to_numpy() for v in vecs]
+        for first, other in seen:
+            if all(a is not None and b is not None and a.shape == b.shape
+                   and np.allclose(a - a.mean(), b - b.mean(), rtol=0, atol=1e-12) for a, b in zip(vecs, other)):
+                duplicate_of[mk] = first
+                break
+        else:
+            seen.append((mk, vecs))
+    n_rows = len(judged) - len(duplicate_of)
     has_strong = bool(weak) and len(weak) < len(rungs)
     tests = n_rows * (len(rungs) + (1 if len(rungs) > 1 else 0) + (1 if has_strong else 0))
-    per = findings.effects.partition_by(["metric", "key", "rung"], as_dict=True) if judged else {}
     done = []
+    decided: dict[tuple, RowVerdict] = {}
     for metric, key, verdict in out:
-        if verdict is None:
+        if verdict is None and (metric, key) in duplicate_of:
+            verdict = decided[duplicate_of[(metric, key)]]
+        elif verdict is None:
             parts = {rung: per.get((metric, key, rung)) for rung in rungs}
             n = max((int(g["game"].max()) + 1 for g in parts.values() if g is not None and g.height), default=0)
             arrays = {}
@@ -475,6 +496,7 @@ def ladder_row_verdicts(findings: RungFindings, rungs: list[str], margins: dict[
                 arrays[rung] = a
             verdict = row_verdict(arrays, rungs, weak, tests=tests, rows=n_rows, margin=margins.get(metric),
                                   alpha=alpha)
+            decided[(metric, key)] = verdict
         done.append((metric, key, verdict))
     return done
 

@@ -248,7 +248,15 @@ def seat_win_rates(run: Run) -> Section:
     matrix = (frame.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
               .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
     win_matrix = matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns]).fill_null(0.0).to_numpy()
-    test = stats.seat_test(win_matrix)
+    strata = None
+    if len(set(run.lineup)) > 1:
+        # mixed line-up: the test is stratified by seating (which policy sat at each position), so rotating
+        # seats' balance of the policies is not counted as noise (stats.STRATIFIED_SEAT_TEST)
+        seating = (frame.select("game", "position", pl.col("policy").cast(pl.Utf8)).collect()
+                   .sort("game", "position").group_by("game", maintain_order=True)
+                   .agg(pl.col("policy").str.join("|").alias("seating")))
+        strata = matrix.select("game").join(seating, on="game", how="left")["seating"].fill_null("").to_numpy()
+    test = stats.seat_test(win_matrix, strata)
     edges = stats.seat_edge_table(win_matrix).with_columns(_ordinal("position"))
     rates = rates.with_columns(_ordinal("position"))
 
@@ -274,7 +282,10 @@ def seat_win_rates(run: Run) -> Section:
         + (f"Fair share: 1/{n_players} = {fair:.4f}." if abs(winners - 1) < 1e-12 else
            f"Fair share: the mean number of winners per game ({winners:.3f}: shared wins count for each sharer) "
            f"/ {n_players} = {fair:.4f}, not 1/{n_players}."),
-        f"Cochran's Q test of equal win rates by position over {test.informative_games:,} of {count_of(test.games, 'game')} "
+        ("Test of equal win rates by position, stratified by seating (which policy sat where: "
+         "a Wald test, Hotelling's T², of the mean per-game edges with their covariance within seatings)"
+         if test.stratified else "Cochran's Q test of equal win rates by position")
+        + f" over {test.informative_games:,} of {count_of(test.games, 'game')} "
         "(games where every seat won or none did carry no seat information): "
         + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
            if not math.isnan(test.p_value) else "")

@@ -195,19 +195,17 @@ def _ladder_answer(exp, table: pl.DataFrame) -> str:
 
 
 def fairness_change_table(result: "ExperimentResult") -> pl.DataFrame | None:
-    """For each compared pair: largest |seat edge| of both batches and the change, paired bootstrap."""
+    """For each compared pair (same player count): each seat's edge in both batches and its paired change,
+    simultaneous intervals over every seat of every pair (analysis.fairness.seat_edge_changes)."""
     exp, values = result.experiment, result.analysis.values
-    rows = []
+    pairs = []
     for a, b in exp.pairs_to_compare():
         if (a, "seat_edge") not in values or (b, "seat_edge") not in values:
             continue
         if exp.plans[a].players != exp.plans[b].players:
             continue
-        change = F.unfairness_change(values[(a, "seat_edge")], values[(b, "seat_edge")], exp.confidence)
-        verdict = ("fairer" if change["high"] < 0 else "less fair" if change["low"] > 0
-                   else "no detectable change")
-        rows.append({"arm_a": exp.plans[a].label, "arm_b": exp.plans[b].label, **change, "verdict": verdict})
-    return pl.DataFrame(rows) if rows else None
+        pairs.append((exp.plans[a].label, exp.plans[b].label, values[(a, "seat_edge")], values[(b, "seat_edge")]))
+    return F.seat_edge_changes(pairs, exp.confidence) if pairs else None
 
 
 def _describe_estimates(exp, est: pl.DataFrame, metric: str) -> list[str]:
@@ -313,11 +311,13 @@ def answer(result: "ExperimentResult") -> str:
         if result.ladder is not None and result.ladder.height:
             paragraphs.append(_ladder_answer(exp, result.ladder))
         if result.fairness_change is not None:
-            parts = [f"{r['arm_b']} vs {r['arm_a']}: {_num(r['unfairness_a'])} → {_num(r['unfairness_b'])}, change "
-                     f"{_interval(r['change'], r['low'], r['high'], True)}: {r['verdict']}"
-                     for r in result.fairness_change.iter_rows(named=True)]
-            paragraphs.append("Fairness (the largest |seat edge| of a batch; paired bootstrap interval of its change): "
-                              + "; ".join(parts) + ".")
+            changed = result.fairness_change.filter(pl.col("changed"))
+            parts = [f"{r['arm_b']} vs {r['arm_a']}, {r['seat']} seat: edge {_num(r['edge_a'])} → {_num(r['edge_b'])}, "
+                     f"change {_interval(r['change'], r['low'], r['high'], True)}"
+                     for r in changed.iter_rows(named=True)]
+            paragraphs.append("Seat edges between compared batches (paired on the game, simultaneous intervals over "
+                              "every seat of every pair): " + ("; ".join(parts) if parts else
+                                                              "no seat's edge changed detectably") + ".")
         if result.balance is not None and result.balance.height and "largest seat edge" in result.balance.columns:
             parts = []
             for r in result.balance.iter_rows(named=True):
@@ -365,7 +365,7 @@ def _methods(result: "ExperimentResult") -> str:
         items.append(f"Fairness: {F.EQUIVALENCE}"
                      + (f" Margin here: {exp.margin:g}." if exp.margin is not None else " No margin was set."))
     if result.fairness_change is not None:
-        items.append(f"Fairer or not: {F.UNFAIRNESS}.")
+        items.append(f"Seat edges between batches: {F.UNFAIRNESS}.")
     if exp.kind == "ladder":
         items.append(LADDER_METHOD)
     items.append(f"A policy, roof type or card \"dominates\": {C.DOMINANCE}.")
@@ -519,9 +519,8 @@ def sections(result: "ExperimentResult") -> list[Section]:
                            "of every batch (the same family as the fairness matrix).",
                            tables=[("balance", result.balance.select(cols))]))
     if result.fairness_change is not None:
-        out.append(Section("Fairer or not", f"Unfairness: {F.UNFAIRNESS}. A change whose interval lies below 0 "
-                           "makes the game fairer.", tables=[("largest |seat edge| per batch and its change",
-                                                              result.fairness_change)]))
+        out.append(Section("Seat edges between batches", f"{F.UNFAIRNESS[0].upper()}{F.UNFAIRNESS[1:]}.",
+                           tables=[("each seat's edge per batch and its paired change", result.fairness_change)]))
     if result.precision_log:
         out.append(Section("Precision", tables=[("games added until the target", pl.DataFrame(result.precision_log))]))
     if result.power is not None and result.power.height:

@@ -140,3 +140,24 @@ def test_competing_keys_without_a_fair_value_are_judged_against_the_mean_key_of_
     assert effects["b"]["effect_high"] < 0 and effects["a"]["judged_against"] == KEY_MEAN
     plain = Metric("length", "decisions", "mean", lambda run: None)
     assert math.isnan(key_effects(plain, values, math.nan)["effect_reference"][0])
+
+
+def test_a_finding_that_repeats_another_is_one_contrast_and_shares_its_verdict():
+    """first_builder_edge repeats seat_edge[1st] (Skyline 3000): one contrast, tested once."""
+    from analysis import ladder as L
+    from analysis.metrics import GENERIC
+
+    rng = np.random.default_rng(2)
+    parts = []
+    for rung in RUNGS:
+        winner = rng.integers(0, 4, 300)
+        seat = np.tile(np.arange(4), 300)
+        win = (np.repeat(winner, 4) == seat).astype(float)
+        values = pl.DataFrame({"game": np.repeat(np.arange(300), 4), "key": np.array(["1st", "2nd", "3rd", "4th"])[seat],
+                               "value": win - 0.25})
+        parts.append(L.rung_findings("seat_edge", GENERIC["seat_edge"], values, 0.0, rung))
+        first = values.filter(pl.col("key") == "1st").with_columns(pl.lit("first builder").alias("key"))
+        parts.append(L.rung_findings("first_builder_edge", GENERIC["seat_edge"], first, 0.0, rung))
+    rows = {(m, k): v for m, k, v in L.ladder_row_verdicts(L.concat_findings(parts), RUNGS, {"seat_edge": 0.02,
+                                                                                              "first_builder_edge": 0.02})}
+    assert rows[("first_builder_edge", "first builder")] is rows[("seat_edge", "1st")]

@@ -70,11 +70,11 @@ def test_fairness_words_quick():
 
 @pytest.mark.slow
 def test_fairness_words_in_worlds_of_known_truth():
-    unfair, fair, across, flip = claims([0.25] * 3, 300, 300, margin=0.1, seed=2)
+    unfair, fair, across, flip = claims([0.25] * 3, 300, 200, margin=0.1, seed=2)
     assert unfair <= 0.07 and across <= 0.07 and flip == 0
     assert fair >= 0.8                                         # inside a wide margin, fairness is shown
     # the first seat's edge just outside the margin (0.025 > 0.02) in 3,000 games: "fair" is a false claim
-    _, fair_false, _, _ = claims([0.275] * 3, 3000, 150, margin=0.02, seed=3)
+    _, fair_false, _, _ = claims([0.275] * 3, 3000, 80, margin=0.02, seed=3)
     assert fair_false <= 0.07
-    _, _, _, flip = claims([0.25, 0.35, 0.15], 600, 150, seed=4)
+    _, _, _, flip = claims([0.25, 0.35, 0.15], 600, 100, seed=4)
     assert flip >= 0.8

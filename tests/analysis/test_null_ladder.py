@@ -49,5 +49,5 @@ def test_null_worlds_400_ladders(name):
 @pytest.mark.slow
 def test_full_path_null_world():
     """The no-effect world through rung_findings and ladder_row_verdicts themselves (the project's path)."""
-    f = nw.run_scenario(NULL, 150, None, seed=3)
+    f = nw.run_scenario(NULL, 100, None, seed=3)
     assert f.false_claim <= 0.08, f
