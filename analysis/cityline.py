@@ -307,13 +307,16 @@ def seat_order(run: Run) -> Section:
     # shared wins count for every sharer: the average seat wins mean-winners / P, not 1/P
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
     fair = winners / run.n_players
-    fig = plots.rate_chart([str(s) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
+    from analysis.report import ordinal, position_column
+
+    fig = plots.rate_chart([ordinal(int(s)) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
                            title="Win rate by seat (shared wins count)", ylabel="win rate",
                            reference=fair, reference_label="mean winners per game / players")
-    scores = stats.mean_table(p, "seat", "score")
-    text = ("Cityline's seats differ only in who re-rolls for the table (seat 0, the starting player, "
-            "when the variant allows it); everyone uses the same dice. Seat 0 moves first, so seat = turn-order "
+    scores = position_column(stats.mean_table(p, "seat", "score"), "seat")
+    rates = position_column(rates, "seat")
+    text = ("Cityline's seats differ only in who re-rolls for the table (the 1st seat, the starting player, "
+            "when the variant allows it); everyone uses the same dice. The 1st seat moves first, so seat = turn-order "
             "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
             "so rates can sum above 1); "
             f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {fair:.3f}.")

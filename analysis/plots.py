@@ -108,7 +108,7 @@ def histogram_steps(series: Mapping[str, tuple[np.ndarray, np.ndarray]], *, titl
 
 
 def stacked_shares(categories: Sequence, shares: Mapping[str, np.ndarray], *, title: str, xlabel: str,
-                   axes: Axes | None = None) -> Figure:
+                   ylabel: str, axes: Axes | None = None) -> Figure:
     """Stacked bars: for each category, how its total splits into parts
     (`shares[part]` aligned with `categories`, summing to 1 per category)."""
     figure = None
@@ -124,7 +124,7 @@ def stacked_shares(categories: Sequence, shares: Mapping[str, np.ndarray], *, ti
     axes.set_ylim(0, 1)
     axes.set_title(title)
     axes.set_xlabel(xlabel)
-    axes.set_ylabel("share of cards")
+    axes.set_ylabel(ylabel)   # what is shared: cards, money, ... (the caller says; no default)
     # Below the axes: stacked bars fill the whole panel, any inside spot hides a bar.
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=len(shares), fontsize="small")
     return figure if figure is not None else axes.figure

@@ -71,11 +71,15 @@ def _card_base(code: pl.Expr) -> pl.Expr:
 
 def seat_and_map(run: Run) -> Section:
     rates = stats.win_rates(players(run), ["map_name", "seat"])
-    fig = plots.rate_chart([f"{m} {s}" for m, s in zip(rates["map_name"], rates["seat"])],
+    from analysis.report import ordinal, position_column
+
+    fig = plots.rate_chart([f"{m} {ordinal(int(s))}" for m, s in zip(rates["map_name"], rates["seat"])],
                            rates["win_rate"].to_numpy(), rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
-                           title="Win rate by map and seat (seat 0 starts)", ylabel="win rate",
+                           title="Win rate by map and position (1st starts)", ylabel="win rate",
                            reference=1.0 / run.n_players, reference_label="1 / players")
-    text = ("Seat 0 holds the start marker, so the seat is the turn-order position. Win rates with "
+    rates = position_column(rates, "seat")
+    text = ("The 1st seat holds the start marker, so the seat is the turn-order position (counted from 1st). "
+            "Win rates with "
             "Wilson 95% intervals; a shared win counts for every sharer (ties are broken by most "
             f"cards first, so they are rare). The dashed line is 1/{run.n_players}. With a rotating "
             "line-up every policy sits in every seat equally often.")
@@ -100,6 +104,9 @@ def acquisitions(run: Run) -> pl.DataFrame:
                                                               return_dtype=pl.Int64).alias("bucket_k"))
 
 
+MIN_CURVE_GAMES = 20   # fewer games at a curve point: the point is left out of the figure (the table keeps it)
+
+
 def card_value_curves(run: Run) -> Section:
     acq = acquisitions(run)
     if acq.height == 0:
@@ -112,7 +119,10 @@ def card_value_curves(run: Run) -> Section:
     base = players(run).select(pl.col("score").cast(pl.Float64).mean()).collect().item()
     series = {}
     for card in overall["card"].to_list()[:6]:
-        sub = rates.filter(pl.col("card") == card)
+        # a point from a handful of games (n=2 spans 0.09-0.91) says nothing: drawn only from MIN_CURVE_GAMES
+        sub = rates.filter((pl.col("card") == card) & (pl.col("games") >= MIN_CURVE_GAMES))
+        if sub.height == 0:
+            continue
         series[card] = (sub["bucket_k"].to_numpy(), sub["win_rate"].to_numpy(), sub["win_low"].to_numpy(),
                         sub["win_high"].to_numpy())
     fig = plots.rate_lines(series, title="Win rate of acquirers by turn of first acquisition (top 6 cards)",
@@ -125,7 +135,8 @@ def card_value_curves(run: Run) -> Section:
             "card that leaders can afford looks strong. For a causal estimate run the paired forced-"
             "acquisition experiment (heuristic weight `force_card` = card type + 1, same seeds with and "
             "without), which compares the same games.")
-    plots_out = [Plot("ps_card_curves", fig, "Card value curves, Wilson 95% intervals")] if fig else []
+    plots_out = [Plot("ps_card_curves", fig, "Card value curves, 95% intervals over games; points from fewer "
+                      f"than {MIN_CURVE_GAMES} games are left out (the tables keep them)")] if fig else []
     return Section("Card value curves: which cards do winners acquire, and when?", text,
                    [("win rate of acquirers, whole game", overall), ("win rate by acquisition turn", rates),
                     ("final money by acquisition turn", money)], plots_out)
@@ -183,7 +194,8 @@ def money_sources(run: Run) -> Section:
     cats = [s.replace("money_", "") for s in SOURCES]
     fig = plots.stacked_shares(list(shares), {c: np.array([v[i] / max(v.sum(), 1e-9) for v in shares.values()])
                                               for i, c in enumerate(cats)},
-                               title="Where the money comes from (share of money)", xlabel="map and policy")
+                               title="Where the money comes from", xlabel="map and policy",
+                               ylabel="share of money")
     text = ("Mean money per player and game by source, per map and policy, with t intervals: card "
             "effects, monument bonuses (every turn while held), area scorings, one-time bonus spaces, "
             "selling (U-14), and at the end the card values and the map's end condition (NYC: 5 per "
@@ -215,8 +227,18 @@ def endings(run: Run) -> Section:
             "end only when it cut the game short, i.e. was placed before the money end's last round), or "
             "the round cap stalls the game. The rulebook calls the last-floor end \"the rare case\". "
             "Wilson 95% intervals over games.")
+    from analysis.report import interval_text, pct
+    from analysis.sections import Finding
+
+    findings = []
+    if n >= 2:
+        endings_only = table.filter(pl.col("ending").is_in(list(ENDINGS.values())))  # not "placed at all"
+        top = endings_only.sort("rate", descending=True).row(0, named=True)
+        findings.append(Finding(f"The commonest ending is {top['ending']}: {pct(top['rate'])} of games (95% CI "
+                                f"{interval_text(top['low'], top['high'], clip=(0, 1))}), after "
+                                f"{length['mean_rounds'][0]:.1f} rounds on average.", 30.0))
     return Section("How do games end, and how long are they?", text,
-                   [("ending frequencies", table), ("game length (rounds)", length)])
+                   [("ending frequencies", table), ("game length (rounds)", length)], findings=findings)
 
 
 # ---------------------------------------------------------------- experiment metrics

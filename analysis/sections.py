@@ -28,14 +28,24 @@ class Plot:
 
 
 @dataclass
+class Finding:
+    """One sentence of the report's opening summary, built from computed numbers (never picked
+    out of section text): plain words, percentages, positions counted from 1st, units on money
+    and points, no test name and no p-value (those stay in the section). `importance` orders the
+    summary (larger first); a test that found nothing makes no finding."""
+    sentence: str
+    importance: float = 50.0
+
+
+@dataclass
 class Section:
     title: str
     text: str = ""                                   # Markdown, may be several paragraphs
     tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)  # (caption, table)
     plots: list[Plot] = field(default_factory=list)
-    # plain sentences for the report's opening summary, each with its interval and test;
-    # empty: the summary takes the sentences of `text` that carry an interval or a test
-    findings: list[str] = field(default_factory=list)
+    # the section's findings for the report's opening summary (Finding: a plain sentence and its
+    # importance); a section without findings adds nothing to the summary
+    findings: list[Finding] = field(default_factory=list)
 
 
 def game_module_name(game_id: str) -> str:

@@ -305,6 +305,8 @@ def improvement_placement(run: Run) -> Section:
     shares_long = placement_shares(run)
     items = sorted(shares_long["item"].unique().to_list())
     figure, panels = plots.new_figure(len(items), figsize=(3.6 * len(items), 3.6))
+    # one colour scale for every panel: the same colour is the same share in each item's map
+    top = float(np.nanmax(shares_long.filter(pl.col("block") >= 0)["share"].to_numpy(), initial=0.0)) or 1.0
     rows = []
     for axes, item in zip(panels, items):
         item_rows = shares_long.filter(pl.col("item") == item)
@@ -315,21 +317,22 @@ def improvement_placement(run: Run) -> Section:
                      **{f"block {b}": shares[b] for b in range(9)},
                      "not placed": by_block[-1]["share"]})
         grid = shares.reshape(3, 3)  # row = district, column = block within the district
-        image = axes.imshow(grid, cmap="Greens", vmin=0)
+        image = axes.imshow(grid, cmap="Greens", vmin=0, vmax=top)
         for district in range(3):
             for column in range(3):
                 block = 3 * district + column
                 share = grid[district, column]
                 low, high = by_block[block]["low"], by_block[block]["high"]
-                bounds = f"{low:.2f}–{high:.2f}" if np.isfinite(low) else "no interval"
+                bounds = (f"{max(low, 0.0):.2f}–{min(high, 1.0):.2f}" if np.isfinite(low) and np.isfinite(high)
+                          else "too few games")
                 axes.text(column, district, f"{share:.2f}\n({bounds})\nb{block}", ha="center", va="center",
-                          fontsize=7, color="white" if share > 0.6 * grid.max() else "black")
+                          fontsize=7, color="white" if share > 0.6 * top else "black")
         axes.set_yticks(range(3), DISTRICT_NAMES)
         axes.set_ylabel("district")
         axes.set_xticks(range(3), ["1st", "2nd", "3rd"])
         axes.set_xlabel("block in the district (cell: b#)")
         axes.set_title(_names("item")[item])
-        figure.colorbar(image, ax=axes, shrink=0.7, label="share of items won placed there")
+    figure.colorbar(image, ax=list(panels), shrink=0.7, label="share of items won placed there (one scale)")
     place_names = {b: f"block {b} ({DISTRICT_NAMES[b // 3]})" for b in range(9)} | {-1: "not placed"}
     intervals = shares_long.select(
         pl.col("item").replace_strict(dict(enumerate(_names("item"))), return_dtype=pl.String),
@@ -549,8 +552,8 @@ def key_player_auctions(run: Run) -> Section:
         "by game: one game holds several auctions of each seat).",
         f"The Key Player entered {key['entry rate']:.4f} of its auctions (95% {key['entry 95% low']:.4f}–"
         f"{key['entry 95% high']:.4f}) and won {key['win rate when entered']:.4f} of those it entered "
-        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.4f} on average "
-        f"(95% {key['price 95% low']:.4f}–{key['price 95% high']:.4f}). It took {share['rate']:.4f} of the "
+        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.2f} in card value on average "
+        f"(95% {key['price 95% low']:.2f}–{key['price 95% high']:.2f} card value). It took {share['rate']:.4f} of the "
         f"{sold:,} sold items (95% {share['low']:.4f}–{share['high']:.4f}; fair share 1/{n_players} = "
         f"{1 / n_players:.4f}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
         f"the {key_order:,} auctions Key order settled (the other {key_order - key['won on Key order']:,} went "
@@ -615,7 +618,8 @@ def card_use(run: Run) -> Section:
     for axes, card_type in zip(panels, types):
         rows = by_value.filter(pl.col("card_type") == card_type)
         plots.stacked_shares(rows["value"].to_list(), {use: rows[f"{use} share"].to_numpy() for use in CARD_USES},
-                             title=f"{_names('card_type')[card_type]} cards", xlabel="card value", axes=axes)
+                             title=f"{_names('card_type')[card_type]} cards", xlabel="card value",
+                             ylabel="share of cards", axes=axes)
 
     # Mean value of a card by what happened to it: do players bid their high cards and build with low ones?
     type_name = pl.col("card_type").replace_strict(dict(enumerate(_names("card_type"))), return_dtype=pl.String)

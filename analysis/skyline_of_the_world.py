@@ -60,14 +60,17 @@ def turn_order(run: Run) -> Section:
     p = players(run)
     rates = stats.win_rates(p, "turn_order")
     P = run.n_players
-    fig = plots.rate_chart([f"{int(t)}" for t in rates["turn_order"]], rates["win_rate"].to_numpy(),
+    from analysis.report import ordinal, position_column
+
+    fig = plots.rate_chart([ordinal(int(t)) for t in rates["turn_order"]], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
-                           title="Win rate by turn order (0 = start player)", ylabel="win rate",
+                           title="Win rate by turn order (1st = start player)", ylabel="win rate",
                            reference=1 / P, reference_label=f"1/{P}")
-    by_policy = stats.win_rates(p, ["policy", "turn_order"])
+    by_policy = position_column(stats.win_rates(p, ["policy", "turn_order"]), "turn_order")
+    rates = position_column(rates, "turn_order")
     return Section(
         "Turn order",
-        "The start player is drawn at random each game; `turn_order` 0 is the start player. A rate "
+        "The start player is drawn at random each game; positions count from 1st, the start player. A rate "
         f"outside the fair share 1/{P} with its whole 95% Wilson interval points to a turn-order advantage "
         "(shared wins count for each sharer).",
         tables=[("Win rate by turn order", rates), ("Win rate by policy and turn order", by_policy)],
@@ -93,7 +96,15 @@ def end_trigger(run: Run) -> Section:
     text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} "
             f"({_fmt(k / n if n else np.nan)}, 95% Wilson interval {_fmt(low)} to {_fmt(high)}) against a fair "
             f"share of {1 / P:.3f}. The rulebook expects the ender to win more often under the second-version rules.")
-    return Section("Who ends the game", text,
+    from analysis.report import interval_text, pct
+    from analysis.sections import Finding
+
+    findings = []
+    if n >= 2 and np.isfinite(low) and (low > 1 / P or high < 1 / P):   # the interval leaves the even share
+        findings.append(Finding(f"The player who ends the game (a third penthouse) wins {pct(k / n)} of those games "
+                                f"(95% CI {interval_text(low, high, clip=(0, 1))}), against an even {pct(1 / P)}.",
+                                65.0))
+    return Section("Who ends the game", text, findings=findings,
                    tables=[("Win rate of the player who ended the game vs the others", by_role),
                            ("Turn order of the player who ended the game (share of ended games, Wilson intervals)", by_order)])
 

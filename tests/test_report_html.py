@@ -83,12 +83,15 @@ def test_report_opens_with_findings_then_contents_and_ends_with_the_appendix(tmp
     assert headings[:3] == ["Summary of findings", "Contents", "Run summary"]
     assert headings[-1].startswith("Appendix")
     summary = markdown.split("## Contents")[0]
-    # plain sentences with their interval and test, the numbers the sections computed
-    # no plain maximum ("Best position"): the flagged edges, each with its simultaneous interval
-    assert "**Win rate by seat:** Test of equal win rates by position, stratified by seating" in summary
+    # plain sentences built from the computed findings, most important first (the line-up's
+    # strength gap: heuristic gets 4 points); no test name, no p-value, no regex-picked section sentence
+    sentences = [p for p in summary.split("## Summary of findings")[1].strip().split("\n\n")
+                 if not p.startswith(">")]
+    assert 2 <= len(sentences) <= 5
+    assert sentences[0].startswith("300 games of ") and "heuristic, random, heuristic (seats rotate)" in sentences[0]
+    assert sentences[1].startswith("Policies differ: heuristic wins ") and "% of its seats (95% CI " in sentences[1]
+    assert "Cochran" not in summary and "p = " not in summary and "Bonferroni" not in summary
     assert "Best position" not in markdown
-    assert "95% Wilson" in summary
-    assert "Cochran's Q test" in summary and "p = " in summary
     assert "Variant values as played" not in markdown.split("## Appendix")[0]
     # every contents link lands on a section
     links = re.findall(r'<a href="#([^"]+)"', html)
@@ -167,3 +170,96 @@ def test_the_browser_check_catches_a_broken_image(tmp_path):
     dom, log = render_in_browser(broken, tmp_path)
     assert re.search(r'data-broken-images="1"', dom)
     assert any("undefined_function is not defined" in line for line in _page_errors(log))
+
+
+# --- every game's report, first screen and page width (issue 25) ------------------------------
+
+WIDTH_CHECK = """
+<script>
+window.addEventListener('load', function () {
+  var doc = document.documentElement;
+  document.body.setAttribute('data-overflow', String(doc.scrollWidth - window.innerWidth));
+  var summary = document.getElementById('summary-of-findings');
+  var seen = summary ? summary.innerText : '';
+  document.body.setAttribute('data-summary', encodeURIComponent(seen));
+  var wide = 0;
+  for (var box of document.querySelectorAll('.table-box')) {
+    if (box.getBoundingClientRect().right > window.innerWidth + 1) wide += 1;
+  }
+  document.body.setAttribute('data-wide-boxes', String(wide));
+});
+</script>
+"""
+# a first screen a designer reads: no test statistics, no negative share, no nan
+FIRST_SCREEN_BAD = re.compile(r"(p\s*[=<]\s*\d|p-value|Cochran|Bonferroni|chi-square|degrees of freedom|\bnan\b|"
+                              r"(?<![\w.])-\d+(\.\d+)?%|-0\.0\d*(?!\d))", re.I)
+GAMES = {  # a small real table per game, the CLI's line-up where it is a table, else a mixed one
+    "skyline_3000": dict(players=4, policies=["heuristic", "greedy", "random", "random"]),
+    "cityline": dict(players=3, policies=["heuristic", "greedy", "random"]),
+    "skyline_of_the_world": dict(players=4, policies=["heuristic", "greedy", "random", "random"]),
+    "project_skyline": dict(players=4, policies=["heuristic"] * 4),
+}
+
+
+def render_at(html_path: Path, tmp_path: Path, width: int, screenshot: Path | None = None) -> str:
+    probe = tmp_path / f"probe-{html_path.parent.parent.name}.html"
+    probe.write_text(html_path.read_text().replace("</body>", WIDTH_CHECK + "</body>"))
+    base = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+            f"--user-data-dir={tmp_path / 'profile'}", f"--window-size={width},900", "--virtual-time-budget=5000"]
+    dom = subprocess.run(base + ["--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    if screenshot is not None:
+        subprocess.run(base + [f"--screenshot={screenshot}", html_path.as_uri()], capture_output=True, text=True,
+                       timeout=120)
+    return dom.stdout
+
+
+def check_first_screen_and_width(html_path: Path, tmp_path: Path, screenshot: Path | None = None) -> list[str]:
+    """What is wrong with a report at a 1,280 px window: horizontal overflow, a table box wider than the
+    page, or a summary with test statistics, a negative share or a nan."""
+    from urllib.parse import unquote
+
+    dom = render_at(html_path, tmp_path, 1280, screenshot)
+    found = re.search(r'data-overflow="(-?\d+)"', dom)
+    assert found, "the page did not load"
+    problems = []
+    if int(found.group(1)) > 0:
+        problems.append(f"the page is {found.group(1)} px wider than the window")
+    if int(re.search(r'data-wide-boxes="(\d+)"', dom).group(1)):
+        problems.append("a table box is wider than the window")
+    summary = unquote(re.search(r'data-summary="([^"]*)"', dom).group(1))
+    if not summary.strip():
+        problems.append("no summary")
+    problems += [f"summary shows {m.group(0)!r}" for m in FIRST_SCREEN_BAD.finditer(summary)]
+    return problems
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_games_first_screen_and_page_width(game, tmp_path):
+    from experiments.runner import run_batch
+
+    result = run_batch(game, n_games=40, seed=1, out=tmp_path / game / "run", workers=1, progress=False,
+                       **GAMES[game])
+    build_report(result.path)
+    screens = os.environ.get("REPORT_SCREENS")
+    shot = Path(screens) / f"{game}.png" if screens else None
+    if shot is not None:
+        shot.parent.mkdir(parents=True, exist_ok=True)
+    problems = check_first_screen_and_width(Path(result.path) / "report" / "report.html", tmp_path, shot)
+    assert not problems, problems
+
+
+@pytest.mark.browser
+def test_the_width_check_catches_a_wide_table_and_p_values_in_the_summary(tmp_path):
+    # the checks can fail: a table that is not in its scrolling box, and a summary quoting a test
+    page = tmp_path / "report" / "report.html"
+    page.parent.mkdir()
+    cells = "".join(f"<td>{'0.123456 ' * 3}</td>" for _ in range(40))
+    page.write_text('<!DOCTYPE html><html><body><section id="summary-of-findings"><p>Turn order: p = 4.27e-13, '
+                    'share -0.0000, nan-nan.</p></section>'
+                    f'<table><tr>{cells}</tr></table></body></html>')
+    problems = check_first_screen_and_width(page, tmp_path)
+    assert any("wider than the window" in p for p in problems)
+    assert any("p = 4" in p for p in problems) and any("nan" in p for p in problems)
+    assert any("-0.0000" in p for p in problems)

@@ -79,7 +79,7 @@ def test_seat_win_rates_match_a_direct_computation(skyline_run, skyline_report):
     rows = markdown_tables(skyline_report.read_text())["Win rate by turn-order position, 95% intervals over games"]
     assert len(rows) == 3
     for row in rows:
-        seat = players[players["position"] == int(row["position"])]
+        seat = players[players["position"] == int(row["position"][0]) - 1]   # positions count from 1st
         wins = int(seat["win"].sum())
         low, high = proportion_confint(wins, len(seat), method="wilson")  # one seat per game: Wilson over games
         assert number(row["player-games"]) == number(row["games"]) == len(seat)
@@ -133,7 +133,7 @@ def test_a_favoured_seat_is_found(make_run):
     markdown = build_report(favoured).read_text()
     assert "turn order is **not** balanced at the 5% level" in markdown
     rows = markdown_tables(markdown)["Win rate by turn-order position, 95% intervals over games"]
-    assert max(rows, key=lambda row: number(row["win rate"]))["position"] == "0"
+    assert max(rows, key=lambda row: number(row["win rate"]))["position"] == "1st"
 
 
 def test_balanced_seats_are_not_flagged(make_run):

@@ -268,8 +268,10 @@ def test_placement_heatmaps_are_labelled(skyline_run):
     for axes in heatmaps:  # a reader can tell rows, columns and colour apart without the text
         assert axes.get_xlabel() and axes.get_ylabel() and axes.get_title()
         assert [t.get_text() for t in axes.get_xticklabels()] == ["1st", "2nd", "3rd"]
+    # one colour scale for every panel (issue 25: a scale per panel made the same colour mean different shares)
     colorbars = [a for a in figure.axes if not a.images and a.get_ylabel()]
-    assert len(colorbars) == len(heatmaps)
+    assert len(colorbars) == 1
+    assert len({image.get_clim() for axes in heatmaps for image in axes.images}) == 1
 
 
 def test_seat_chart_shows_the_differences_on_their_own_axis(skyline_run):

@@ -107,7 +107,7 @@ def test_turn_order_edge_is_flagged_when_the_first_player_is_dealt_at_random(tmp
     section = seat_section(markdown)
     assert "**not** balanced" in section
     rows = markdown_tables(markdown)["Win rate by turn-order position, 95% intervals over games"]
-    first_row = next(r for r in rows if r["position"] == "0")
+    first_row = next(r for r in rows if r["position"] == "1st")   # positions count from 1st
     assert number(first_row["95% high"]) < 0.06  # the 4% truth, far below the fair 25%
     # Position 0 is the seat the contract's declared column names.
     from analysis.report import turn_order_position
@@ -139,6 +139,6 @@ def test_a_seat_that_only_ever_shares_its_wins_is_found(tmp_path):
     win[shared, 0] = 1
     markdown = build_report(write_run(tmp_path / "half_shared", win)).read_text()
     edges = markdown_tables(markdown)["Per-game seat edges by position (win minus the game's mean win)"]
-    edge0 = next(r for r in edges if r["position"] == "0")
+    edge0 = next(r for r in edges if r["position"] == "1st")
     assert number(edge0["simultaneous 95% low"]) > 0
-    assert "position 0 (+" in seat_section(markdown)
+    assert "1st position (+" in seat_section(markdown)

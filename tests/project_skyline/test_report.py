@@ -31,6 +31,20 @@ def test_cli_run_on_tokyo_writes_report_with_skyline_sections(tmp_path):
     from analysis.project_skyline import acquisitions
     acq = acquisitions(run)
     assert acq["bucket"].null_count() == 0 and acq.group_by(["game", "seat", "card"]).len()["len"].max() == 1
+    # issue 25: no curve point from a handful of games (n=2 drew 0.09-0.91), and a money chart says money
+    import polars as pl
+
+    from analysis.project_skyline import MIN_CURVE_GAMES, card_value_curves, money_sources
+    section = card_value_curves(run)
+    tables = dict(section.tables)
+    top = tables["win rate of acquirers, whole game"]["card"].to_list()[:6]
+    rates = tables["win rate by acquisition turn"].filter(pl.col("card").is_in(top))
+    assert rates.filter(pl.col("games") < MIN_CURVE_GAMES).height > 0   # this small run has such points
+    drawn = sum(len(line.get_xdata()) for plot in section.plots for axes in plot.figure.axes
+                for line in axes.lines if line.get_marker() == "o")
+    assert drawn == rates.filter(pl.col("games") >= MIN_CURVE_GAMES).height
+    money = money_sources(run).plots[0].figure.axes[0]
+    assert money.get_ylabel() == "share of money"
 
 
 def test_ps_experiments_are_shipped_and_validate():

@@ -19,7 +19,7 @@ def test_sections_and_metrics_on_a_small_run(tmp_path):
     n_ended = int((games["trigger_seat"] >= 0).sum())
     assert f"In {n_ended} games" in ended.text
     order = secs[0].tables[0][1]
-    assert order["games"].sum() == 3 * 60 and set(order["turn_order"].to_list()) == {0, 1, 2}
+    assert order["games"].sum() == 3 * 60 and set(order["position"].to_list()) == {"1st", "2nd", "3rd"}
 
     class Data:  # the experiment layer's run data, as the metrics read it
         players_count = 3

@@ -1,0 +1,97 @@
+"""The summary a designer reads in one minute (issue 25): at most five plain sentences built from the
+computed findings, most important first; percentages, positions from 1st, no test names or p-values,
+no finding from a test that found nothing; and the numbers and figures around it."""
+import math
+import re
+
+import numpy as np
+import polars as pl
+
+from analysis import plots
+from analysis.report import (build_report, cell_text, count_of, format_value, html_table, interval_text,
+                             markdown_table, pct, tidy_table, whose_play)
+from analysis.run import Run
+
+TEST_WORDS = re.compile(r"(p = |p < |p-value|Cochran|Bonferroni|chi-square|degrees of freedom|TOST|Wilson|"
+                        r"\d\.\d{4}|nan|-0\.0)", re.I)
+
+
+def summary_sentences(markdown: str) -> list[str]:
+    summary = markdown.split("## Summary of findings")[1].split("## Contents")[0].strip()
+    return [p for p in summary.split("\n\n") if not p.startswith(">")]
+
+
+def test_a_seat_edge_in_self_play_leads_the_summary_in_plain_words(make_run):
+    run = make_run(game="toy_trio", n_games=1500, players=3, lineup=["random"] * 3, seat_bonus=[5, 0, 0], seed=3)
+    markdown = build_report(run).read_text()
+    sentences = summary_sentences(markdown)
+    assert len(sentences) <= 5
+    # what was played, by whom: the policy is named
+    assert sentences[0].startswith("1,500 games of ") and "random in every seat" in sentences[0]
+    found = re.fullmatch(r"Turn order matters: the 1st player wins (\d+\.\d)%, the others (\d+\.\d)% "
+                         r"\((\d+\.\d) points ahead, 95% CI (\d+\.\d)-(\d+\.\d) points\)\.", sentences[1])
+    assert found, sentences[1]
+    first, others, gap, low, high = map(float, found.groups())
+    assert abs(first - others - gap) <= 0.11 and low <= gap <= high
+    # the same number as the section's table
+    players = Run.open(run).scan("players").filter(pl.col("seat") == 0).select(pl.col("win").mean()).collect().item()
+    assert f"{100 * players:.1f}%" == f"{first:.1f}%"
+    assert not any(TEST_WORDS.search(s) for s in sentences), sentences
+    # self-play: no win-rate-by-policy chart or section (one policy in every seat)
+    assert "## Win rate by policy" not in markdown and "policy_win_rates.png" not in markdown
+    assert "mixes skill levels" not in markdown
+
+
+def test_a_mixed_line_up_says_check_the_ladder(make_run):
+    run = make_run(game="toy_trio", n_games=1500, players=3, seat_bonus=[8, 0, 0], seed=4)
+    sentences = summary_sentences(build_report(run).read_text())
+    turn = next(i for i, s in enumerate(sentences) if s.startswith("Turn order matters"))
+    assert sentences[turn + 1].startswith("This line-up mixes skill levels: check the skill ladder")
+
+
+def test_no_finding_from_a_test_that_found_nothing(make_run):
+    run = make_run(game="toy_quad", n_games=400, players=4, lineup=["random"] * 4, seed=5)
+    markdown = build_report(run).read_text()
+    sentences = summary_sentences(markdown)
+    assert not any("Turn order matters" in s for s in sentences)
+    # never "fair" or "balanced" without a margin shown
+    for s in sentences:
+        assert "balanced" not in s.replace("does not show that the game is balanced", "")
+        if "fair" in s:
+            assert "fair within ±2.0 points" in s
+    assert "stalled" not in " ".join(sentences) or "0.0%" not in " ".join(sentences)
+
+
+def test_numbers_as_a_designer_reads_them():
+    assert format_value(5.55e-17) == "0" and format_value(-0.0) == "0"
+    assert format_value(4.27e-13) == "4.27e-13"   # a p-value stays
+    assert cell_text("95% low", float("nan")) == "too few games"
+    assert cell_text("share 95% high", float("nan")) == "too few games"
+    assert interval_text(float("nan"), float("nan")) == "too few games"
+    assert interval_text(-0.0004, 0.03, clip=(0, 1)) == "0.0-3.0%"
+    assert pct(0.2307) == "23.1%" and pct(-1e-17) == "0.0%"
+    assert count_of(1, "game") == "1 game" and count_of(1000, "game") == "1,000 games"
+    table = pl.DataFrame({"share": [0.0, 0.5], "95% low": [-2.47e-05, 0.4], "95% high": [0.01, 1.2]})
+    tidy = tidy_table(table)
+    assert tidy["95% low"].to_list() == [0.0, 0.4] and tidy["95% high"].to_list() == [0.01, 1.0]
+    assert "-" not in markdown_table(table).split("\n", 2)[2]
+    edges = pl.DataFrame({"mean edge": [-0.02], "95% low": [-0.05], "95% high": [0.01]})
+    assert tidy_table(edges)["95% low"][0] == -0.05   # a difference may be negative
+    assert "nan" not in markdown_table(pl.DataFrame({"rate": [0.5], "low": [math.nan], "high": [math.nan]}))
+
+
+def test_wide_tables_scroll_inside_their_box():
+    html = html_table("wide", pl.DataFrame({f"column {i}": [0.123456] for i in range(30)}))
+    assert html.startswith('<div class="table-box">') and html.endswith("</div>")
+
+
+def test_captions_say_whose_play_in_words(make_run):
+    run = Run.open(make_run(game="toy_trio", n_games=50, players=3))
+    words = whose_play(run)
+    assert "pool every seat" not in words and words.startswith("the line-up heuristic, random, heuristic")
+
+
+def test_a_money_chart_says_money():
+    figure = plots.stacked_shares(["a", "b"], {"cards": np.array([0.5, 0.2]), "bonus": np.array([0.5, 0.8])},
+                                  title="money", xlabel="map", ylabel="share of money")
+    assert figure.axes[0].get_ylabel() == "share of money"
