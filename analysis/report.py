@@ -354,6 +354,11 @@ def turn_order_finding(run: Run, win_matrix: np.ndarray, rates: pl.DataFrame) ->
     games, positions = win_matrix.shape
     if games < 2 or positions < 2:
         return [], ""
+    if not run.manifest.get("rotate", True) and len(set(run.lineup)) > 1:
+        # each position kept its policy: a position's edge is its policy's strength as much as its turn
+        sentence = ("Seats did not rotate and the line-up mixes policies, so turn order cannot be told apart "
+                    "from the policies' strength: no turn-order finding (rotate seats to measure it).")
+        return [Finding(sentence, 85.0)], sentence
     edges = win_matrix - win_matrix.mean(axis=1, keepdims=True)
     values = pl.DataFrame({"game": np.repeat(np.arange(games), positions),
                            "key": [ordinal(p) for p in range(positions)] * games,

@@ -95,3 +95,13 @@ def test_a_money_chart_says_money():
     figure = plots.stacked_shares(["a", "b"], {"cards": np.array([0.5, 0.2]), "bonus": np.array([0.5, 0.8])},
                                   title="money", xlabel="map", ylabel="share of money")
     assert figure.axes[0].get_ylabel() == "share of money"
+
+
+def test_fixed_seats_with_mixed_policies_draw_no_turn_order_finding(make_run):
+    # no turn effect at all, but the strong policy keeps the 1st seat: a position's edge is its
+    # policy's strength, and the summary must not call it turn order
+    run = make_run(game="toy_trio", n_games=1500, players=3, lineup=["heuristic", "random", "random"],
+                   rotate=False, seat_bonus=[0, 0, 0], seed=6)
+    sentences = summary_sentences(build_report(run).read_text())
+    assert not any(s.startswith("Turn order matters") for s in sentences), sentences
+    assert any("Seats did not rotate" in s for s in sentences), sentences
