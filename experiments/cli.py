@@ -174,8 +174,8 @@ def run(
     """Simulate a batch of games (resumes an interrupted run of the same settings).
 
     GAME may be an experiment file (experiments/<name>.toml): it runs every batch it describes and writes
-    results/<name>/report.md. With a file only --games (games per batch), --out (the results root), --workers,
-    --quiet and --no-report apply; the file sets everything else per batch."""
+    results/<name>/report.html (and report.md). With a file only --games (games per batch), --out (the
+    results root), --workers, --quiet and --no-report apply; the file sets everything else per batch."""
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         _fail(f"workers must be positive, not {workers}")
