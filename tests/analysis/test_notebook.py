@@ -22,6 +22,13 @@ def test_notebook_runs_without_errors(tmp_path, monkeypatch):
     assert sum("image/png" in output.get("data", {}) for output in outputs) == 4  # the four main plots
     assert (run / "report" / "report.html").is_file()
     assert not (tmp_path / "results").exists()  # it used SKYLINE_RUN, it did not play a batch
+    # one answer: the seat cell prints the report's own turn-order verdict, word for word (it once ran a
+    # chi-square by physical seat and printed "no seat favoured" where the report found turn order mattered)
+    seat_cell = next(c for c in notebook.cells if c.cell_type == "code" and "seat_win_rates(run)" in c.source)
+    printed = "".join(o.get("text", "") for o in seat_cell.outputs if o.get("output_type") == "stream")
+    verdict = next(line for line in printed.splitlines() if "position" in line and "games" in line)
+    report = (run / "report" / "report.md").read_text()
+    assert verdict.strip() and verdict.strip() in report
 
 
 @pytest.mark.slow
