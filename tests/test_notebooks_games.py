@@ -84,7 +84,7 @@ def test_step_by_step_notebook():
 def test_cityline_notebook_on_a_small_run(tmp_path, monkeypatch):
     from experiments.runner import run_batch
 
-    run = run_batch("cityline", policies=["heuristic"], n_games=2_000, seed=3, out=tmp_path / "run",
+    run = run_batch("cityline", policies=["heuristic"], players=1, n_games=2_000, seed=3, out=tmp_path / "run",
                     progress=False)
     monkeypatch.setenv("CITYLINE_RUN", str(run.path))
     default_out = ROOT / "results" / "notebook-cityline"

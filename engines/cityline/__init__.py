@@ -26,14 +26,15 @@ SPEC = GameSpec(
     engine_version=ENGINE_VERSION,
     min_players=1,
     max_players=MAX_PLAYERS,
-    default_players=1,
+    default_players=4,
     variants=VARIANTS,
     policies=POLICIES,
     tables=TABLES,
     kernel_params=kernel_params,
     simulate=simulate,
     new_game=new_game,
-    default_lineup=("random",),
+    # a real table by default (a solo random player's report had one finding: a stall rate of 0)
+    default_lineup=("heuristic", "greedy", "random", "random"),
     turn_order=None,   # seat 0 is the starting player
     tie_break=None,    # a level top score is a shared win
     labels={"sky": SKY_NAMES},

@@ -66,7 +66,7 @@ def test_default_lineup_is_declared():
     assert spec.default_policies(None) == ["strong", "greedy", "random"]
     assert spec.default_policies(2) == ["strong", "greedy"]
     assert registry.get_game("skyline_3000").default_policies(3) == ["heuristic", "greedy", "random"]
-    assert registry.get_game("cityline").default_policies(4) == ["random"]
+    assert registry.get_game("cityline").default_policies(4) == ["heuristic", "greedy", "random", "random"]
 
 
 @pytest.mark.parametrize("game_id", ["skyline_3000", "cityline"])
