@@ -122,7 +122,8 @@ def test_coin_ladder_end_to_end_reports_each_figure_per_rung_with_a_verdict(tmp_
     from analysis.report import build_report
 
     report = build_report(result.records[2].path).read_text()
-    assert "line-up strong, strong, strong" in report and "Played by strong in every seat." in report
+    summary = report.split("## Summary of findings")[1].split("## Contents")[0]
+    assert "played by strong in every seat" in summary and "Played by strong in every seat." in report
 
 
 def test_cityline_ladder_with_a_search_rung_end_to_end(tmp_path):
