@@ -56,7 +56,7 @@ def whose_play(run: Run) -> str:
 def _players_in_short(run: Run) -> str:
     lineup = list(run.lineup)
     if len(set(lineup)) == 1:
-        return f"{lineup[0]} in every seat" if len(lineup) > 1 else lineup[0]
+        return whose_play(run)
     return f"{', '.join(lineup)} ({'seats rotate' if run.manifest.get('rotate', True) else 'fixed seats'})"
 
 
