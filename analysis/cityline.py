@@ -19,12 +19,10 @@ import polars as pl
 
 from analysis import plots, stats
 from analysis.compare import roof_points_per_game
-from analysis.metrics import Metric, RunData, _select
 from analysis.run import Run
-from analysis.sections import Plot, Section
+from analysis.frames import Metric, Plot, RunData, Section, labels, ordinal, position_column, select
 
 N_TYPES = 6
-SKY_NAMES = ("sun", "moon", "cloud")
 
 
 def sections(run: Run) -> list[Section]:
@@ -230,6 +228,7 @@ def die_value_by_turn(run: Run) -> Section:
 
 
 def sky_outcomes(run: Run) -> Section:
+    sky_names = labels(run.game_id, "sky")   # players.sky codes, as the engine declares them
     p = players(run)
     agg = (p.group_by(["policy", "sky"])
            .agg(pl.len().alias("n"),
@@ -241,7 +240,7 @@ def sky_outcomes(run: Run) -> Section:
     totals = agg.group_by("policy").agg(pl.col("n").sum().alias("total"))
     agg = agg.join(totals, on="policy").with_columns(
         (pl.col("n") / pl.col("total")).alias("rate"),
-        pl.col("sky").map_elements(lambda s: SKY_NAMES[s] if 0 <= s < 3 else "?", return_dtype=pl.String)
+        pl.col("sky").map_elements(lambda s: sky_names[s] if 0 <= s < len(sky_names) else "?", return_dtype=pl.String)
         .alias("sky_name"))
     # the game is the unit: a policy's seats in one game share the dice (and the sky)
     agg = _game_unit_means(p, ["policy", "sky"], "score", agg.sort(["policy", "sky"]))
@@ -260,9 +259,9 @@ def sky_outcomes(run: Run) -> Section:
                             np.array([b["high"] for b in bounds]))
         series_score[pol] = (x, t["mean"].to_numpy(), t["low"].to_numpy(), t["high"].to_numpy())
     plots.rate_lines(series_rate, title="How often each sky comes up", xlabel="sky", ylabel="share of players",
-                     xticklabels=list(SKY_NAMES), axes=axes[0])
+                     xticklabels=list(sky_names), axes=axes[0])
     plots.rate_lines(series_score, title="Final score by sky", xlabel="sky", ylabel="mean final score",
-                     xticklabels=list(SKY_NAMES), axes=axes[1])
+                     xticklabels=list(sky_names), axes=axes[1])
     text = ("The sky is set by the six construction set-aside dice (4+ odd: sun, 4+ even: moon, 3-3: "
             "cloud). `hit_rate` is how often it then paid (sun/moon: the occupancy set-aside dice had "
             "the matching strict majority; cloud: the penalty applied because they had any majority), "
@@ -307,7 +306,6 @@ def seat_order(run: Run) -> Section:
     # shared wins count for every sharer: the average seat wins mean-winners / P, not 1/P
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
     fair = winners / run.n_players
-    from analysis.report import ordinal, position_column
 
     fig = plots.rate_chart([ordinal(int(s)) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
@@ -359,24 +357,24 @@ def roof_share(run: RunData) -> pl.DataFrame:
     long = _long(run).filter(pl.col("all_buildings") > 0)
     per_game = (long.group_by(["game", "roof"])
                 .agg((pl.col("buildings") / pl.col("all_buildings")).mean().alias("v")).sort(["game", "roof"]))
-    return _select(per_game, pl.col("roof"), pl.col("v"))
+    return select(per_game, pl.col("roof"), pl.col("v"))
 
 
 def roof_points_share(run: RunData) -> pl.DataFrame:
     long = _long(run).filter(pl.col("all_points") > 0)
     per_game = (long.group_by(["game", "roof"])
                 .agg((pl.col("points") / pl.col("all_points")).mean().alias("v")).sort(["game", "roof"]))
-    return _select(per_game, pl.col("roof"), pl.col("v"))
+    return select(per_game, pl.col("roof"), pl.col("v"))
 
 
 def x_penalty(run: RunData) -> pl.DataFrame:
     per_game = run.table("players").group_by("game").agg(pl.col("x_penalty").cast(pl.Float64).mean().alias("v"))
-    return _select(per_game.sort("game"), "all", pl.col("v"))
+    return select(per_game.sort("game"), "all", pl.col("v"))
 
 
 def sky_hit_rate(run: RunData) -> pl.DataFrame:
     per_game = run.table("players").group_by("game").agg(pl.col("sky_hit").cast(pl.Float64).mean().alias("v"))
-    return _select(per_game.sort("game"), "all", pl.col("v"))
+    return select(per_game.sort("game"), "all", pl.col("v"))
 
 
 METRICS: dict[str, Metric] = {m.name: m for m in (

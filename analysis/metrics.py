@@ -21,114 +21,14 @@ analysis module, analysis/<game_id>.py, found by the game id.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-from pathlib import Path
-from typing import Callable
-
 import polars as pl
 
-from analysis.run import Run
-from analysis.sections import game_module, game_spec
-from engines.core.spec import TurnOrder
+# RunData, Metric and the helpers below are analysis.frames' (the public API a game's metrics use too);
+# re-exported here, where the generic metrics were written with the leading underscore
+from analysis.frames import ALL, ORDINALS, SEAT_MARGIN, Metric, RunData  # noqa: F401 - re-exported
+from analysis.frames import fair_share as _fair_share, select as _select, zero as _zero
+from analysis.plugins import game_module
 
-ORDINALS = ("1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th")
-ALL = "all"
-
-
-@dataclass
-class RunData:
-    """The first `n_games` games of one run folder, as metrics read them."""
-
-    path: Path
-    n_games: int
-
-    @cached_property
-    def run(self) -> Run:
-        return Run.open(self.path)
-
-    @property
-    def players_count(self) -> int:
-        return self.run.n_players
-
-    @property
-    def game_id(self) -> str:
-        return self.run.game_id
-
-    @cached_property
-    def turn_order(self) -> TurnOrder | None:
-        """The game's declared turn order (None: seat 0 moves first, or the game is not registered)."""
-        spec = game_spec(self.game_id)
-        return spec.turn_order if spec is not None else None
-
-    def table(self, name: str) -> pl.DataFrame:
-        cache = self.__dict__.setdefault("_tables", {})
-        if name not in cache:
-            frame = self.run.scan(name).filter(pl.col("game") < self.n_games).collect()
-            if "policy" in frame.columns:
-                frame = frame.with_columns(pl.col("policy").cast(pl.Utf8))
-            cache[name] = frame
-        return cache[name]
-
-    @cached_property
-    def players(self) -> pl.DataFrame:
-        """players + `position` (0 = first in turn order) and `order` label, `n_winners`."""
-        players = self.table("players")
-        games = self.table("games")
-        p = self.players_count
-        order = self.turn_order
-        if order is not None and order.table == "games":      # a column with the seat that moves first
-            first = games.select("game", pl.col(order.name).cast(pl.Int64).alias("_first"))
-            players = players.join(first, on="game", how="left")
-        elif order is not None and order.table == "players":  # a 0/1 flag on the seat that moves first
-            first = players.filter(pl.col(order.name) == 1).select("game", pl.col("seat").cast(pl.Int64).alias("_first"))
-            players = players.join(first, on="game", how="left")
-        elif order is not None:
-            raise ValueError(f"{self.game_id}: turn order column '{order.column}' is not in players or games")
-        else:
-            players = players.with_columns(pl.lit(0, pl.Int64).alias("_first"))
-        position = ((pl.col("seat").cast(pl.Int64) - pl.col("_first").fill_null(0)) % p).alias("position")
-        players = players.with_columns(position).drop("_first")
-        players = players.with_columns(
-            pl.col("position").map_elements(lambda i: ORDINALS[i], return_dtype=pl.Utf8).alias("order"))
-        n_winners = players.group_by("game").agg(pl.col("win").cast(pl.Int64).sum().alias("n_winners"))
-        return players.join(n_winners, on="game", how="left").sort(["game", "position"])
-
-
-@dataclass(frozen=True)
-class Metric:
-    name: str
-    doc: str
-    kind: str                                  # "proportion" or "mean"
-    compute: Callable[[RunData], pl.DataFrame]
-    reference: Callable[[RunData], float] | None = None   # the fair value, drawn on plots
-    dominance: bool = False                    # keys compete: say whether one dominates
-    per_seat: bool = False                     # keys are seats in turn order
-    min_players: int = 1
-    margin: float | None = None                # equivalence margin: the largest effect that does not matter;
-                                               # "no effect" / "fair" is said only when shown inside it (TOST)
-
-
-def _frame(game, key, value) -> pl.DataFrame:
-    return pl.DataFrame({"game": game, "key": key, "value": value}).with_columns(
-        pl.col("game").cast(pl.Int64), pl.col("key").cast(pl.Utf8), pl.col("value").cast(pl.Float64))
-
-
-def _select(frame: pl.DataFrame, key: pl.Expr | str, value: pl.Expr) -> pl.DataFrame:
-    key_expr = pl.lit(key) if isinstance(key, str) else key
-    return frame.select(pl.col("game").cast(pl.Int64), key_expr.cast(pl.Utf8).alias("key"),
-                        value.cast(pl.Float64).alias("value"))
-
-
-def _fair_share(run: RunData) -> float:
-    """The average seat's win rate: 1/P, plus a little when shared wins count for each sharer."""
-    games = run.table("games")
-    winners = float(games["n_winners"].cast(pl.Float64).mean()) if games.height else 1.0
-    return winners / run.players_count
-
-
-def _zero(run: RunData) -> float:
-    return 0.0
 
 
 def seat_win_rate(run: RunData) -> pl.DataFrame:
@@ -175,10 +75,6 @@ def tie_rate(run: RunData) -> pl.DataFrame:
 def stall_rate(run: RunData) -> pl.DataFrame:
     return _select(run.table("games"), ALL, pl.col("stalled") > 0)
 
-
-# a seat whose win rate is within 2 points of the average seat's does not matter to a designer (the
-# experiments' default `seat_margin` example); an experiment's seat_margin or [ladder] margins override it
-SEAT_MARGIN = 0.02
 
 GENERIC: dict[str, Metric] = {m.name: m for m in (
     Metric("seat_win_rate", "share of games won by each seat in turn order (a shared win counts for each sharer)",

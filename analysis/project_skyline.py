@@ -19,11 +19,10 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.metrics import Metric
 from analysis.run import Run
-from analysis.sections import Plot, Section, game_spec
+from analysis.frames import (Finding, Metric, Plot, Section, game_spec, interval_text, labels, ordinal, pct,
+                             position_column)
 
-MAP_NAMES = ("nyc", "tokyo")          # games.map codes (the engine's sorted map list)
 ENDINGS = {1: "money reached", 2: "last floor placed", 3: "stalled (round cap)"}
 ACQUIRE = (0, 1, 4)                  # card_events: bought, upgraded_into, taken
 SOURCES = ("money_cards", "money_monuments", "money_areas", "money_bonuses", "money_sell", "money_card_values",
@@ -43,6 +42,7 @@ def sections(run: Run) -> list[Section]:
 
 def players(run: Run) -> pl.LazyFrame:
     """players with a string `policy`, the game's map name and n_winners."""
+    map_names = labels(run.game_id, "map")   # games.map codes, as the engine declares them
     frame = run.scan("players").with_columns(pl.col("game").cast(pl.Int64))
     if "policy" in frame.collect_schema().names():
         frame = frame.with_columns(pl.col("policy").cast(pl.String))
@@ -52,7 +52,7 @@ def players(run: Run) -> pl.LazyFrame:
             lambda s: lineup[s] if s < len(lineup) else str(s), return_dtype=pl.String).alias("policy"))
     games = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners", "map")
     return frame.join(games, on="game", how="left").with_columns(
-        pl.col("map").cast(pl.Int64).map_elements(lambda m: MAP_NAMES[m] if 0 <= m < len(MAP_NAMES) else str(m),
+        pl.col("map").cast(pl.Int64).map_elements(lambda m: map_names[m] if 0 <= m < len(map_names) else str(m),
                                                   return_dtype=pl.String).alias("map_name"))
 
 
@@ -71,7 +71,6 @@ def _card_base(code: pl.Expr) -> pl.Expr:
 
 def seat_and_map(run: Run) -> Section:
     rates = stats.win_rates(players(run), ["map_name", "seat"])
-    from analysis.report import ordinal, position_column
 
     fig = plots.rate_chart([f"{m} {ordinal(int(s))}" for m, s in zip(rates["map_name"], rates["seat"])],
                            rates["win_rate"].to_numpy(), rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
@@ -227,8 +226,6 @@ def endings(run: Run) -> Section:
             "end only when it cut the game short, i.e. was placed before the money end's last round), or "
             "the round cap stalls the game. The rulebook calls the last-floor end \"the rare case\". "
             "Wilson 95% intervals over games.")
-    from analysis.report import interval_text, pct
-    from analysis.sections import Finding
 
     findings = []
     if n >= 2:

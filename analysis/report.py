@@ -27,8 +27,10 @@ import polars as pl
 
 from analysis import plots, stats
 from analysis.run import Run, resume_command
-from analysis.metrics import ORDINALS, SEAT_MARGIN
-from analysis.sections import Finding, Plot, Section, game_module, game_module_name, game_spec
+from analysis.frames import (ORDINALS, SEAT_MARGIN, interval_text, ordinal, ordinal_column, pct,  # noqa: F401
+                             players_with_winners, position_column, scan_players, with_policy_strings)
+from analysis.plugins import game_module, game_module_name
+from analysis.sections import Finding, Plot, Section, game_spec
 
 QUANTILES = (0.0, 0.05, 0.25, 0.5, 0.75, 0.95, 1.0)
 
@@ -69,27 +71,6 @@ def label_play(run: Run, sections: list[Section]) -> list[Section]:
             if label not in plot.caption:
                 plot.caption = f"{plot.caption.rstrip()} {label}"
     return sections
-
-
-# --- shared frames --------------------------------------------------------------
-
-def with_policy_strings(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """The runner writes `policy` dictionary-encoded (polars reads a Categorical,
-    and repeated labels repeat in the dictionary); plain strings group and
-    sort by label everywhere."""
-    if "policy" in frame.collect_schema().names():
-        return frame.with_columns(pl.col("policy").cast(pl.String))
-    return frame
-
-
-def scan_players(run: Run) -> pl.LazyFrame:
-    return with_policy_strings(run.scan("players"))
-
-
-def players_with_winners(run: Run) -> pl.LazyFrame:
-    """players joined with games.n_winners, so a win can also be counted as a share."""
-    n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
-    return scan_players(run).with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
 
 
 def is_multiplayer(run: Run) -> bool:
@@ -257,8 +238,8 @@ def seat_win_rates(run: Run) -> Section:
                    .agg(pl.col("policy").str.join("|").alias("seating")))
         strata = matrix.select("game").join(seating, on="game", how="left")["seating"].fill_null("").to_numpy()
     test = stats.seat_test(win_matrix, strata)
-    edges = stats.seat_edge_table(win_matrix).with_columns(_ordinal("position"))
-    rates = rates.with_columns(_ordinal("position"))
+    edges = stats.seat_edge_table(win_matrix).with_columns(ordinal_column("position"))
+    rates = rates.with_columns(ordinal_column("position"))
 
     # the average seat's win rate: 1/P when one player wins, more when wins are shared (each sharer counts)
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
@@ -328,22 +309,6 @@ def seat_win_rates(run: Run) -> Section:
                    findings=finding)
 
 
-def _ordinal(column: str) -> pl.Expr:
-    """A 0-based position as players count it: 1st, 2nd, ... (every report counts from 1st)."""
-    return pl.col(column).cast(pl.Int64).map_elements(ordinal, return_dtype=pl.String).alias(column)
-
-
-def position_column(table: pl.DataFrame, column: str) -> pl.DataFrame:
-    """A table's 0-based seat or turn-order column replaced by `position` counted from 1st, first."""
-    return table.with_columns(_ordinal(column).alias("position")).select(
-        "position", *[c for c in table.columns if c != column])
-
-
-def ordinal(index: int) -> str:
-    """0 -> '1st', 1 -> '2nd', ..."""
-    return ORDINALS[index] if 0 <= index < len(ORDINALS) else f"{index + 1}th"
-
-
 def turn_order_finding(run: Run, win_matrix: np.ndarray, rates: pl.DataFrame) -> tuple[list[Finding], str]:
     """The turn-order finding of the summary, from the fairness verdict of analysis.fairness (every
     position's per-game edge, Bonferroni over the positions, simultaneous intervals; "fair" only
@@ -392,29 +357,9 @@ def turn_order_finding(run: Run, win_matrix: np.ndarray, rates: pl.DataFrame) ->
 
 # --- numbers as a designer reads them ----------------------------------------------------
 
-def pct(rate: float, digits: int = 1) -> str:
-    """0.2307 -> '23.1%' (NaN: 'n/a')."""
-    if rate is None or not math.isfinite(rate):
-        return "n/a"
-    value = 100 * rate
-    return f"{0.0 if abs(value) < 0.5 * 10 ** -digits else value:.{digits}f}%"
-
-
 def points(gap: float) -> str:
     """A difference of two rates in percentage points: 0.026 -> '2.6 points'."""
     return f"{abs(100 * gap):.1f} points" if abs(100 * gap) != 1 else "1 point"
-
-
-def interval_text(low: float, high: float, *, unit: str = "%", scale: float = 100, digits: int = 1,
-                  clip: tuple[float, float] | None = None) -> str:
-    """'19.2-27.4%' from bounds; 'too few games' when the interval is empty or undefined (NaN),
-    never 'nan-nan'. `clip` keeps a share's interval inside its range, e.g. (0, 1)."""
-    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-        return "too few games"
-    if clip is not None:
-        low, high = max(low, clip[0]), min(high, clip[1])
-    low, high = (0.0 if abs(v * scale) < 0.5 * 10 ** -digits else v * scale for v in (low, high))
-    return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
 
 
 def count_of(n: int, word: str) -> str:

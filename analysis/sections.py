@@ -1,6 +1,6 @@
 """The unit a report is made of. The generic report (analysis/report.py)
 writes the sections every game shares; each game adds its own from its
-analysis module, found by the game id (`game_module`):
+analysis module, found by the game id (analysis/plugins.py, `game_module`):
 
     analysis/<game_id>.py   sections(run) -> list[Section]   the game's report pages
                             METRICS: dict[str, Metric]        its experiment metrics
@@ -10,9 +10,7 @@ metrics only. The report writer turns sections into Markdown + HTML with PNG
 figures; a section never writes files itself."""
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from types import ModuleType
 
 import polars as pl
 from matplotlib.figure import Figure
@@ -46,21 +44,6 @@ class Section:
     # the section's findings for the report's opening summary (Finding: a plain sentence and its
     # importance); a section without findings adds nothing to the summary
     findings: list[Finding] = field(default_factory=list)
-
-
-def game_module_name(game_id: str) -> str:
-    return f"analysis.{game_id}"
-
-
-def game_module(game_id: str) -> ModuleType | None:
-    """The game's analysis module, or None when the game has none."""
-    name = game_module_name(game_id)
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name is None or not (name == error.name or name.startswith(error.name + ".")):
-            raise  # the module exists but something it imports is missing: a real bug
-        return None
 
 
 def game_spec(game_id: str) -> GameSpec | None:

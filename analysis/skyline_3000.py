@@ -24,11 +24,10 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.metrics import SEAT_MARGIN, Metric, RunData, _fair_share, _select, _zero
-from analysis.report import players_with_winners, scan_players, with_policy_strings
+from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Section, fair_share,
+                             players_with_winners, scan_players, select, with_policy_strings, zero)
+from analysis.frames import game_spec, labels as declared_labels
 from analysis.run import Run
-from analysis.sections import Plot, Section
-from engines.registry import get_game
 
 N_PRICE_BINS = 8
 CARD_USES = ("played", "bid", "kept")
@@ -46,12 +45,12 @@ GAME_ID = "skyline_3000"
 
 def _spec():
     """The game's contract, through the registry (analysis never imports an engine package directly)."""
-    return get_game(GAME_ID)
+    return game_spec(GAME_ID)
 
 
 def _names(kind: str) -> tuple[str, ...]:
     """Labels of a coded column (item, tie_break, card_type), as the GameSpec declares them."""
-    return _spec().labels[kind]
+    return declared_labels(GAME_ID, kind)
 
 
 def sections(run: Run) -> list[Section]:
@@ -359,7 +358,6 @@ def improvement_placement(run: Run) -> Section:
 # the seat at position k clockwise from it builds first, and holds the Key, in rounds
 # k + 1, k + 1 + P, k + 1 + 2P, ...
 
-POSITION_NAMES = ("1st", "2nd", "3rd", "4th")
 
 
 def _rounds(run: Run) -> int:
@@ -404,7 +402,7 @@ def first_builder_effect(run: Run) -> Section:
     test = stats.seat_test(matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns])
                            .fill_null(0.0).to_numpy())
 
-    labels = [POSITION_NAMES[p] for p in range(n_players)]
+    labels = [ORDINALS[p] for p in range(n_players)]
     schedule = {p: ", ".join(map(str, key_rounds(p, n_players, rounds))) or "none" for p in range(n_players)}
     figure = plots.rate_chart([f"{label}\n(rounds {schedule[p]})" for p, label in enumerate(labels)],
                               position_rates["win_rate"], position_rates["win_low"], position_rates["win_high"],
@@ -671,12 +669,12 @@ def policy_summary(run: Run) -> Section:
 # --- experiment metrics (analysis.metrics finds METRICS by the game id) ----------------------
 
 def first_builder_win_rate(run: RunData) -> pl.DataFrame:
-    return _select(run.players.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("win"))
+    return select(run.players.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("win"))
 
 
 def first_builder_edge(run: RunData) -> pl.DataFrame:
     p = run.players.with_columns((pl.col("win") - pl.col("win").cast(pl.Float64).mean().over("game")).alias("e"))
-    return _select(p.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("e"))
+    return select(p.filter(pl.col("key_player") == 1), FIRST_BUILDER, pl.col("e"))
 
 
 FIRST_BUILDER = "first builder"
@@ -685,9 +683,9 @@ FIRST_BUILDER = "first builder"
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("first_builder_win_rate", "share of games won by the seat that builds first in round 1 (the round-1 "
            "Key Player; = seat_win_rate of the 1st seat)", "proportion", first_builder_win_rate,
-           reference=_fair_share, min_players=2, margin=SEAT_MARGIN),
+           reference=fair_share, min_players=2, margin=SEAT_MARGIN),
     Metric("first_builder_edge", "the first builder's win minus the mean win of all seats (0 = no edge)", "mean",
-           first_builder_edge, reference=_zero, min_players=2, margin=SEAT_MARGIN),
+           first_builder_edge, reference=zero, min_players=2, margin=SEAT_MARGIN),
 )}
 # Names used before issue 12 (they said "Key Player" for a turn-order position): refused with a pointer.
 RENAMED_METRICS = {"key_player_win_rate": "first_builder_win_rate", "key_player_edge": "first_builder_edge"}

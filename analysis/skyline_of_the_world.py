@@ -17,10 +17,9 @@ import numpy as np
 import polars as pl
 
 from analysis import plots, stats
-from analysis.metrics import Metric
-from analysis.report import players_with_winners
 from analysis.run import Run
-from analysis.sections import Plot, Section
+from analysis.frames import (Finding, Metric, Plot, Section, interval_text, ordinal, pct, players_with_winners,
+                             position_column, zero)
 
 KIND_SUFFIX = ("1", "2", "4", "6", "ph", "neutral")
 KIND_LABEL = {"1": "1M floor", "2": "2M floor", "4": "4M floor", "6": "6M floor", "ph": "penthouse",
@@ -60,7 +59,6 @@ def turn_order(run: Run) -> Section:
     p = players(run)
     rates = stats.win_rates(p, "turn_order")
     P = run.n_players
-    from analysis.report import ordinal, position_column
 
     fig = plots.rate_chart([ordinal(int(t)) for t in rates["turn_order"]], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
@@ -96,8 +94,6 @@ def end_trigger(run: Run) -> Section:
     text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} "
             f"({_fmt(k / n if n else np.nan)}, 95% Wilson interval {_fmt(low)} to {_fmt(high)}) against a fair "
             f"share of {1 / P:.3f}. The rulebook expects the ender to win more often under the second-version rules.")
-    from analysis.report import interval_text, pct
-    from analysis.sections import Finding
 
     findings = []
     if n >= 2 and np.isfinite(low) and (low > 1 / P or high < 1 / P):   # the interval leaves the even share
@@ -293,10 +289,6 @@ def turns(run) -> pl.DataFrame:
     return _rows(run.table("games"), "all", pl.col("turns"))
 
 
-def _zero(run) -> float:
-    return 0.0
-
-
 def _fair(run) -> float:
     return 1.0 / run.players_count
 
@@ -305,11 +297,11 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("end_trigger_win_rate", "share of penthouse-ended games won by the player who ended them",
            "proportion", end_trigger_win_rate, reference=_fair, min_players=2),
     Metric("end_trigger_edge", "the ender's win minus the mean win of all seats of that game (0 = no edge)",
-           "mean", end_trigger_edge, reference=_zero, min_players=2),
+           "mean", end_trigger_edge, reference=zero, min_players=2),
     Metric("order_win_rate", "win rate by turn order (0 = the random start player)", "proportion",
            order_win_rate, reference=_fair, min_players=2),
     Metric("order_edge", "win minus the game's mean win, by turn order (0 = fair)", "mean", order_edge,
-           reference=_zero, min_players=2),
+           reference=zero, min_players=2),
     Metric("cap_binding", "share of seats whose income the cash cap cut at least once", "mean", cap_binding),
     Metric("mission_rate", "share of seats holding their mission at the end", "mean", mission_rate),
     Metric("fees_per_seat", "fees paid to other players per seat (millions)", "mean", fees_per_seat),

@@ -5,7 +5,6 @@ everything else is a library call a notebook can make too.
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from pathlib import Path
@@ -71,32 +70,6 @@ def _typed_options(ctx: typer.Context, names) -> list[str]:
         if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
             typed.append(name)
     return typed
-
-
-@contextlib.contextmanager
-def _typed_games_visible_to_experiments(ctx: typer.Context):
-    """experiment.cli_run applies --games only when typed, and asks the real
-    click package for the current context to find out. typer vendors its own
-    click, so that context is never there and a typed --games used to be
-    dropped without a word. Show it a view of typer's context, for the length
-    of the call. (The lasting fix: experiment._explicit asks typer's context;
-    then this goes.)"""
-    try:
-        import click
-    except ImportError:  # pragma: no cover - click comes with typer's dependencies
-        yield
-        return
-
-    class _View:
-        def get_parameter_source(self, name):
-            source = ctx.get_parameter_source(name)
-            return None if source is None else click.core.ParameterSource[source.name]
-
-    click.globals.push_context(_View())
-    try:
-        yield
-    finally:
-        click.globals.pop_context()
 
 
 def _check_counts(games: int, players: Optional[int], chunk_size: Optional[int]) -> None:
@@ -191,8 +164,8 @@ def run(
             _fail(f"{names} cannot be used with an experiment file ({game} sets them per batch); "
                   "edit the file or drop the option")
         _check_counts(games, None, None)
-        with _typed_games_visible_to_experiments(ctx):
-            cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=games)
+        typed_games = games if _typed_options(ctx, ["games"]) else None   # else the file's count
+        cli_run(Path(game), results=out, workers=workers, progress=progress, report=report, games=typed_games)
         return
     _check_counts(games, players, chunk_size)
     if backend == "dask" and _dask_missing():

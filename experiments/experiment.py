@@ -1008,17 +1008,6 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
 
 # --- command line (called from experiments/cli.py) ------------------------------------------
 
-def _explicit(option: str) -> bool:
-    """True when `option` was typed on the command line (not its default)."""
-    try:
-        import click
-
-        ctx = click.get_current_context(silent=True)
-        return bool(ctx and ctx.get_parameter_source(option) == click.core.ParameterSource.COMMANDLINE)
-    except Exception:  # pragma: no cover - outside click
-        return False
-
-
 def _cli_errors():
     return (ExperimentError, RunError, VariantError, LineupError, FileNotFoundError)
 
@@ -1026,12 +1015,13 @@ def _cli_errors():
 def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progress: bool = True,
             report: bool = True, games: int | None = None) -> ExperimentResult:
     """`skyline-lab run experiments/<file>.toml`: run it, print where the report is.
-    `--games` (when typed) overrides the file's game count; `--out` is the results root."""
+    `games` (the CLI passes it only when --games was typed; None: the file's count) overrides the
+    file's game count; `results` (--out) is the results root."""
     import typer
 
     try:
         result = run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
-                                report=report, games=games if _explicit("games") else None)
+                                report=report, games=games)
     except _cli_errors() as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2)

@@ -28,7 +28,7 @@ from analysis.ladder import (TableGames, concat_findings, declared_margins, fit_
                              rung_findings)
 from analysis.metrics import RunData, get_metric
 from analysis.run import Run
-from analysis.sections import game_module
+from analysis.plugins import game_module
 from engines.core.lineup import parse_policy
 from engines.registry import get_game
 from experiments.runner import RunError, run_batch

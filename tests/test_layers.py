@@ -5,9 +5,22 @@ checked against these rules:
 
     engines/**            imports nothing from analysis/ or experiments/
     engines/core/**       imports no game package and not engines.registry
+    engines/<game>/**     imports no other game and not engines.registry (the
+                          registry loads games; a game is found, never finds)
     analysis/**           imports nothing from experiments/; from engines/ only
                           engines.registry and engines.core.* (the contract)
-    all product modules   no import cycle between them
+    analysis/<game>.py    a game's analysis module builds on analysis.frames (its
+                          public API), never on analysis.report, analysis.metrics
+                          or analysis.plugins, the modules that load it
+    all product modules   no private name (`_x`) imported from another module;
+                          click only in experiments/cli.py (library code takes
+                          what the command line typed as arguments, never from
+                          click's global context); no import cycle between them
+
+A module that loads modules by name (importlib) is declared in LOADERS with
+what it may load, and each of those counts as an import of it: so
+report -> plugins -> analysis.<game> -> report is the cycle it is, and an
+undeclared loader fails.
 
 The first tests run the checker on synthetic sources, so a checker that
 cannot fail would be caught too.
@@ -19,6 +32,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engines", "analysis", "experiments")
+# every game package under engines/ (a folder with an __init__.py, not the core)
+GAME_IDS = tuple(sorted(p.parent.name for p in (ROOT / "engines").glob("*/__init__.py") if p.parent.name != "core"))
+# modules that import modules by name, and which of the product modules they may load
+LOADERS = {
+    "engines.registry": lambda known: {f"engines.{g}" for g in GAME_IDS} & known,
+    "analysis.plugins": lambda known: {f"analysis.{g}" for g in GAME_IDS} & known,
+}
+# what a game's analysis module must not import: the modules that load it
+PLUGIN_LOADERS = ("analysis.report", "analysis.metrics", "analysis.plugins")
 
 
 def module_name(path: Path) -> str:
@@ -57,6 +79,18 @@ def imports_of(source: str, module: str, is_package: bool = False) -> list[tuple
     return found
 
 
+def loads_by_name(source: str) -> list[tuple[str, int]]:
+    """Calls that import a module by name: importlib.import_module(...), __import__(...)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                found.append((f"<{name}(...)>", node.lineno))
+    return found
+
+
 def resolve(name: str, known: set[str]) -> str | None:
     """The product module an imported name refers to: the name itself if it
     is a module, else the longest known prefix (a name imported from it)."""
@@ -66,6 +100,16 @@ def resolve(name: str, known: set[str]) -> str | None:
         if candidate in known:
             return candidate
     return None
+
+
+def game_of(module: str, package: str) -> str | None:
+    """The game id of `package`.<game>[.…], else None."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == package and parts[1] in GAME_IDS else None
+
+
+def within(name: str, module: str) -> bool:
+    return name == module or name.startswith(module + ".")
 
 
 def violation(importer: str, imported: str) -> str | None:
@@ -78,6 +122,18 @@ def violation(importer: str, imported: str) -> str | None:
             if top == "engines" and imported not in ("engines", "engines.core") \
                     and not imported.startswith("engines.core."):
                 return "engines/core imports no game and not the registry"
+        game = game_of(importer, "engines")
+        if game is not None:
+            if within(imported, "engines.registry"):
+                return "a game imports not engines.registry (the registry loads games)"
+            other = game_of(imported, "engines")
+            if other is not None and other != game:
+                return "a game imports no other game"
+    if game_of(importer, "analysis") is not None and any(within(imported, m) for m in PLUGIN_LOADERS):
+        return ("a game's analysis module builds on analysis.frames, not on analysis.report, analysis.metrics "
+                "or analysis.plugins (they load it)")
+    if top == "click" and importer != "experiments.cli":
+        return "click only in experiments/cli.py: library code takes what was typed as arguments"
     if importer.startswith("analysis"):
         if top == "experiments":
             return "analysis/ imports nothing from experiments/"
@@ -92,13 +148,22 @@ def check(sources: dict[str, tuple[str, bool]]) -> tuple[list[str], dict[str, se
     known = set(sources)
     problems, graph = {}, {m: set() for m in sources}
     for module, (source, is_package) in sources.items():
+        for name, line in loads_by_name(source):
+            if module not in LOADERS:
+                problems.setdefault(f"{module}:{line}", f"{module}:{line} imports {name}: a module loaded by "
+                                    "name is an import the checker cannot see; declare the loader in LOADERS")
+        graph[module] |= LOADERS[module](known) if module in LOADERS else set()
         for name, line in imports_of(source, module, is_package):
-            if name.split(".")[0] not in PACKAGES:
+            if name.split(".")[0] not in PACKAGES + ("click",):
                 continue  # the standard library and third-party packages
             why = violation(module, name)
+            target = resolve(name, known)
+            leaf = name.rpartition(".")[2]
+            if not why and target is not None and target != module and leaf.startswith("_") \
+                    and not leaf.startswith("__") and target != name:
+                why = f"'{leaf}' is private to {target}: import a public name (analysis.frames for a game's module)"
             if why:  # one report per import statement
                 problems.setdefault(f"{module}:{line}", f"{module}:{line} imports {name}: {why}")
-            target = resolve(name, known)
             if target is not None and target != module and not module.startswith(target + "."):
                 graph[module].add(target)  # a module importing its own package's __init__ is not a cycle
     return sorted(problems.values()), graph
@@ -178,6 +243,57 @@ def test_checker_finds_an_import_cycle():
     assert cycles(graph) == [["experiments.experiment", "experiments.experiment_report"]]
 
 
+def test_checker_flags_game_to_game_registry_private_and_click_imports():
+    bad = {
+        "engines.cityline.rules": ("from engines.skyline_3000.tables import ITEM_NAMES\n", False),
+        "engines.cityline.game": ("def f():\n    from engines.registry import get_game\n", False),
+        "analysis.cityline": ("from analysis.metrics import Metric\nfrom analysis.frames import _select\n", False),
+        "analysis.skyline_3000": ("from analysis.report import pct\n", False),
+        "experiments.experiment": ("import click\n", False),
+        "analysis.report": ("", False), "analysis.metrics": ("", False), "analysis.frames": ("", False),
+        "engines.skyline_3000.tables": ("", False), "engines.registry": ("", False),
+        "engines.cityline": ("", True), "engines.skyline_3000": ("", True),
+    }
+    problems, _ = check(bad)
+    assert [p.split(" imports ")[0] for p in problems] == [
+        "analysis.cityline:1", "analysis.cityline:2", "analysis.skyline_3000:1", "engines.cityline.game:2",
+        "engines.cityline.rules:1", "experiments.experiment:1"]
+    assert "private" in problems[1] and "other game" in problems[4] and "registry" in problems[3]
+
+
+def test_checker_allows_public_names_from_the_frames_and_a_game_own_modules():
+    good = {
+        "analysis.cityline": ("from analysis.frames import Metric, select\nfrom analysis import stats\n", False),
+        "engines.cityline.game": ("from engines.cityline.rules import apply_nb\nfrom engines.core.kernel import kernel\n"
+                                  "from engines.cityline import _jit\n", False),
+        "experiments.cli": ("import click\n", False),
+        "analysis.frames": ("", False), "analysis.stats": ("", False), "engines.cityline.rules": ("", False),
+        "engines.cityline._jit": ("", False), "engines.core.kernel": ("", False), "engines.cityline": ("", True),
+    }
+    problems, graph = check(good)
+    assert problems == [] and cycles(graph) == []
+
+
+def test_checker_sees_the_cycle_through_a_loader():
+    """report -> plugins loads analysis.<game> by name -> report: the hidden cycle issue 26 found."""
+    sources = {
+        "analysis.plugins": ("import importlib\ndef load(g):\n    return importlib.import_module(g)\n", False),
+        "analysis.report": ("from analysis.plugins import load\n", False),
+        "analysis.skyline_3000": ("def f():\n    from analysis.frames import pct\n", False),
+        "analysis.frames": ("", False),
+    }
+    _, graph = check(sources)
+    assert cycles(graph) == []
+    sources["analysis.skyline_3000"] = ("def f():\n    from analysis.frames import pct\n    import analysis.report\n", False)
+    _, graph = check(sources)
+    assert cycles(graph) == [["analysis.plugins", "analysis.report", "analysis.skyline_3000"]]
+
+
+def test_checker_refuses_an_undeclared_loader():
+    problems, _ = check({"analysis.sections": ("import importlib\nm = importlib.import_module('analysis.x')\n", False)})
+    assert [p.split(" imports ")[0] for p in problems] == ["analysis.sections:2"]
+
+
 # --- the product ----------------------------------------------------------------------
 
 def _product():
@@ -187,6 +303,7 @@ def _product():
 def test_every_import_points_down():
     modules = product_modules()
     assert {"experiments.runner", "analysis.runfolder", "engines.core.spec", "engines.registry"} <= set(modules)
+    assert {"cityline", "skyline_3000", "skyline_of_the_world", "project_skyline"} <= set(GAME_IDS)
     problems, _ = check(_product())
     assert problems == [], "\n".join(problems)
 

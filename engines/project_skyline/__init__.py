@@ -13,7 +13,7 @@ SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel mo
 from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case  # noqa: E402
 from engines.project_skyline.batch import simulate  # noqa: E402
 from engines.project_skyline.game import Game, new_game  # noqa: E402
-from engines.project_skyline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
+from engines.project_skyline.params import MAP_NAMES, MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
 from engines.project_skyline.policies import N_WEIGHTS, POLICIES  # noqa: E402
 from engines.project_skyline.tables import TABLES  # noqa: E402
 
@@ -43,6 +43,7 @@ SPEC = GameSpec(
     default_lineup=("heuristic",),
     turn_order=None,  # seat 0 holds the start marker and moves first
     tie_break=None,   # level money goes to the most cards (inside `rank`), then a shared win
+    labels={"map": MAP_NAMES},   # games.map: the index in the sorted list of maps/
     benchmark=(BenchmarkCase(4, "random", 5_000), BenchmarkCase(4, "greedy", 5_000),
                BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 5_000),
                # the search player's cost per simulated decision, and one search seat against three

@@ -71,7 +71,7 @@ def test_default_lineup_is_declared():
 
 @pytest.mark.parametrize("game_id", ["skyline_3000", "cityline"])
 def test_shipped_games_have_their_analysis_module(game_id):
-    from analysis.sections import game_module
+    from analysis.plugins import game_module
 
     module = game_module(game_id)
     assert module is not None and hasattr(module, "sections") and hasattr(module, "METRICS")
