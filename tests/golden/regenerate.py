@@ -1,7 +1,9 @@
 """Golden playthroughs: seeded games written move by move, compared exactly.
 
-Each file under tests/golden/<game>/ is produced by one recipe below and
-nothing else: a `Play` recipe steps one game through the game's step API
+Every registered game has its files here, one convention for all (tests/
+golden/test_golden.py fails for a game without a played recipe, a batch
+recipe and a plain-Python replay). Each file under tests/golden/<game>/ is
+produced by one recipe below and nothing else: a `Play` recipe steps one game through the game's step API
 (engines.registry -> spec.new_game) and writes, per decision, the move
 number, the seat to move, how many actions were legal and the action's
 name, with the rendered state every `render_every` moves and at the end,
@@ -99,6 +101,28 @@ RECIPES: list[Play | Batch] = [
     Batch("batch_3p", "cityline", 3, ("random", "greedy", "heuristic"), seed=32, start=0, count=3),
     Batch("batch_2p_flat_tables_strong", "cityline", 2, ("strong", "greedy"), seed=33, start=2, count=2,
           variant="flat_tables"),
+    # Skyline of the World: the 4-player game its own folder pinned before (seed 2026), with and without
+    # the scripts' jitter (jitter=0: the moves written before the weight existed), 2 players by index
+    Play("play_4p_heuristic_vs_greedy", "skyline_of_the_world", 4, ("heuristic", "greedy", "heuristic", "greedy"),
+         seed=2026, render_every=100, jit_off=False),
+    Play("play_4p_heuristic_vs_greedy_jitter0", "skyline_of_the_world", 4,
+         ("heuristic(jitter=0)", "greedy(jitter=0)", "heuristic(jitter=0)", "greedy(jitter=0)"), seed=2026,
+         render_every=100, jit_off=False),
+    Play("play_2p_covered_index", "skyline_of_the_world", 2, ("index", "heuristic"), seed=6, variant="covered",
+         pick_seed=6, render_every=100),
+    Batch("batch_3p", "skyline_of_the_world", 3, ("heuristic", "greedy", "random"), seed=41, start=0, count=2),
+    # Project Skyline: the games its own folder pinned before (New York 4 players seed 3, Tokyo 2 players
+    # seed 5), with and without jitter, and a batch
+    Play("play_nyc_4p_mixed_policies", "project_skyline", 4, ("heuristic", "greedy", "random", "heuristic"),
+         seed=3, render_every=100, jit_off=False),
+    Play("play_nyc_4p_mixed_policies_jitter0", "project_skyline", 4,
+         ("heuristic(jitter=0)", "greedy(jitter=0)", "random", "heuristic(jitter=0)"), seed=3, render_every=100,
+         jit_off=False),
+    Play("play_tokyo_2p_heuristic_vs_random", "project_skyline", 2, ("heuristic", "random"), seed=5,
+         variant="tokyo", render_every=100),
+    Play("play_tokyo_2p_heuristic_vs_random_jitter0", "project_skyline", 2, ("heuristic(jitter=0)", "random"),
+         seed=5, variant="tokyo", render_every=100, jit_off=False),
+    Batch("batch_3p", "project_skyline", 3, ("heuristic", "greedy", "random"), seed=42, start=0, count=2),
 ]
 
 
@@ -195,7 +219,8 @@ def batch_text(r: Batch) -> str:
         out.append(f"== table {t}: {n} rows ==")
         for c, v in cols.items():
             v = np.asarray(v)
-            vals = " ".join(repr(float(x)) if v.dtype.kind == "f" else str(int(x)) for x in v)
+            vals = " ".join(repr(float(x)) if v.dtype.kind == "f" else repr(str(x)) if v.dtype.kind in "OUS"
+                            else str(int(x)) for x in v)   # names (Project Skyline's cards) quoted
             out.append(f"{c} [{v.dtype}] {vals}")
         out.append("")
     return "\n".join(out)

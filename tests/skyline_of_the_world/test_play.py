@@ -1,6 +1,5 @@
-"""Random-play invariants, step/batch parity, determinism, hidden information, golden playthrough."""
-from pathlib import Path
-
+"""Random-play invariants, step/batch parity, determinism, hidden information (the golden
+playthroughs are tests/golden/skyline_of_the_world/, tests/golden/regenerate.py)."""
 import numpy as np
 import pytest
 
@@ -13,9 +12,6 @@ from engines.skyline_of_the_world.state import (
     PBASE, SUP, CSUP, TOPV,
 )
 
-GOLDEN = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p.txt"
-# the same game played before greedy and heuristic had a jitter weight: jitter=0 must replay it
-GOLDEN_NO_JITTER = Path(__file__).parent / "playthroughs" / "heuristic_vs_greedy_4p_jitter0.txt"
 
 
 def check_invariants(g, start_cash, supply0, cap=30):
@@ -154,29 +150,11 @@ def test_observation_hides_private_parts(covered):
     assert "hidden" in text
 
 
-def _playthrough(lineup=("heuristic", "greedy", "heuristic", "greedy")) -> str:
-    g = new_game(n_players=4, seed=2026, game_index=0)
-    lines = []
-    while not g.is_over():
-        p = g.current_player()
-        a = g.policy_action(lineup[p])
-        lines.append(f"seat {p} [{g.phase()}] {g.action_name(a)}")
-        g.apply(a)
-    lines.append(str(g))
-    lines.append(f"scores {g.scores()} tie keys {g.tie_keys()}")
-    return "\n".join(lines) + "\n"
-
-
-def test_golden_playthrough():
-    """Any change of behaviour shows up as a diff of this file (regenerate: run this module as a script)."""
-    assert _playthrough() == GOLDEN.read_text()
-
-
 def test_no_jitter_plays_the_noiseless_policies():
-    """jitter=0 draws nothing and keeps the first of equal candidates: the file written before
-    greedy and heuristic had a jitter weight, move for move."""
-    assert _playthrough(("heuristic(jitter=0)", "greedy(jitter=0)") * 2) == GOLDEN_NO_JITTER.read_text()
-    # a row written before the jitter weight (8 wide) reads a zero there: the noiseless heuristic
+    """jitter=0 draws nothing and keeps the first of equal candidates (the game written before
+    greedy and heuristic had a jitter weight, move for move, is the golden
+    play_4p_heuristic_vs_greedy_jitter0): a row written before the jitter weight (8 wide) reads a
+    zero there, the noiseless heuristic."""
     g = new_game(n_players=4, seed=2026, game_index=0)
     old_row = default_weights("heuristic")[:8]
     for _ in range(40):
@@ -198,9 +176,3 @@ def test_jitter_breaks_self_play_ties_reproducibly():
             not np.array_equal(still["players"]["score"], noisy["players"]["score"]), name
         for col in noisy["players"]:
             assert np.array_equal(noisy["players"][col], again["players"][col])
-
-
-if __name__ == "__main__":
-    GOLDEN.parent.mkdir(exist_ok=True)
-    GOLDEN.write_text(_playthrough())
-    GOLDEN_NO_JITTER.write_text(_playthrough(("heuristic(jitter=0)", "greedy(jitter=0)") * 2))
