@@ -1,5 +1,6 @@
 """Every registered game honours the same contract (OpenSpiel's games_sim_test,
-Pgx's api_test): random play through the step API from start to end."""
+Pgx's api_test): random play through the step API from start to end, and no
+policy reads what its seat cannot see."""
 import importlib
 from pathlib import Path
 
@@ -147,3 +148,44 @@ def test_source_digest_is_the_cache_guards(spec):
     # run folders are keyed on it: it must be the digest of the engine package's source, not a constant
     package = Path(importlib.import_module(type(spec.new_game(n_players=spec.default_players)).__module__).__file__)
     assert spec.source_digest == cache_guard.source_digest(package.parent)
+
+
+# --- hidden information: every shipped game, every declared policy ------------------------
+# Each shipped game (engines/<game_id>/) says in tests/<game_id>/hidden.py what its seats cannot
+# see: `scramble` changes exactly that (written from the rulebook, not from the engine's
+# determinization), and every policy must then see the same observation and choose the same move.
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = [g for g in game_ids() if (ROOT / "engines" / g / "__init__.py").exists()]
+
+
+def _hidden(game_id):
+    return importlib.import_module(f"tests.{game_id}.hidden")
+
+
+def _same_observation(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+@pytest.mark.parametrize("game_id", SHIPPED)
+def test_every_game_says_what_its_seats_cannot_see_for_every_policy(game_id):
+    hidden = _hidden(game_id)   # fails for a game without tests/<game_id>/hidden.py
+    declared = set(get_game(game_id).policies)
+    checked = {name.split("(")[0] for name in hidden.POLICIES}
+    assert declared <= checked, f"{game_id}: policies never checked for hidden information: {declared - checked}"
+    hidden.check_states(hidden.states())
+
+
+@pytest.mark.parametrize("game_id, policy", [(g, p) for g in SHIPPED for p in _hidden(g).POLICIES])
+def test_no_policy_reads_what_its_seat_cannot_see(game_id, policy):
+    hidden = _hidden(game_id)
+    rng = np.random.default_rng(0)
+    for g in hidden.states():
+        p = g.current_player()
+        a = g.clone().policy_action(policy)
+        h = g.clone()
+        hidden.scramble(h, rng)
+        assert _same_observation(h.observation(p), g.observation(p)), (policy, g.phase())
+        assert h.policy_action(policy) == a, (policy, g.phase())

@@ -1,17 +1,16 @@
 """The search player in Cityline: a named policy in runs and the step API, the same games in both,
 stronger than the scripts it rolls out, and blind to what its seat cannot see."""
 import numpy as np
-import pytest
 
 from engines.cityline import SPEC, simulate
 from engines.cityline.game import new_game
 from engines.cityline.params import VARIANTS, kernel_params
 from engines.cityline.rules import observe_nb
-from engines.cityline.search import determinize_nb, search_action_nb, search_context_nb
-from engines.cityline.state import DR, M_NDICE, M_PHASE, M_PLAYER, P_PEND_C, P_PEND_V, PB, PBASE, PH_OCCUPY, PH_ROOF, PS
-from engines.core.lineup import make_lineup, policy_row
+from engines.cityline.search import determinize_nb, search_context_nb
+from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
+from tests.cityline.hidden import decision_states as _decision_states
 
 
 def run(lineup, n_players, count, seed=5, start=0):
@@ -74,47 +73,6 @@ def test_halving_without_evidence_plays_the_scripts_own_move():
         assert g.clone().policy_action("search(iterations=12, rollout=heuristic, caution=100)") == want
         checked += 1
     assert checked > 10
-
-
-def _decision_states(n_players, n_games=6, seed=2):
-    """States met in heuristic games, at every decision (the dice stream moves on)."""
-    out = []
-    for gi in range(n_games):
-        g = new_game(n_players=n_players, seed=seed, game_index=gi)
-        while not g.is_terminal():
-            out.append(g.clone())
-            g.apply_action(g.policy_action("heuristic"))
-    return out
-
-
-def _scramble(g, rng):
-    """Everything the seat to move cannot see, changed (written from the rulebook, not from the
-    engine's determinization): the future dice, the re-roll reserve, earlier seats' pending choices."""
-    d = g.state.data
-    g.state.rng[:] = rng.integers(1, 2**63, 4, dtype=np.uint64)
-    d[DR:DR + 8] = rng.integers(1, 7, 8)
-    me = int(d[M_PLAYER])
-    if d[M_PHASE] in (PH_ROOF, PH_OCCUPY):
-        for q in range(me):
-            b = PBASE + q * PB + PS
-            d[b + P_PEND_V] = rng.integers(1, 7)
-            d[b + P_PEND_C] = rng.integers(0, 6)
-
-
-@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "strong(rollouts=2, reroll_rollouts=2)",
-                                    "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
-                                    "search(iterations=16, halving=0)", "search(iterations=8, rollout=heuristic, halving=0)"])
-def test_no_policy_reads_what_its_seat_cannot_see(policy):
-    rng = np.random.default_rng(0)
-    states = _decision_states(1, n_games=3)[::2] + _decision_states(3, n_games=2)[::3]  # solo re-rolls
-    assert any(g.phase() == "reroll" for g in states)
-    for g in states:
-        p = g.current_player()
-        a = g.clone().policy_action(policy)
-        h = g.clone()
-        _scramble(h, rng)
-        assert np.array_equal(observe_nb(h.state, h.kp, p), observe_nb(g.state, g.kp, p))
-        assert h.policy_action(policy) == a, (policy, g.phase())
 
 
 def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():

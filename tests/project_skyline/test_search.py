@@ -1,6 +1,5 @@
 """The search player in Project Skyline: a named policy in runs and the step API, the same games in
 both, stronger than the scripts it is measured against, and blind to what its seat cannot see."""
-from collections import Counter
 
 import numpy as np
 import pytest
@@ -11,11 +10,12 @@ from engines.core.rng import new_stream
 from engines.core.search import STAT_SIMULATED
 from engines.project_skyline import SPEC, simulate
 from engines.project_skyline.game import new_game
-from engines.project_skyline.params import MAX_UPG, VARIANTS, kernel_params
+from engines.project_skyline.params import VARIANTS, kernel_params
 from engines.project_skyline.search import determinize_nb, search_context_nb
 from engines.project_skyline.state import (
-    MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
+    MK_UPG, MK_UPG_N, M_NPLAYERS, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
 )
+from tests.project_skyline.hidden import decision_states as _decision_states
 
 
 def run(lineup, n_players, count, seed=5, start=0, variant=None):
@@ -76,70 +76,12 @@ def test_search_200_against_the_scripts(opponent, least):
 
 # ---------------------------------------------------------------- hidden information
 
-def _decision_states(variant, n_players, n_games=1, every=7, seed=2):
-    """States met in heuristic games (every `every`-th decision)."""
-    out = []
-    for gi in range(n_games):
-        g = new_game(variant, n_players, seed, gi)
-        k = 0
-        while not g.is_over():
-            if k % every == 0:
-                out.append(g.clone())
-            g.apply(g.policy_action("heuristic"))
-            k += 1
-    return out
-
-
-def _scramble(g, rng):
-    """Everything the seat to move cannot see, changed, written from the rulebook rather than
-    from the engine's determinization: another player's cards in hand and draw pile are a
-    multiset the seat can deduce, split between the two at public sizes, so deal them anew;
-    every draw pile's order (the seat's own too) and the Upgrade draw pile's order are unknown;
-    the chance stream (future reshuffles) too; and slots past a pile's size hold nothing."""
-    d = g.state.data
-    me = g.current_player()
-    n_types = len(g.kp.cards)
-    g.state.rng[:] = rng.integers(1, 2**63, 4, dtype=np.uint64)
-    n = int(d[MK_UPG_N])
-    d[MK_UPG:MK_UPG + n] = rng.permutation(d[MK_UPG:MK_UPG + n])
-    d[MK_UPG + n:MK_UPG + MAX_UPG] = rng.integers(0, n_types, MAX_UPG - n)
-    for q in range(int(d[M_NPLAYERS])):
-        b = PBASE + q * PB
-        h, k = int(d[b + P_HAND_N]), int(d[b + P_DRAW_N])
-        if q == me:
-            d[b + P_DRAW:b + P_DRAW + k] = rng.permutation(d[b + P_DRAW:b + P_DRAW + k])
-        else:
-            cards = rng.permutation(np.concatenate([d[b + P_HAND:b + P_HAND + h], d[b + P_DRAW:b + P_DRAW + k]]))
-            d[b + P_HAND:b + P_HAND + h] = cards[:h]
-            d[b + P_DRAW:b + P_DRAW + k] = cards[h:]
-            d[b + P_HAND + h:b + P_HAND + MAX_HAND] = rng.integers(0, n_types, MAX_HAND - h)
-        d[b + P_DRAW + k:b + P_DRAW + MAX_PILE] = rng.integers(0, n_types, MAX_PILE - k)
-
-
 SITUATIONS = [(None, 4), (None, 2), ("tokyo", 3), ("tokyo", 2)]
 
 
 @pytest.fixture(scope="module")
 def states():
     return {(v, p): _decision_states(v, p, every=9 if p > 2 else 5) for v, p in SITUATIONS}
-
-
-@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "search(iterations=12)",
-                                    "search(iterations=6, rollout=heuristic)",
-                                    "search(iterations=6, rollout=heuristic, halving=0)"])
-@pytest.mark.parametrize("variant, n_players", SITUATIONS)
-def test_no_policy_reads_what_its_seat_cannot_see(states, policy, variant, n_players):
-    rng = np.random.default_rng(0)
-    seen = Counter()
-    for g in states[(variant, n_players)]:
-        p = g.current_player()
-        a = g.clone().policy_action(policy)
-        h = g.clone()
-        _scramble(h, rng)
-        assert np.array_equal(h.observation(p), g.observation(p))
-        assert h.policy_action(policy) == a, (policy, g.phase())
-        seen[g.phase()] += 1
-    assert {"buy", "symbol", "play", "target", "discard"} <= set(seen), seen
 
 
 def _hidden_multisets(d, me):

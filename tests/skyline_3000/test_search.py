@@ -1,7 +1,6 @@
 """The search player in Skyline 3000: a named policy in runs and the step API, the same games in
 both, stronger than the scripts it plays against, and blind to what its seat cannot see."""
 import numpy as np
-import pytest
 
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
@@ -14,9 +13,10 @@ from engines.skyline_3000.search import (
     search_buffers_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, BID_FLAG, C_BIDDER, K_CONTRACT, K_FLOOR, K_NOACT, K_ROOF, C_KEY, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP,
-    S_BIDS,
+    A_SHIFT, BID_FLAG, K_CONTRACT, K_FLOOR, K_NOACT, K_ROOF, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC,
+    PI_DISCARDS, S_BIDS,
 )
+from tests.skyline_3000.hidden import _earlier_bidders, decision_states as _decision_states
 
 
 def run(lineup, n_players, count, seed=5, start=0):
@@ -74,68 +74,6 @@ def test_halving_over_heuristic_play_outs_beats_three_heuristic_players():
     assert pl["win"][pl["lineup_slot"] == 0].mean() >= 0.5
 
 
-def _decision_states(n_games=2, step=9):
-    """States met in mixed games (heuristic, greedy, random, heuristic), every `step`-th decision,
-    plus every bid made after another seat's sealed bid."""
-    out = []
-    names = ["heuristic", "greedy", "random", "heuristic"]
-    for gi in range(n_games):
-        g = new_game(n_players=4, seed=2, game_index=gi)
-        k = 0
-        while not g.is_terminal():
-            if k % step == 0 or (g.phase_id == PH_BID and g.state.ctrl[C_BIDDER] > 0):
-                out.append(g.clone())
-            g.apply_action(g.policy_action(names[g.current_player()]))
-            k += 1
-    g = new_game(n_players=2, seed=3)
-    k = 0
-    while not g.is_terminal():
-        if k % step == 0:
-            out.append(g.clone())
-        g.apply_action(g.policy_action("heuristic"))
-        k += 1
-    return out
-
-
-def _earlier_bidders(g):
-    st, p = g.state, g.current_player()
-    P = g.n_players
-    return [q for q in ((st.ctrl[C_KEY] + j) % P for j in range(st.ctrl[C_BIDDER]))
-            if q != p and st.players[q, P_NHAND] > 0]
-
-
-def _scramble(g, rng):
-    """Everything the seat to move cannot see, changed (written from the rulebook, not from the
-    engine's determinization): which hidden cards are in the other hands (their sizes are public)
-    and in the face-up stacks below the visible top (each stack keeps its card type), the sealed
-    bids already made in this auction, and the chance stream."""
-    st, kp = g.state, g.kp
-    p = g.current_player()
-    types = kp.card_types()
-    seen = set(st.hands[p, :st.players[p, P_NHAND]].tolist())
-    for t in range(3):
-        seen |= set(st.piles[t, PI_DISCARDS:PI_DISCARDS + st.piles[t, PI_DISC]].tolist())
-        if st.piles[t, PI_TOP] >= 0:
-            seen.add(int(st.piles[t, PI_TOP]))
-    hidden = [c for c in range(kp.n_cards) if c not in seen]
-    rng.shuffle(hidden)
-    for t in range(3):
-        below_top = max(int(st.piles[t, PI_DECK]) - 1, 0)
-        pick = [c for c in hidden if types[c] == t][:below_top]
-        st.decks[t, :below_top] = pick
-        hidden = [c for c in hidden if c not in pick]
-    for q in range(g.n_players):
-        if q != p:
-            n = int(st.players[q, P_NHAND])
-            st.hands[q, :n] = hidden[:n]
-            hidden = hidden[n:]
-    assert not hidden
-    for q in _earlier_bidders(g) if g.phase_id == PH_BID else []:
-        hand = st.hands[q, :st.players[q, P_NHAND]]
-        st.sec[S_BIDS + q] = sum(1 << int(c) for c in hand if rng.random() < 0.5)
-    st.sec[:4] = rng.integers(1, 2**63, 4, dtype=np.uint64)
-
-
 def _same_observation(a, b):
     return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 
@@ -148,22 +86,6 @@ def _states():
     if STATES is None:
         STATES = _decision_states()
     return STATES
-
-
-@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic", "search(iterations=16)",
-                                    "search(iterations=8, rollout=heuristic)", "search(iterations=8, rollout=greedy)",
-                                    "search(iterations=16, halving=0)", "search(iterations=8, rollout=heuristic, halving=0)"])
-def test_no_policy_reads_what_its_seat_cannot_see(policy):
-    rng = np.random.default_rng(0)
-    states = _states()
-    assert sum(g.phase_id == PH_BID and bool(_earlier_bidders(g)) for g in states) >= 5
-    for g in states:
-        p = g.current_player()
-        a = g.clone().policy_action(policy)
-        h = g.clone()
-        _scramble(h, rng)
-        assert _same_observation(h.observation(p), g.observation(p))
-        assert h.policy_action(policy) == a, (policy, g.phase())
 
 
 def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
