@@ -22,6 +22,7 @@ def _player_counts(spec):
     return sorted({spec.min_players, spec.default_players, min(spec.max_players, 4)})
 
 
+@pytest.mark.jit_off   # every registered game's step play in plain Python too (~10 s for the four)
 def test_random_play_through_step_api(spec):
     for players in _player_counts(spec):
         for game_index in range(3):
