@@ -307,7 +307,7 @@ def seat_order(run: Run) -> Section:
     # shared wins count for every sharer: the average seat wins mean-winners / P, not 1/P
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
     fair = winners / run.n_players
-    from analysis.report import ordinal, position_column
+    from analysis.report import ordinal, pct, position_column
 
     fig = plots.rate_chart([ordinal(int(s)) for s in rates["seat"].to_list()], rates["win_rate"].to_numpy(),
                            rates["win_low"].to_numpy(), rates["win_high"].to_numpy(),
@@ -319,7 +319,7 @@ def seat_order(run: Run) -> Section:
             "when the variant allows it); everyone uses the same dice. The 1st seat moves first, so seat = turn-order "
             "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
             "so rates can sum above 1); "
-            f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {fair:.3f}.")
+            f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {pct(fair)}.")
     return Section("Does seat order matter?", text,
                    [("win rate by seat", rates), ("score by seat", scores)],
                    [Plot("cityline_seat_wins", fig, "Win rate by seat, 95% intervals over games")])

@@ -264,14 +264,15 @@ def seat_win_rates(run: Run) -> Section:
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
     fair = winners / n_players
     fair_label = f"fair share 1/{n_players}" if abs(winners - 1) < 1e-12 else \
-        f"fair share {winners:.3f} winners / {n_players} = {fair:.4f}"
+        f"fair share {winners:.3f} winners / {n_players} = {pct(fair)}"
     if math.isnan(test.p_value):
         verdict = (f"no test is possible: in every one of the {count_of(test.games, 'game')} all seats won together "
                    "(or none won), so no seat ever did better than another")
     elif test.p_value < 0.05:
         favoured = edges.filter(pl.col("p_adjusted") < 0.05)
-        named = ", ".join(f"{r['position']} position ({r['edge']:+.4f}, simultaneous 95% {r['low']:+.4f} to "
-                          f"{r['high']:+.4f})" for r in favoured.iter_rows(named=True))
+        named = ", ".join(f"{r['position']} position ({signed_points(r['edge'])}, simultaneous 95% "
+                          f"{signed_points(r['low'])} to {signed_points(r['high'])})"
+                          for r in favoured.iter_rows(named=True))
         verdict = ("turn order is **not** balanced at the 5% level"
                    + (f"; edges beyond noise (Bonferroni over {n_players} positions): {named}" if named else ""))
     else:
@@ -279,15 +280,15 @@ def seat_win_rates(run: Run) -> Section:
                    "fairness needs an equivalence margin)")
     text_lines = [
         "Seats are counted in turn order from 1st: the 1st position moves first, then clockwise. "
-        + (f"Fair share: 1/{n_players} = {fair:.4f}." if abs(winners - 1) < 1e-12 else
+        + (f"Fair share: 1/{n_players} = {pct(fair)}." if abs(winners - 1) < 1e-12 else
            f"Fair share: the mean number of winners per game ({winners:.3f}: shared wins count for each sharer) "
-           f"/ {n_players} = {fair:.4f}, not 1/{n_players}."),
+           f"/ {n_players} = {pct(fair)}, not 1/{n_players}."),
         ("Test of equal win rates by position, stratified by seating (which policy sat where: "
          "a Wald test, Hotelling's T², of the mean per-game edges with their covariance within seatings)"
          if test.stratified else "Cochran's Q test of equal win rates by position")
         + f" over {test.informative_games:,} of {count_of(test.games, 'game')} "
         "(games where every seat won or none did carry no seat information): "
-        + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
+        + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {format_p(test.p_value)}: "
            if not math.isnan(test.p_value) else "")
         + f"{verdict}.",
     ]
@@ -417,6 +418,20 @@ def interval_text(low: float, high: float, *, unit: str = "%", scale: float = 10
     return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
 
 
+def signed_points(gap: float) -> str:
+    """A signed difference of two rates in percentage points: 0.026 -> '+2.6 points'."""
+    if gap is None or not math.isfinite(gap):
+        return "n/a"
+    value = 0.0 if abs(100 * gap) < 0.05 else 100 * gap
+    return f"{value:+.1f} points"
+
+
+def rate_with_interval(rate: float, low: float, high: float, *, level: str = "95%") -> str:
+    """A rate and its interval as the report prints them in text: '23.1% (95% 19.2-27.4%)'; a share's bounds
+    stay in [0, 1]. Every section's text prints its rates through this and pct (never 0.2307)."""
+    return f"{pct(rate)} ({level} {interval_text(low, high, clip=(0, 1))})"
+
+
 def count_of(n: int, word: str) -> str:
     """'1 game', '2 games', '1,000 games'."""
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
@@ -430,12 +445,12 @@ def policy_win_rates(run: Run) -> Section:
     fair = winners / n_players   # the average seat's win rate: shared wins count for each sharer
     lines = [f"Each policy's rate is per player-game (a policy in two seats plays two player-games "
              f"per game), so the fair share is still the average seat's: mean winners per game / {n_players} = "
-             f"{fair:.4f}. Its interval runs over "
+             f"{pct(fair)}. Its interval runs over "
              "games, not player-games: a policy's seats in one game are not independent.", ""]
     for row in rates.iter_rows(named=True):
-        lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
-                     f"({row['win_low']:.4f}–{row['win_high']:.4f}), win share {row['share_rate']:.4f} "
-                     f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['player_games']:,} player-games "
+        lines.append(f"- **{row['policy']}**: win rate {rate_with_interval(row['win_rate'], row['win_low'], row['win_high'])}, "
+                     f"win share {rate_with_interval(row['share_rate'], row['share_low'], row['share_high'])} "
+                     f"over {row['player_games']:,} player-games "
                      f"in {count_of(row['games'], 'game')} ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
@@ -545,8 +560,9 @@ def game_length_and_stalls(run: Run) -> Section:
     counts = games.group_by("decisions").agg(pl.len().alias("count")).collect()
     figure = plots.histogram_steps({"decisions": stats.value_counts_histogram(counts, "decisions")},
                                    title="Game length", xlabel="decisions per game")
-    text = (f"Stall rate (the turn cap ended the game): {stall['rate']:.4f} "
-            f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {count_of(stall['n'], 'game')}. "
+    text = (f"Stall rate (the turn cap ended the game): {pct(stall['rate'])} "
+            f"(95% Wilson {interval_text(stall['low'], stall['high'], clip=(0, 1))}), "
+            f"{int(stall['count']):,} of {count_of(stall['n'], 'game')}. "
             "Stalled games stay in every other figure.")
     findings = []
     if stall["count"] > 0:  # a stall rate of 0 is no finding
@@ -831,8 +847,13 @@ def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
     return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in bounds) if bounds else table
 
 
-def _format_p(p: float) -> str:
-    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
+def format_p(p: float) -> str:
+    """A p-value in a section's text: 3 decimals (0.956, 0.002), scientific below 0.001 (4.27e-13)."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
+
+
 
 
 def _format_count(count) -> str:
