@@ -617,7 +617,7 @@ def write_report(run: Run, sections: list[Section]) -> Path:
         for plot in section.plots:
             save_png(plot.figure, figures_dir / f"{plot.name}.png")
 
-    title = f"{run.manifest.get('title', run.game_id)}: run {run.manifest.get('run', run.path.name)}"
+    title = f"{run.manifest.get('title', run.game_id)} run report: {run.manifest.get('run', run.path.name)}"
     sections = [summary_of_findings(run, sections), *sections]
     markdown_path = report_dir / "report.md"
     markdown_path.write_text(render_markdown(title, sections))
