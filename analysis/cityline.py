@@ -20,7 +20,7 @@ import polars as pl
 from analysis import plots, stats
 from analysis.compare import roof_points_per_game
 from analysis.run import Run
-from analysis.frames import Metric, Plot, RunData, Section, labels, ordinal, position_column, select
+from analysis.frames import Metric, Plot, RunData, Section, labels, ordinal, pct, position_column, select
 
 N_TYPES = 6
 
@@ -317,7 +317,7 @@ def seat_order(run: Run) -> Section:
             "when the variant allows it); everyone uses the same dice. The 1st seat moves first, so seat = turn-order "
             "position. Win rates by seat with 95% intervals over games (a shared win counts for every sharer, "
             "so rates can sum above 1); "
-            f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {fair:.3f}.")
+            f"the dashed line is the average seat's rate, mean winners per game / {run.n_players} = {pct(fair)}.")
     return Section("Does seat order matter?", text,
                    [("win rate by seat", rates), ("score by seat", scores)],
                    [Plot("cityline_seat_wins", fig, "Win rate by seat, 95% intervals over games")])

@@ -184,6 +184,27 @@ def interval_text(low: float, high: float, *, unit: str = "%", scale: float = 10
     return f"{low:.{digits}f}-{high:.{digits}f}{unit}"
 
 
+def signed_points(gap: float) -> str:
+    """A signed difference of two rates in percentage points: 0.026 -> '+2.6 points'."""
+    if gap is None or not math.isfinite(gap):
+        return "n/a"
+    value = 0.0 if abs(100 * gap) < 0.05 else 100 * gap
+    return f"{value:+.1f} points"
+
+
+def format_p(p: float) -> str:
+    """A p-value in a section's text: 3 decimals (0.956, 0.002), scientific below 0.001 (4.27e-13)."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return f"{p:.2e}" if p < 1e-3 else f"{p:.3f}"
+
+
+def rate_with_interval(rate: float, low: float, high: float, *, level: str = "95%") -> str:
+    """A rate and its interval as the report prints them in text: '23.1% (95% 19.2-27.4%)'; a share's bounds
+    stay in [0, 1]. Every section's text prints its rates through this and pct (never 0.2307)."""
+    return f"{pct(rate)} ({level} {interval_text(low, high, clip=(0, 1))})"
+
+
 # --- shared frames --------------------------------------------------------------
 
 def with_policy_strings(frame: pl.LazyFrame) -> pl.LazyFrame:

@@ -27,8 +27,9 @@ import polars as pl
 
 from analysis import plots, stats
 from analysis.run import Run, resume_command
-from analysis.frames import (ORDINALS, SEAT_MARGIN, interval_text, ordinal, ordinal_column, pct,  # noqa: F401
-                             players_with_winners, position_column, scan_players, with_policy_strings)
+from analysis.frames import (ORDINALS, SEAT_MARGIN, format_p, interval_text, ordinal, ordinal_column, pct, rate_with_interval,  # noqa: F401
+                             players_with_winners, position_column, scan_players, signed_points,
+                             with_policy_strings)
 from analysis.plugins import game_module, game_module_name
 from analysis.sections import Finding, Plot, Section, game_spec
 
@@ -245,14 +246,15 @@ def seat_win_rates(run: Run) -> Section:
     winners = float(rates["wins"].sum()) / max(int(rates["games"].max()), 1) if rates.height else 1.0
     fair = winners / n_players
     fair_label = f"fair share 1/{n_players}" if abs(winners - 1) < 1e-12 else \
-        f"fair share {winners:.3f} winners / {n_players} = {fair:.4f}"
+        f"fair share {winners:.3f} winners / {n_players} = {pct(fair)}"
     if math.isnan(test.p_value):
         verdict = (f"no test is possible: in every one of the {count_of(test.games, 'game')} all seats won together "
                    "(or none won), so no seat ever did better than another")
     elif test.p_value < 0.05:
         favoured = edges.filter(pl.col("p_adjusted") < 0.05)
-        named = ", ".join(f"{r['position']} position ({r['edge']:+.4f}, simultaneous 95% {r['low']:+.4f} to "
-                          f"{r['high']:+.4f})" for r in favoured.iter_rows(named=True))
+        named = ", ".join(f"{r['position']} position ({signed_points(r['edge'])}, simultaneous 95% "
+                          f"{signed_points(r['low'])} to {signed_points(r['high'])})"
+                          for r in favoured.iter_rows(named=True))
         verdict = ("turn order is **not** balanced at the 5% level"
                    + (f"; edges beyond noise (Bonferroni over {n_players} positions): {named}" if named else ""))
     else:
@@ -260,15 +262,15 @@ def seat_win_rates(run: Run) -> Section:
                    "fairness needs an equivalence margin)")
     text_lines = [
         "Seats are counted in turn order from 1st: the 1st position moves first, then clockwise. "
-        + (f"Fair share: 1/{n_players} = {fair:.4f}." if abs(winners - 1) < 1e-12 else
+        + (f"Fair share: 1/{n_players} = {pct(fair)}." if abs(winners - 1) < 1e-12 else
            f"Fair share: the mean number of winners per game ({winners:.3f}: shared wins count for each sharer) "
-           f"/ {n_players} = {fair:.4f}, not 1/{n_players}."),
+           f"/ {n_players} = {pct(fair)}, not 1/{n_players}."),
         ("Test of equal win rates by position, stratified by seating (which policy sat where: "
          "a Wald test, Hotelling's T², of the mean per-game edges with their covariance within seatings)"
          if test.stratified else "Cochran's Q test of equal win rates by position")
         + f" over {test.informative_games:,} of {count_of(test.games, 'game')} "
         "(games where every seat won or none did carry no seat information): "
-        + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {_format_p(test.p_value)}: "
+        + (f"statistic {test.statistic:.3f}, {test.dof} degrees of freedom, p = {format_p(test.p_value)}: "
            if not math.isnan(test.p_value) else "")
         + f"{verdict}.",
     ]
@@ -375,12 +377,12 @@ def policy_win_rates(run: Run) -> Section:
     fair = winners / n_players   # the average seat's win rate: shared wins count for each sharer
     lines = [f"Each policy's rate is per player-game (a policy in two seats plays two player-games "
              f"per game), so the fair share is still the average seat's: mean winners per game / {n_players} = "
-             f"{fair:.4f}. Its interval runs over "
+             f"{pct(fair)}. Its interval runs over "
              "games, not player-games: a policy's seats in one game are not independent.", ""]
     for row in rates.iter_rows(named=True):
-        lines.append(f"- **{row['policy']}**: win rate {row['win_rate']:.4f} "
-                     f"({row['win_low']:.4f}–{row['win_high']:.4f}), win share {row['share_rate']:.4f} "
-                     f"({row['share_low']:.4f}–{row['share_high']:.4f}) over {row['player_games']:,} player-games "
+        lines.append(f"- **{row['policy']}**: win rate {rate_with_interval(row['win_rate'], row['win_low'], row['win_high'])}, "
+                     f"win share {rate_with_interval(row['share_rate'], row['share_low'], row['share_high'])} "
+                     f"over {row['player_games']:,} player-games "
                      f"in {count_of(row['games'], 'game')} ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
@@ -490,8 +492,9 @@ def game_length_and_stalls(run: Run) -> Section:
     counts = games.group_by("decisions").agg(pl.len().alias("count")).collect()
     figure = plots.histogram_steps({"decisions": stats.value_counts_histogram(counts, "decisions")},
                                    title="Game length", xlabel="decisions per game")
-    text = (f"Stall rate (the turn cap ended the game): {stall['rate']:.4f} "
-            f"(95% Wilson {stall['low']:.4f}–{stall['high']:.4f}), {int(stall['count']):,} of {count_of(stall['n'], 'game')}. "
+    text = (f"Stall rate (the turn cap ended the game): {pct(stall['rate'])} "
+            f"(95% Wilson {interval_text(stall['low'], stall['high'], clip=(0, 1))}), "
+            f"{int(stall['count']):,} of {count_of(stall['n'], 'game')}. "
             "Stalled games stay in every other figure.")
     findings = []
     if stall["count"] > 0:  # a stall rate of 0 is no finding
@@ -546,7 +549,7 @@ def write_report(run: Run, sections: list[Section]) -> Path:
         for plot in section.plots:
             save_png(plot.figure, figures_dir / f"{plot.name}.png")
 
-    title = f"{run.manifest.get('title', run.game_id)}: run {run.manifest.get('run', run.path.name)}"
+    title = f"{run.manifest.get('title', run.game_id)} run report: {run.manifest.get('run', run.path.name)}"
     sections = [summary_of_findings(run, sections), *sections]
     markdown_path = report_dir / "report.md"
     markdown_path.write_text(render_markdown(title, sections))
@@ -774,10 +777,6 @@ def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
         return table
     bounds = [c for c in table.columns if _is_bound(c) and table[c].dtype.is_float()]
     return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in bounds) if bounds else table
-
-
-def _format_p(p: float) -> str:
-    return f"{p:.2e}" if p < 1e-4 else f"{p:.4f}"
 
 
 def _format_count(count) -> str:

@@ -26,7 +26,7 @@ import polars as pl
 from analysis import plots, stats
 from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Section, fair_share,
                              players_with_winners, scan_players, select, with_policy_strings, zero)
-from analysis.frames import game_spec, labels as declared_labels
+from analysis.frames import format_p, game_spec, labels as declared_labels, pct, rate_with_interval
 from analysis.run import Run
 
 N_PRICE_BINS = 8
@@ -375,6 +375,7 @@ def key_rounds(position: int, n_players: int, rounds: int) -> list[int]:
 
 
 def first_builder_effect(run: Run) -> Section:
+
     n_players = run.n_players
     rounds = _rounds(run)
     first_key = run.scan("games").select(pl.col("game").cast(pl.Int64), pl.col("first_key").cast(pl.Int64))
@@ -426,12 +427,12 @@ def first_builder_effect(run: Run) -> Section:
         "which rounds it builds first, and holds the Key for auction tie-breaks and the first draw), not of "
         "holding the Key as such: the Key Player's own auction results are in *The Key Player in the auctions*. "
         + turns,
-        f"First builder: win rate {first['win_rate']:.4f} (95% {first['interval']} {first['win_low']:.4f}–"
-        f"{first['win_high']:.4f}); others: {others['win_rate']:.4f} ({others['win_low']:.4f}–"
-        f"{others['win_high']:.4f}); fair share 1/{n_players} = {1 / n_players:.4f}.",
+        f"First builder: win rate {rate_with_interval(first['win_rate'], first['win_low'], first['win_high'], level='95% ' + first['interval'])}; "
+        f"others: {rate_with_interval(others['win_rate'], others['win_low'], others['win_high'])}; "
+        f"fair share 1/{n_players} = {pct(1 / n_players)}.",
         (f"Cochran's Q test of equal win rates by position over the {test.informative_games:,} of {test.games:,} "
          f"games in which some but not all seats won: statistic {test.statistic:.3f}, {test.dof} degrees of "
-         f"freedom, p = {test.p_value:.4g}." if not np.isnan(test.p_value) else
+         f"freedom, p = {format_p(test.p_value)}." if not np.isnan(test.p_value) else
          f"No test of position is possible: in all {test.games:,} games every seat won or none did."),
         "*won on hand value* counts wins decided by the end-of-game tie-break (most card value left in hand, "
         "players.tie_break_win); the Key plays no part in it.",
@@ -490,6 +491,7 @@ def _from_key_labels(n_players: int) -> dict[int, str]:
 
 
 def key_player_auctions(run: Run) -> Section:
+
     n_players = run.n_players
     labels = _from_key_labels(n_players)
     rows = auction_seats(run)
@@ -548,12 +550,12 @@ def key_player_auctions(run: Run) -> Section:
         f"(the round-1 Key Player's seat + round - 1, clockwise); Key+k is the seat k places clockwise from it. "
         "A seat *entered* an auction when it bid more than zero. Intervals are 95% over games (cluster-robust "
         "by game: one game holds several auctions of each seat).",
-        f"The Key Player entered {key['entry rate']:.4f} of its auctions (95% {key['entry 95% low']:.4f}–"
-        f"{key['entry 95% high']:.4f}) and won {key['win rate when entered']:.4f} of those it entered "
-        f"(95% {key['win 95% low']:.4f}–{key['win 95% high']:.4f}), paying {key['mean price']:.2f} in card value on average "
-        f"(95% {key['price 95% low']:.2f}–{key['price 95% high']:.2f} card value). It took {share['rate']:.4f} of the "
-        f"{sold:,} sold items (95% {share['low']:.4f}–{share['high']:.4f}; fair share 1/{n_players} = "
-        f"{1 / n_players:.4f}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
+        f"The Key Player entered {rate_with_interval(key['entry rate'], key['entry 95% low'], key['entry 95% high'])} "
+        f"of its auctions and won {rate_with_interval(key['win rate when entered'], key['win 95% low'], key['win 95% high'])} "
+        f"of those it entered, paying {key['mean price']:.2f} in card value on average "
+        f"(95% {key['price 95% low']:.2f}–{key['price 95% high']:.2f} card value). It took "
+        f"{rate_with_interval(share['rate'], share['low'], share['high'])} of the {sold:,} sold items "
+        f"(fair share 1/{n_players} = {pct(1 / n_players)}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
         f"the {key_order:,} auctions Key order settled (the other {key_order - key['won on Key order']:,} went "
         "to the tied seat nearest the Key clockwise).",
         "*won on Key order*: tied on the bid and on the highest card, the seat nearest the Key clockwise took "

@@ -19,6 +19,7 @@ import polars as pl
 from analysis import plots, stats
 from analysis.run import Run
 from analysis.frames import (Finding, Metric, Plot, Section, interval_text, ordinal, pct, players_with_winners,
+                             rate_with_interval,
                              position_column, zero)
 
 KIND_SUFFIX = ("1", "2", "4", "6", "ph", "neutral")
@@ -47,10 +48,6 @@ def players(run: Run) -> pl.LazyFrame:
     return frame.with_columns(
         pl.col("lineup_slot").cast(pl.Int64).map_elements(lambda s: lineup[s] if s < len(lineup) else str(s),
                                                           return_dtype=pl.String).alias("policy"))
-
-
-def _fmt(x: float) -> str:
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3f}"
 
 
 # ------------------------------------------------------------------ sections
@@ -91,9 +88,10 @@ def end_trigger(run: Run) -> Section:
     o_low, o_high = stats.wilson_interval(counts["games"].to_numpy(), np.full(counts.height, max(n, 1)))
     by_order = counts.with_columns((pl.col("games") / max(n, 1)).alias("share"),
                                    pl.Series("low", np.atleast_1d(o_low)), pl.Series("high", np.atleast_1d(o_high)))
+
     text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} "
-            f"({_fmt(k / n if n else np.nan)}, 95% Wilson interval {_fmt(low)} to {_fmt(high)}) against a fair "
-            f"share of {1 / P:.3f}. The rulebook expects the ender to win more often under the second-version rules.")
+            f"({rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')}) against a fair "
+            f"share of {pct(1 / P)}. The rulebook expects the ender to win more often under the second-version rules.")
 
     findings = []
     if n >= 2 and np.isfinite(low) and (low > 1 / P or high < 1 / P):   # the interval leaves the even share
@@ -197,6 +195,7 @@ def missions_and_bonus(run: Run) -> Section:
 
 
 def stalls(run: Run) -> Section:
+
     g = run.scan("games")
     n = g.select(pl.len()).collect().item()
     k = g.select(pl.col("stalled").cast(pl.Int64).sum()).collect().item()
@@ -205,7 +204,7 @@ def stalls(run: Run) -> Section:
                               quantiles=(0.1, 0.5, 0.9))
     return Section("Stalled games",
                    f"{k} of {n} games reached the turn cap without a game-ending penthouse: stall rate "
-                   f"{_fmt(k / n if n else np.nan)} (95% Wilson {_fmt(low)} to {_fmt(high)}) with "
+                   f"{rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')} with "
                    f"{run.n_players} players. Compare player counts with the stall-rate experiment. With a "
                    "supply per colour a stall is mostly a dead board (no player can place anything, even with "
                    "money: the fourth-level sites are used up) or a broke player with no income and nothing left "

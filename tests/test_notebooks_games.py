@@ -81,11 +81,25 @@ def test_step_by_step_notebook():
     assert "phase over" in final and "set aside: construction" in final and "final score:" in final
 
 
+def printed(cell) -> str:
+    """What a cell printed (stream output), not what it displayed."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def assert_says_what_the_report_says(cell, report_md: str) -> None:
+    """One answer: every line a notebook cell prints from a report section (its text, verdict and table
+    captions) is in the report built from the same run, word for word."""
+    lines = [line.strip() for line in printed(cell).splitlines() if line.strip()]
+    assert lines, "the cell printed nothing"
+    missing = [line for line in lines if line not in report_md]
+    assert not missing, f"printed by the notebook but not in the report: {missing}"
+
+
 def test_cityline_notebook_on_a_small_run(tmp_path, monkeypatch):
     from experiments.runner import run_batch
 
-    run = run_batch("cityline", policies=["heuristic"], players=1, n_games=2_000, seed=3, out=tmp_path / "run",
-                    progress=False)
+    # the game's default line-up (4 players: heuristic, greedy, random, random), as the notebook plays it
+    run = run_batch("cityline", n_games=500, seed=3, out=tmp_path / "run", workers=1, progress=False)
     monkeypatch.setenv("CITYLINE_RUN", str(run.path))
     default_out = ROOT / "results" / "notebook-cityline"
     existed = default_out.exists()
@@ -94,14 +108,20 @@ def test_cityline_notebook_on_a_small_run(tmp_path, monkeypatch):
 
     assert str(run.path) in cell_text(the_cell(notebook, 'os.environ.get("CITYLINE_RUN")'))
     assert "2,000 player-games" in cell_text(the_cell(notebook, 'run.load("players")'))
-    # score distribution, points per roof type, roof choices, sky, die value by turn
-    assert n_images(notebook) == 5
+    # score distribution, points per roof type, roof choices, sky, die value by turn, seat win rates
+    assert n_images(notebook) == 6
     roof_points = cell_text(the_cell(notebook, "type_cols = "))
     assert all(name in roof_points for name in ("Odds", "Evens", "Low", "High", "Pairs", "Any"))
     sky = cell_text(the_cell(notebook, "sky = (players.group_by"))
     assert "sun" in sky and "hit rate" in sky
     assert (run.path / "report" / "report.html").is_file()
     assert existed or not default_out.exists()  # it used CITYLINE_RUN, it played no batch of its own
+    # one answer: the die values (intervals over games, not over dice) and the seat verdict are the report's
+    report_md = (run.path / "report" / "report.md").read_text()
+    assert_says_what_the_report_says(the_cell(notebook, "cityline.die_value_by_turn(run)"), report_md)
+    seats = the_cell(notebook, "show(seat_win_rates(run))")
+    assert "turn order" in printed(seats) or "Turn order" in printed(seats)
+    assert_says_what_the_report_says(seats, report_md)
 
 
 @pytest.mark.slow
@@ -123,5 +143,28 @@ def test_skyline_of_the_world_notebook_on_a_small_run(tmp_path, monkeypatch):
     monkeypatch.setenv("SOTW_RUN", str(run.path))
     notebook = execute("skyline_of_the_world.ipynb")
     assert str(run.path) in cell_text(the_cell(notebook, 'os.environ.get("SOTW_RUN")'))
-    assert n_images(notebook) == 2  # income curves, the end-trigger effect
+    assert n_images(notebook) == 2  # the report's seat figure, income curves
     assert (run.path / "report" / "report.html").is_file()
+    # one answer: the ender's rate and the turn-order verdict are printed by the report's own sections
+    report_md = (run.path / "report" / "report.md").read_text()
+    ender = the_cell(notebook, "sotw.end_trigger(run)")
+    assert "the player who built it won" in printed(ender)
+    assert_says_what_the_report_says(ender, report_md)
+    assert_says_what_the_report_says(the_cell(notebook, "seats = seat_win_rates(run)"), report_md)
+
+
+def test_project_skyline_notebook_on_a_small_run(tmp_path, monkeypatch):
+    from analysis.report import build_report
+    from experiments.runner import run_batch
+
+    run = run_batch("project_skyline", players=4, policies=["heuristic"], n_games=200, seed=3,
+                    out=tmp_path / "run", workers=1, progress=False)
+    monkeypatch.setenv("PS_RUN", str(run.path))
+    notebook = execute("project_skyline.ipynb")
+    report_md = build_report(run.path).read_text()
+    # one answer: the card curves and the endings are the report's sections, word for word
+    assert_says_what_the_report_says(the_cell(notebook, "ps.card_value_curves(run)"), report_md)
+    assert_says_what_the_report_says(the_cell(notebook, "show(ps.endings(run))"), report_md)
+    # the forced-acquisition effects come from the toolkit's paired test, not a hand-made normal interval
+    forced = cell_text(the_cell(notebook, "def seat0_wins"))
+    assert all(code in forced for code in ("B-01", "B-02", "B-03", "B-04")) and "McNemar" in forced

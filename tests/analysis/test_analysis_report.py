@@ -107,6 +107,8 @@ def test_policy_win_rates_match_a_direct_computation(skyline_run, skyline_report
 def test_seat_test_matches_statsmodels_cochrans_q(skyline_run, skyline_report):
     from statsmodels.stats.contingency_tables import cochrans_q
 
+    from analysis.report import format_p
+
     players = read_table(skyline_run, "players")
     games = read_table(skyline_run, "games")
     players = players.merge(games[["game", "first_key"]], on="game")
@@ -116,7 +118,7 @@ def test_seat_test_matches_statsmodels_cochrans_q(skyline_run, skyline_report):
     result = cochrans_q(informative)
     text = skyline_report.read_text()
     if players["policy"].astype(str).nunique() == 1:
-        assert f"statistic {result.statistic:.3f}, 2 degrees of freedom, p = {result.pvalue:.4f}" in text
+        assert f"statistic {result.statistic:.3f}, 2 degrees of freedom, p = {format_p(result.pvalue)}" in text
         return
     # a mixed line-up: stratified by seating (the policies by position), which Cochran's Q ignores
     from analysis.stats import seat_test
@@ -125,7 +127,7 @@ def test_seat_test_matches_statsmodels_cochrans_q(skyline_run, skyline_report):
     seating = (players.sort_values(["game", "position"]).groupby("game")["policy"].agg("|".join))
     stratified = seat_test(matrix, seating.to_numpy())
     assert stratified.stratified and "stratified by seating" in text
-    assert f"statistic {stratified.statistic:.3f}, 2 degrees of freedom, p = {stratified.p_value:.4f}" in text
+    assert f"statistic {stratified.statistic:.3f}, 2 degrees of freedom, p = {format_p(stratified.p_value)}" in text
 
 
 def test_a_favoured_seat_is_found(make_run):

@@ -1,0 +1,96 @@
+"""How long `skyline-lab report` takes on a small run, per game and per phase.
+
+    python -m experiments.report_benchmark [--games 10] [--out results/report-benchmark] [GAME ...]
+
+For each game (default: every registered game) it plays a run of --games games once (default line-up,
+one worker; the folder is reused afterwards), then times, each in a fresh interpreter as the CLI runs:
+
+- `report`: the whole command, `skyline-lab report <run>` (wall and CPU seconds of the child), after one
+  warm-up build (the first build of a session also fills the OS file cache);
+- its phases, in one more fresh interpreter: imports (analysis.report, the game's analysis module and its
+  GameSpec through the registry), sections (generic and the game's), figures (PNG rendering) and writing
+  (Markdown, HTML with the figures embedded).
+
+CPU seconds are the honest figure on a shared machine (wall time counts waiting for the cores). Figures
+are printed, not asserted: no timed test fails on a busy machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PHASES = r"""
+import json, sys, time
+from pathlib import Path
+run_path, game = sys.argv[1], sys.argv[2]
+clock = time.process_time
+t0, w0 = clock(), time.perf_counter()
+import analysis.report as report
+from analysis.run import Run
+from analysis.sections import game_module, game_spec
+game_module(game); game_spec(game)
+t1 = clock()
+run = Run.open(run_path)
+sections = report.label_play(run, report.generic_sections(run) + report.game_sections(run) + [report.appendix(run)])
+t2 = clock()
+figures = Path(run_path) / "report" / "figures"
+figures.mkdir(parents=True, exist_ok=True)
+for section in sections:
+    for plot in section.plots:
+        report.save_png(plot.figure, figures / f"{plot.name}.png")
+t3 = clock()
+report.write_report(run, sections)  # writes the figures again: its own figure time is subtracted below
+t4 = clock()
+print(json.dumps({"imports": t1 - t0, "sections": t2 - t1, "figures": t3 - t2, "writing": max(t4 - t3 - (t3 - t2), 0.0),
+                  "n_figures": sum(len(s.plots) for s in sections), "wall": time.perf_counter() - w0}))
+"""
+
+
+def ensure_run(game: str, games: int, out: Path) -> Path:
+    path = out / game
+    if not (path / "manifest.json").is_file():
+        from experiments.runner import run_batch
+
+        run_batch(game, n_games=games, seed=0, out=path, workers=1, progress=False)
+    return path
+
+
+def child_seconds(command: list[str]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from engines.registry import game_ids
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("games_to_time", nargs="*", metavar="GAME", help="games to time (default: every game)")
+    parser.add_argument("--games", type=int, default=10, help="games in each run (default 10)")
+    parser.add_argument("--out", type=Path, default=Path("results/report-benchmark"))
+    args = parser.parse_args(argv)
+    cli = str(Path(sys.executable).with_name("skyline-lab"))
+    print(f"{'game':<22}{'report wall':>12}{'report CPU':>12}{'imports':>9}{'sections':>10}{'figures':>9}"
+          f"{'writing':>9}  (CPU s; figures = PNGs)")
+    for game in args.games_to_time or game_ids():
+        run = ensure_run(game, args.games, args.out)
+        child_seconds([cli, "report", str(run)])                  # warm-up
+        wall, cpu = child_seconds([cli, "report", str(run)])
+        phases = json.loads(subprocess.run([sys.executable, "-c", PHASES, str(run), game], check=True,
+                                           capture_output=True, text=True, env=os.environ).stdout)
+        print(f"{game:<22}{wall:>11.2f}s{cpu:>11.2f}s{phases['imports']:>9.2f}{phases['sections']:>10.2f}"
+              f"{phases['figures']:>9.2f}{phases['writing']:>9.2f}  ({phases['n_figures']} figures)")
+
+
+if __name__ == "__main__":
+    main()

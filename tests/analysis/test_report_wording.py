@@ -1,0 +1,40 @@
+"""Every game's report prints rates in its own text as the summary does: percentages with their
+interval (23.1% (95% 19.2-27.4%)), never a raw 4-decimal rate (0.2307). Tables keep their numbers;
+the text around them (section paragraphs, captions, the summary) is what a designer reads."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from analysis.report import build_report
+from engines.registry import game_ids
+
+# a number with exactly four decimals, not part of a longer number or a version (0.2307, 1.0000)
+RAW_RATE = re.compile(r"(?<![\d.])\d+\.\d{4}(?!\d|\.\d)")
+
+
+def report_text(markdown: str) -> str:
+    """The rendered report without its tables (rows start with '|'): paragraphs, lists and captions."""
+    return "\n".join(line for line in markdown.splitlines() if not line.lstrip().startswith("|"))
+
+
+def test_the_shared_formatter():
+    from analysis.report import format_p, rate_with_interval
+
+    assert rate_with_interval(0.2307, 0.1921, 0.2744) == "23.1% (95% 19.2-27.4%)"
+    assert rate_with_interval(0.0, -2.47e-05, 0.2775, level="95% Wilson") == "0.0% (95% Wilson 0.0-27.8%)"
+    assert rate_with_interval(0.5, float("nan"), float("nan")) == "50.0% (95% too few games)"
+    assert (format_p(0.95594), format_p(0.0123), format_p(4.27e-13)) == ("0.956", "0.012", "4.27e-13")
+    assert not RAW_RATE.search("p = 0.956, 23.1%, statistic 0.400, version 1.0.0, 2,000 games")
+    assert RAW_RATE.search("Fair share: 1/4 = 0.2500.") and RAW_RATE.search("win rate 0.2307 (0.1921")
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_no_raw_four_decimal_rate_in_any_games_report_text(game, tmp_path):
+    from experiments.runner import run_batch
+
+    run = run_batch(game, n_games=40, seed=2, out=tmp_path / "run", workers=1, progress=False)
+    text = report_text(build_report(run.path).read_text())
+    raw = [text[max(m.start() - 60, 0):m.end() + 10].replace("\n", " ") for m in RAW_RATE.finditer(text)]
+    assert not raw, f"{game}: raw 4-decimal numbers in the report's text: {raw}"
