@@ -173,10 +173,21 @@ def cash_cap(run: Run) -> Section:
     if "cap_lost_other" in p.collect_schema().names():   # runs before the cap stopped every gain lack it
         tables.append(("Other gains lost to the cap (fees, sales, cards)",
                        stats.mean_table(p, "policy", "cap_lost_other")))
+    cash = ((run.manifest.get("variant") or {}).get("values") or {}).get("cash") or {}
+    if cash.get("cap_rule", "always") == "after_income":
+        rule = ("Only income stops at the cap (cash.cap_rule = \"after_income\"): a fee received, a sale or a "
+                "card may take cash above it.")
+    elif cash.get("fee_over_cap", "bank") == "unpaid":
+        rule = ("Cash is never above the cap (cash.cap_rule = \"always\"): income, a sale, a bonus card or a "
+                "trade-in stops there and the rest is lost; a builder pays a fee only up to what its owner can "
+                "still hold (cash.fee_over_cap = \"unpaid\").")
+    else:
+        rule = ("Cash is never above the cap (cash.cap_rule = \"always\", the default): income, a fee received, "
+                "a sale, a bonus card or a trade-in stops there and the rest is lost (a fee is paid in full, the "
+                "part its owner cannot hold goes to the bank: cash.fee_over_cap = \"bank\").")
     return Section("Does the 30M cash cap bind?",
-                   "Cash is never above the cap (cash.cap_rule = \"always\", the default): income, a fee received, "
-                   "a sale, a bonus card or a trade-in stops there and the rest is lost. Share of seats whose income "
-                   "the cap cut at least once (Wilson intervals), and the money lost to it per seat.",
+                   rule + " Share of seats whose income the cap cut at least once (Wilson intervals), and the money "
+                   "lost to it per seat.",
                    tables=tables)
 
 

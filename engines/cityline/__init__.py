@@ -36,7 +36,7 @@ SPEC = GameSpec(
     # a real table by default (a solo random player's report had one finding: a stall rate of 0)
     default_lineup=("heuristic", "greedy", "random", "random"),
     turn_order=None,   # seat 0 is the starting player
-    tie_break=None,    # a level top score is a shared win
+    tie_break=None,    # no tie-break columns: a level top score is shared, or ordered by scoring.tie_break
     labels={"sky": SKY_NAMES},
     benchmark=(BenchmarkCase(1, "random", 400_000, c_reference="cityline",
                              c_games=2_000_000), BenchmarkCase(1, "greedy", 100_000),

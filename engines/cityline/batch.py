@@ -14,10 +14,10 @@ import numpy as np
 
 from engines.core.lineup import seat_arrays
 from engines.cityline.params import K_FACES, K_COLUMNS, K_CONSTRUCTION_TURNS, K_OCCUPANCY_TURNS, \
-    K_RECORD_DECISIONS, K_TABLE, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE, KernelParams
+    K_RECORD_DECISIONS, K_TABLE, K_TIE_BREAK, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE, KernelParams
 from engines.cityline.policies import RANDOM, SEARCH, STRONG, choose_action_nb, choose_scripted_nb, random_choice_nb
 from engines.cityline.search import search_context_nb, search_nb
-from engines.cityline.rules import apply_nb, decode_nb, fill_outcome_nb, legal_nb, reset_nb, score_nb
+from engines.cityline.rules import apply_nb, decode_nb, fill_outcome_nb, legal_nb, reset_nb, score_nb, tie_key_nb
 from engines.cityline.state import (
     DC, E0, H0, M_DECISIONS, M_NDICE, M_PHASE, M_PLAYER, M_REROLLED, M_TURN, O0, OCC_BASE, P_C_ODD,
     P_FORCED_X, P_O_EVEN, P_O_ODD, P_OCC_TURNS, P_REROLLED, P_SKY, P_WASTED_EARLY, P_WASTED_WALLS, PB, PBASE,
@@ -216,8 +216,10 @@ def _simulate_chunk_kernel(with_search):
         slots_own = np.empty(P, np.int64)
         score_own = np.zeros(P, np.int64)
         rank_own = np.zeros(P, np.int64)
+        key_own = np.zeros(P, np.int64)
         # the per-game bookkeeping too: each owned array handed to a kernel costs an atomic count
-        slots, score, rank = unowned(slots_own), unowned(score_own), unowned(rank_own)
+        slots, score, rank, key = unowned(slots_own), unowned(score_own), unowned(rank_own), unowned(key_own)
+        use_key = cfg[K_TIE_BREAK] != 0   # scoring.tie_break: 'shared' (default) ranks on the score alone
         sctx = search_context_nb(cfg, fill)
         sstats = np.zeros(N_STATS, np.int64)
         pl_b, ga_b = unowned(players), unowned(games)
@@ -238,10 +240,11 @@ def _simulate_chunk_kernel(with_search):
             for s in range(P):
                 sc, xc, xpen, bonus, zeroed = score_nb(d, cfg, s, tp, cp[s])
                 score[s] = sc
+                key[s] = tie_key_nb(d, cfg, s)
                 if sc > top:
                     top = sc
                 write_seat_columns_nb(d, cfg, s, k * P + s, pl_b, tp, xc, xpen, bonus, zeroed, sc)
-            n_win, n_top, winner, margin = rank_nb(score, score, np.bool_(False), rank)
+            n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, d[M_DECISIONS], 0)
             ga_b[GA_TOP, k] = top
@@ -252,7 +255,7 @@ def _simulate_chunk_kernel(with_search):
                 dec[DE_SLOT, r] = slots[s]
                 dec[DE_COLPTS, r] = cp[s, dec[DE_COL, r] - 1]
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, tp_own, cp_own,
-                       slots_own, score_own, rank_own, seat_policy_ids, seat_weights)
+                       slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights)
         return players, games, dec_own[:, :drow], dcode_own[:drow], dgame_own[:drow]
     return simulate_chunk_nb
 

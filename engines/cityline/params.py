@@ -39,6 +39,7 @@ MAX_PLAYERS = 6
 
 RULE_NAMES = ("odd", "even", "any", "range", "pairs", "set")
 REROLL_NAMES = ("none", "starting_player")
+TIE_BREAKS = ("shared", "fewest_x", "most_occupants")
 
 # ---------------------------------------------------------------- the rule parameters, declared once
 # Each entry names the variant key, its schema rule and (kernel=True) its slot in KernelParams.cfg;
@@ -78,6 +79,8 @@ PARAMS = ParamLayout(
               rule=Rule("bool", doc="a roof goes on a column with walls while an unroofed one has walls")),
         Param("empty_scores", key="scoring.empty_building_scores",
               rule=Rule("bool", doc="a roofed column with no walls scores its table's 0-occupant points")),
+        Param("tie_break", key="scoring.tie_break",
+              rule=Rule("str", choices=TIE_BREAKS, doc="players level on the top score: shared, or a tie-break")),
         Param("record_decisions", meaning="1: fill the `decisions` table (0 for speed; derived)"),
         Param("roof_faces", size=MAX_FACES + 1,
               meaning="+ r: bit v set if a die showing v may populate roof type r (from roof.r.rule/params)"),

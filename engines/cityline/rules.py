@@ -42,7 +42,7 @@ import numpy as np
 from engines.cityline.params import (
     K_CLOUD_BONUS, K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS,
     K_MOON_MIN_EVEN, K_N_PLAYERS, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES,
-    K_EMPTY_SCORES, K_ROOF_FACES, K_ROOF_NEEDS_WALLS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
+    K_EMPTY_SCORES, K_TIE_BREAK, K_ROOF_FACES, K_ROOF_NEEDS_WALLS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
     MAX_COLUMNS, MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
 )
 from engines.cityline.state import (
@@ -489,6 +489,20 @@ def score_nb(d, cfg, p, type_points, col_points):
     xpen = (xcount // cfg[K_X_PER_PENALTY]) * cfg[K_X_PENALTY]
     bonus = sky_bonus_nb(cfg, d[b + PS + P_SKY], d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN])
     return total - xpen + bonus, xcount, xpen, bonus, zeroed
+
+
+@inline_kernel
+def tie_key_nb(d, cfg, p):
+    """Player p's tie-break key among players level on the top score (higher wins; scoring.tie_break):
+    0 when ties are shared (the default), minus his X's ('fewest_x'), his occupants ('most_occupants')."""
+    rule = cfg[K_TIE_BREAK]
+    if rule == 0:
+        return 0
+    b = pbase_nb(p)
+    key = 0
+    for c in range(cfg[K_COLUMNS]):
+        key += -d[b + X0 + c] if rule == 1 else d[b + O0 + c]
+    return key
 
 
 # ---------------------------------------------------------------- what a seat cannot see

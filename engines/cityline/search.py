@@ -17,9 +17,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from engines.cityline.params import K_FACES, MAX_COLUMNS, MAX_FACES
+from engines.cityline.params import K_FACES, K_TIE_BREAK, MAX_COLUMNS, MAX_FACES
 from engines.cityline.policies import RANDOM, canonical_mask_nb, choose_action_nb, random_choice_nb
-from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb
+from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb, tie_key_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
 from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
@@ -88,7 +88,8 @@ def outcome_nb(st, ctx, score, key):
     for s in range(d[M_NPLAYERS]):
         sc, _, _, _, _ = score_nb(d, ctx[0], s, ctx[4], ctx[5])
         score[s] = sc
-    return False
+        key[s] = tie_key_nb(d, ctx[0], s)
+    return ctx[0][K_TIE_BREAK] != 0   # scoring.tie_break: 'shared' (default) ranks on the score alone
 
 
 search_nb = make_search(SimpleNamespace(

@@ -31,6 +31,9 @@ CAP_RULES = ("after_income", "always")
 POOLS = ("per_colour", "shared")
 TIEBREAKS = ("rulebook", "tournament")
 LAST_ROUNDS = ("finish_round", "everyone_once")
+FORCED_BUYS = ("any_floor", "own_colour")
+EMPTY_PILES = ("nothing", "reshuffle_traded")
+FEES_OVER_CAP = ("bank", "unpaid")
 
 PARAMS = ParamLayout(
     [
@@ -54,6 +57,12 @@ PARAMS = ParamLayout(
         Param("start_cards", key="start.bonus_cards", rule=Rule("int", 0, 8, doc="bonus cards dealt each")),
         Param("cap", key="cash.cap", rule=Rule("int", 1, 999, doc="most cash a player may hold")),
         Param("cap_rule", key="cash.cap_rule", rule=Rule("str", choices=CAP_RULES, doc="when the cap applies")),
+        Param("fee_over_cap", key="cash.fee_over_cap", rule=Rule("str", choices=FEES_OVER_CAP,
+                                                                   doc="a fee its owner cannot hold (cap_rule always)")),
+        Param("forced_buy", key="invest.forced_buy", rule=Rule("str", choices=FORCED_BUYS,
+                                                               doc="which floors the forced buy counts")),
+        Param("empty_pile", key="bonus.empty_pile", rule=Rule("str", choices=EMPTY_PILES,
+                                                             doc="a draw from an empty bonus pile")),
         Param("fee_rule", key="fees.rule", rule=Rule("str", choices=FEE_RULES, doc="which floor's value is the fee")),
         Param("neutral_value", key="fees.neutral", rule=Rule("int", 0, 99, doc="value of a neutral floor")),
         Param("skyline_value", key="fees.skyline", rule=Rule("int", 0, 99, doc="value of a Skyline floor")),
@@ -144,6 +153,9 @@ def consistency(values: dict[str, Any]) -> list[tuple[str, str]]:
     if not out and values["supply"]["pool"] == "per_colour" and \
             any(values["start"]["stock"][i] > values["supply"]["colour"][i] for i in range(LEVELS)):
         out.append(("start.stock", "the starting stock exceeds one colour's supply (supply.colour)"))
+    if values["cash"]["fee_over_cap"] == "unpaid" and values["cash"]["cap_rule"] != "always":
+        out.append(("cash.fee_over_cap", "'unpaid' needs cash.cap_rule 'always' (under 'after_income' a fee is "
+                                         "never cut by the cap, so nothing is left unpaid)"))
     bonus = values["bonus"]["paths"]
     if len(bonus) > MAX_CARDS:
         out.append(("bonus.paths", f"at most {MAX_CARDS} cards, got {len(bonus)}"))

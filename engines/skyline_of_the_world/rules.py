@@ -18,7 +18,8 @@ A turn as decisions (state.PH_*):
     PH_TRADE   the remaining cards of a trade-in
 
 Chance: the chance stream shuffles the bonus pile and the missions and picks the start
-player at setup, nothing after (every later draw is the top of the shuffled pile).
+player at setup; every later draw is the top of the shuffled pile. Only under bonus.empty_pile
+'reshuffle_traded' does it shuffle again in play: the traded-in cards, when the pile runs out.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
-    K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
+    K_EMPTY_PILE, K_FEE_OVER_CAP, K_FORCED_BUY, K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
     K_END_PENTHOUSES, K_FEE_RULE, K_LAST_ROUND, K_LEVEL_VALUES, K_MAX_FEE, K_MISSION_MASK, K_MISSION_POINTS, K_N_CARDS,
     K_N_CELLS, K_N_MISSIONS, K_N_PLAYERS, K_NEUTRAL_PER_TURN, K_NEUTRAL_PRICE, K_NEUTRAL_VALUE, K_NOT_FIRST_COL,
     K_NOT_LAST_COL, K_PAY3, K_PAY4, K_PT_PENTHOUSE, K_PT_STRATEGIC, K_SKY_OPEN, K_SKY_PER_TURN, K_SKYLINE_MAX,
@@ -40,7 +41,7 @@ from engines.skyline_of_the_world.params import (
 from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
-    M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
+    M_DISCARD, M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
     M_STALLED, M_START, M_TRADE_N, M_TRADED, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
     P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
@@ -197,9 +198,24 @@ def fee_of_nb(cfg, p, what, h, below):
 
 
 @inline_kernel
+def fee_due_nb(d, cfg, amount, to):
+    """What the builder pays of a fee `amount` to `to`: all of it, except under cash.fee_over_cap
+    'unpaid' (with cap_rule 'always'), where a player receiving it is paid only what his cash can
+    still hold below the cap (default 'bank': paid in full, receive_fee_nb sends the rest to the bank)."""
+    if to >= 0 and cfg[K_FEE_OVER_CAP] == 1:
+        room = cfg[K_CAP] - d[pb_nb(to) + P_CASH]
+        if room < 0:
+            room = 0
+        if amount > room:
+            return room
+    return amount
+
+
+@inline_kernel
 def fee_nb(d, cfg, p, what, cell):
-    """fee_of_nb for building `what` on `cell` now."""
-    return fee_of_nb(cfg, p, what, d[BH + cell], top_nb(d, cell))
+    """fee_of_nb for building `what` on `cell` now, as the builder pays it (fee_due_nb)."""
+    amount, to = fee_of_nb(cfg, p, what, d[BH + cell], top_nb(d, cell))
+    return fee_due_nb(d, cfg, amount, to), to
 
 
 @inline_kernel
@@ -272,6 +288,7 @@ def afford_mask_nb(d, cfg, p, what, m):
         cell = lowest_bit_index(m)
         m &= m - 1
         amount, to = fee_of_nb(cfg, p, what, d[BH + cell], top_nb(d, cell))
+        amount = fee_due_nb(d, cfg, amount, to)
         if to != NOBODY and cash < amount:
             out &= ~(np.int64(1) << cell)
     return out
@@ -332,9 +349,27 @@ def can_trade_nb(d, cfg, p, card):
 
 
 @kernel
-def draw_card_nb(d, cfg, q):
-    """Player q draws the top card of the bonus pile (nothing if it is empty)."""
-    if d[M_DECK_POS] < cfg[K_N_CARDS]:
+def draw_card_nb(d, rng, cfg, q):
+    """Player q draws the top card of the bonus pile. An empty pile gives nothing (bonus.empty_pile
+    'nothing', the default); under 'reshuffle_traded' the cards traded in to the bank first become a
+    new pile, shuffled by the chance stream (the last places of DECK, ascending ids then shuffled)."""
+    nc = cfg[K_N_CARDS]
+    if d[M_DECK_POS] >= nc and cfg[K_EMPTY_PILE] == 1 and d[M_DISCARD] != 0:
+        m = d[M_DISCARD]
+        pos = nc - popcount(m)
+        i = pos
+        while m != 0:
+            d[DECK + i] = lowest_bit_index(m)
+            m &= m - 1
+            i += 1
+        for i in range(nc - 1, pos, -1):
+            j = pos + below(rng, i - pos + 1)
+            t = d[DECK + i]
+            d[DECK + i] = d[DECK + j]
+            d[DECK + j] = t
+        d[M_DECK_POS] = pos
+        d[M_DISCARD] = 0
+    if d[M_DECK_POS] < nc:
         card = d[DECK + d[M_DECK_POS]]
         d[M_DECK_POS] += 1
         d[pb_nb(q) + P_HAND] |= np.int64(1) << card
@@ -368,8 +403,9 @@ def can_buy_nb(d, cfg, p, k):
 
 
 @kernel
-def any_buy_nb(d, cfg, p):
-    for k in range(N_STOCK):
+def any_buy_nb(d, cfg, p, kinds):
+    """Some floor of stock kinds 0 .. kinds - 1 can be bought (N_STOCK: any; LEVELS: his colour's)."""
+    for k in range(kinds):
         if can_buy_nb(d, cfg, p, k):
             return True
     return False
@@ -385,8 +421,14 @@ def can_sell_nb(d, cfg, p, k):
 
 @inline_kernel
 def can_end_nb(d, cfg, p):
-    """The turn may end unless no floor was built and one can still be bought."""
-    return d[M_MUST_BUY] == 0 or d[M_BOUGHT] > 0 or not any_buy_nb(d, cfg, p)
+    """The turn may end unless no floor was built and one can still be bought (invest.forced_buy
+    'any_floor', the default: any floor, neutral included, bought or buyable; 'own_colour': only a
+    regular floor or penthouse meets the obligation, and only one of those buyable makes it)."""
+    if d[M_MUST_BUY] == 0:
+        return True
+    if cfg[K_FORCED_BUY] == 0:
+        return d[M_BOUGHT] > 0 or not any_buy_nb(d, cfg, p, np.int64(N_STOCK))
+    return d[M_BOUGHT] > d[M_NEUTRAL_BOUGHT] or not any_buy_nb(d, cfg, p, np.int64(LEVELS))
 
 
 @inline_kernel
@@ -466,7 +508,7 @@ def reset_nb(d, rng, cfg, seed, game_index):
         d[b + P_MISSION] = d[MISSIONS + p]
     for _ in range(cfg[K_START_CARDS]):
         for p in range(P):
-            draw_card_nb(d, cfg, p)
+            draw_card_nb(d, rng, cfg, p)
     start = below(rng, P)
     d[M_START] = start
     d[M_PLAYER] = start
@@ -476,14 +518,14 @@ def reset_nb(d, rng, cfg, seed, game_index):
 # ---------------------------------------------------------------- one kernel per decision kind
 
 @kernel
-def penthouse_effects_nb(d, cfg, p):
+def penthouse_effects_nb(d, rng, cfg, p):
     """A penthouse built by p: the others draw a bonus card; the first brings a Skyline floor;
     the game-ending one (the first to reach end.penthouses) brings another and starts the last round."""
     P = d[M_NPLAYERS]
     b = pb_nb(p)
     d[b + P_PENTHOUSES] += 1
     for i in range(1, P):
-        draw_card_nb(d, cfg, (p + i) % P)
+        draw_card_nb(d, rng, cfg, (p + i) % P)
     n = d[b + P_PENTHOUSES]
     if n == 1 and d[b + P_SKY_GOT] < cfg[K_SKYLINE_MAX]:
         d[b + P_SKY_GOT] += 1
@@ -500,7 +542,7 @@ def penthouse_effects_nb(d, cfg, p):
 
 
 @kernel
-def build_nb(d, cfg, what, cell):
+def build_nb(d, rng, cfg, what, cell):
     """Place `what` on `cell` for the player to move (legal: can_build_nb): pay the fee, update the
     top-floor masks and income values, then the penthouse effects."""
     d[M_DECISIONS] += 1
@@ -561,7 +603,7 @@ def build_nb(d, cfg, what, cell):
         d[PRESENT + p] |= bit
     d[M_BUILT] += 1
     if code == 5 + p:
-        penthouse_effects_nb(d, cfg, p)
+        penthouse_effects_nb(d, rng, cfg, p)
 
 
 @kernel
@@ -602,6 +644,7 @@ def trade_nb(d, cfg, card):
         gain_nb(d, cfg, p, cfg[K_TRADE_VALUE], np.bool_(False))
         d[b + P_TRADED_N] += 1
         d[M_TRADED] += 1
+        d[M_DISCARD] |= d[b + P_TRADE_MASK]
         d[b + P_TRADE_MASK] = 0
         d[M_TRADE_N] = 0
         d[M_PHASE] = d[M_TRADE_RET]
@@ -671,7 +714,7 @@ def end_turn_nb(d, cfg):
 def apply_nb(d, rng, cfg, a):
     """Apply action id `a` (legal) for the player to move: dispatch to its decision kernel."""
     if a < STOP:
-        build_nb(d, cfg, (a - BUILD_BASE) // MAX_CELLS, (a - BUILD_BASE) % MAX_CELLS)
+        build_nb(d, rng, cfg, (a - BUILD_BASE) // MAX_CELLS, (a - BUILD_BASE) % MAX_CELLS)
     elif a == STOP:
         stop_nb(d, cfg)
     elif a < TRADE_BASE:

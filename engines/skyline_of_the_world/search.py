@@ -15,7 +15,9 @@ the union of the hidden card places, which the seat knows):
   drawn). The union is pooled as a set, shuffled, and dealt back keeping each place's size.
 - the missions: every mission but the seat's own is dealt at random to the others (the unused
   ones go to the rest of the deal list).
-- the chance stream: re-seeded (the rules use it only at setup; nothing after reads it).
+- the chance stream: re-seeded (the rules use it at setup and, under bonus.empty_pile
+  'reshuffle_traded' only, to shuffle the traded-in cards into a new pile in play: the sample's
+  reshuffle is then its own, not the game's).
 - covered variant only -- the other players' cash, stock and money counters, and the bank's
   balance (which would reveal the total cash):
     stock: with a supply per colour (supply.pool 'per_colour', the default) each player's regular

@@ -61,6 +61,8 @@ META = Layout("meta", [
     Field("trade_ret", 1, "phase to return to after the trade-in"),
     Field("nplayers", 1, "players at the table"),
     Field("deck_pos", 1, "bonus cards drawn from the pile"),
+    Field("discard", 1, "bit mask of the cards handed to the bank in trade-ins (bonus.empty_pile 'reshuffle_traded' "
+                        "shuffles them into a new pile)"),
     Field("bank_net", 1, "money paid to the bank minus money paid by it"),
     Field("income", 1, "income the player to move earned at the start of this turn"),
     Field("income_group", 1, "buildings in that income group"),

@@ -13,7 +13,7 @@ from engines.skyline_of_the_world import new_game
 from engines.skyline_of_the_world.params import MAX_CELLS
 from engines.skyline_of_the_world.rules import start_turn_nb
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
+    CSUP, END, M_DECK_POS, B_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
     STOP, TRADE_BASE,
 )
 from sotw_helpers import cell, income, player, position
@@ -300,3 +300,75 @@ def test_selling_neutral_floors_is_a_variant_key():
         g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=0, overrides={"neutral.sellable": sellable})
         g.apply(STOP)                                    # a neutral floor on the empty ground: 5M, none
         assert (SELL_BASE + 5 in g.legal_actions()) == sellable
+
+
+def _no_build_position(overrides):
+    """Seat 0 holds the top of every cell with an empty stock: nothing can be built, so after STOP he
+    must buy a floor if possible (Invest or Divest)."""
+    g = position({(r, c): "a" for r in range(6) for c in range(6)}, stock=[0, 0, 0, 0, 0, 0], cash=10,
+                 overrides=overrides)
+    g.apply(STOP)
+    return g
+
+
+@pytest.mark.parametrize("reading", ["any_floor", "own_colour"])
+def test_forced_buy_counts_neutral_floors_is_a_variant_key(reading):
+    """invest.forced_buy: 'any_floor' (default) -- buying a neutral floor meets the obligation, and
+    a neutral floor left to buy keeps it alive; 'own_colour' -- only a floor of his colour does."""
+    g = _no_build_position({"invest.forced_buy": reading})
+    assert END not in g.legal_actions()
+    g.apply(BUY_BASE + 5)                                # a neutral floor
+    assert (END in g.legal_actions()) == (reading == "any_floor")
+    g.apply(BUY_BASE + 0)                                # a 1M floor of his colour: met either way
+    assert END in g.legal_actions()
+    g = _no_build_position({"invest.forced_buy": reading})
+    d = g.state.data
+    d[CSUP:CSUP + 5] = 0                                 # his colour sold out: only a neutral floor to buy
+    assert BUY_BASE + 5 in g.legal_actions()
+    assert (END in g.legal_actions()) == (reading == "own_colour")
+
+
+@pytest.mark.parametrize("reading,owner_cash,paid", [("bank", 29, 2), ("unpaid", 29, 1), ("bank", 30, 2),
+                                                     ("unpaid", 30, 0)])
+def test_fee_to_an_owner_at_the_cap_is_a_variant_key(reading, owner_cash, paid):
+    """b builds his 2M floor on a's 1M floor. cash.fee_over_cap 'bank' (default): b pays 2M, a keeps
+    up to 30M, the rest goes to the bank; 'unpaid': b pays only what a can still hold."""
+    g = position({(0, 0): "a"}, to_move=1, stock=FULL, cash=20, overrides={"cash.fee_over_cap": reading})
+    d = g.state.data
+    d[player(g, 0) + P_CASH] = owner_cash
+    bank = int(d[M_BANK_NET])
+    build(g, B_FLOOR, 0, 0)
+    assert cash(g, 0) == 30 and cash(g, 1) == 20 - paid
+    assert int(d[M_BANK_NET]) == bank + paid - (30 - owner_cash)
+
+
+def test_unpaid_fee_makes_a_build_affordable():
+    """Under 'unpaid' a build costs what the owner can receive: b with no cash may build on the floor
+    of a player at the cap (free), not under 'bank'."""
+    for reading, legal in (("bank", False), ("unpaid", True)):
+        g = position({(0, 0): "a"}, to_move=1, stock=FULL, cash=0, overrides={"cash.fee_over_cap": reading})
+        g.state.data[player(g, 0) + P_CASH] = 30
+        assert ((B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()) == legal
+
+
+@pytest.mark.parametrize("reading", ["nothing", "reshuffle_traded"])
+def test_draw_from_an_empty_bonus_pile_is_a_variant_key(reading):
+    """Seat 1 trades three cards in, then builds a penthouse with the pile empty. bonus.empty_pile
+    'nothing' (default): the others draw nothing; 'reshuffle_traded': the traded-in cards become the
+    new pile and seats 2, 3, 0 draw one each."""
+    g = position({(0, 0): "aaba"}, n_players=4, to_move=1, stock=FULL, cash=30,
+                 overrides={"bonus.empty_pile": reading})
+    d = g.state.data
+    d[M_DECK_POS] = int(g.kp.n_cards)                    # the pile is empty
+    traded = (1 << 3) | (1 << 17) | (1 << 40)
+    d[player(g, 1) + P_HAND] = traded
+    for c in (3, 17, 40):
+        g.apply(TRADE_BASE + c)
+    assert cash(g, 1) == 30 and int(d[player(g, 1) + P_HAND]) == 0
+    build(g, B_FLOOR, 0, 0)                              # seat 1's penthouse
+    hands = [int(d[player(g, p) + P_HAND]) for p in (2, 3, 0)]
+    if reading == "nothing":
+        assert hands == [0, 0, 0]
+    else:
+        assert all(bin(h).count("1") == 1 for h in hands) and sum(hands) == traded
+        assert int(d[M_DECK_POS]) == int(g.kp.n_cards)   # the new pile is drawn out again

@@ -25,11 +25,21 @@ def test_shipped_variants_load():
     ("supply.pool", "per_player", "must be one of"),
     ("cash.cap_rule", "sometimes", "must be one of"),
     ("fees.rule", "floor", "must be one of"),
+    ("cash.fee_over_cap", "owner", "must be one of"),
+    ("invest.forced_buy", "neutral", "must be one of"),
+    ("bonus.empty_pile", "reshuffle", "must be one of"),
 ])
 def test_bad_variants_refused(key, value, reason):
     with pytest.raises(VariantError) as err:
         VARIANTS.load(None, {key: value})
     assert err.value.key == key and reason in err.value.reason
+
+
+def test_unpaid_fee_needs_the_cap_on_every_gain():
+    with pytest.raises(VariantError) as err:
+        VARIANTS.load(None, {"cash.fee_over_cap": "unpaid", "cash.cap_rule": "after_income"})
+    assert err.value.key == "cash.fee_over_cap" and "needs cash.cap_rule 'always'" in err.value.reason
+    VARIANTS.load(None, {"cash.fee_over_cap": "unpaid"})
 
 
 def test_setup_stock_beyond_a_colours_supply_refused():
@@ -79,3 +89,11 @@ def test_default_paths_are_the_generators_output():
     values = VARIANTS.load("default").values
     assert values["bonus"]["paths"] == [flat(p) for p in bonus for _ in range(2)]
     assert values["mission"]["paths"] == [flat(p) for p in missions]
+
+
+def test_rule_choices_once_in_code_default_to_the_old_play():
+    """Issue 23: three choices the engine made in code are keys; the defaults are the play before."""
+    d = VARIANTS.load("default").values
+    assert d["invest"]["forced_buy"] == "any_floor"
+    assert d["bonus"]["empty_pile"] == "nothing"
+    assert d["cash"]["fee_over_cap"] == "bank"
