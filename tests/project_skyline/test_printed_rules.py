@@ -277,3 +277,75 @@ def test_a_last_floor_before_the_money_ends_last_round_is_a_last_floor_end():
     _finish_randomly(g)
     assert d[M_ROUND] == 0 and d[M_ENDING] == END_FLOOR
 
+
+
+# ---------------------------------------------------------------- U-17: who is furthest behind
+
+@pytest.mark.parametrize("rule, monies, drawn", [
+    # seat 0 plays U-17 with 3 money; the others' money decides whether it is furthest behind
+    ("any_tie", [3, 9, 9, 9], 3), ("any_tie", [3, 3, 9, 9], 3), ("any_tie", [3, 3, 3, 9], 3),
+    ("any_tie", [3, 2, 9, 9], 2),
+    ("one_other", [3, 9, 9, 9], 3), ("one_other", [3, 3, 9, 9], 3), ("one_other", [3, 3, 3, 9], 2),
+    ("alone", [3, 9, 9, 9], 3), ("alone", [3, 3, 9, 9], 2), ("alone", [3, 2, 9, 9], 2),
+])
+def test_u17_furthest_behind_reading(rule, monies, drawn):
+    """U-17 draws 3 "if you are currently (alone or together with another person) furthest
+    behind": turn.behind_ties says who counts in a tie (default any_tie)."""
+    g = game(4, overrides=None if rule == "any_tie" else {"turn.behind_ties": rule})
+    for p, m in enumerate(monies):
+        set_money(g, p, m)
+    set_draw(g, 0, ["S-05", "S-06", "S-07", "S-08"])
+    to_play(g, 0, ["U-17g"], "green")
+    play(g)
+    assert len(hand_codes(g, 0)) == drawn
+
+
+def test_the_defaults_are_any_tie_and_last_free():
+    from engines.project_skyline.params import VARIANTS
+    v = VARIANTS.load("default").values
+    assert v["turn"]["behind_ties"] == "any_tie" and v["scoring"]["complete_at"] == "last_free"
+
+
+# ---------------------------------------------------------------- when is an area complete
+
+def _restricted_area(g):
+    """An area holding a restricted space at this player count, and its spaces."""
+    kp = g.kp
+    for a in range(kp.n_areas):
+        sps = [s for s in range(kp.n_sp) if int(kp.sp_area[s]) == a]
+        if any(int(kp.sp_restricted[s]) for s in sps):
+            return a, sps
+    raise AssertionError("the map has a restricted space at 3 players")
+
+
+@pytest.mark.parametrize("rule", ["last_free", "every_space"])
+def test_an_area_completes_at_its_last_free_space_or_when_every_space_is_built(rule):
+    """IV: "the last free space in an area" -- a restricted space (2-3 players) may not be built
+    on. last_free (default): building the last unrestricted space scores the area;
+    every_space: an area holding a restricted space never completes."""
+    from engines.project_skyline.state import B_A_SCORED, M_AREAS_PEND
+    g = game(3, overrides=None if rule == "last_free" else {"scoring.complete_at": rule})
+    d = g.state.data
+    a, sps = _restricted_area(g)
+    free = [s for s in sps if not int(g.kp.sp_restricted[s])]
+    for s in free:
+        r, c, _ = g.kp.map.cells[s]
+        build(g, 0, r, c)
+    assert bool(d[M_AREAS_PEND] >> a & 1) == (rule == "last_free")
+    # an area without a restricted space completes under both readings
+    kp = g.kp
+    b = next(b for b in range(kp.n_areas)
+             if not any(int(kp.sp_restricted[s]) for s in range(kp.n_sp) if int(kp.sp_area[s]) == b)
+             and d[B_A_SCORED + b] == 0 and b != a)
+    for s in range(kp.n_sp):
+        if int(kp.sp_area[s]) == b:
+            r, c, _ = kp.map.cells[s]
+            build(g, 1, r, c)
+    assert d[M_AREAS_PEND] >> b & 1
+
+
+def test_complete_at_key_refuses_an_unknown_reading():
+    with pytest.raises(ValueError, match="complete_at"):
+        game(3, overrides={"scoring.complete_at": "half"})
+    with pytest.raises(ValueError, match="behind_ties"):
+        game(3, overrides={"turn.behind_ties": "richest"})
