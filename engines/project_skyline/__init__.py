@@ -20,10 +20,13 @@ from engines.project_skyline.tables import TABLES  # noqa: E402
 ENGINE_VERSION = "0.1.0"
 
 def variant_facts(values: dict) -> dict:
-    """What the report needs from the variant's card file: the Basic cards' prices by code."""
+    """What the report needs from the variant's card file: the Basic cards' prices by code, and
+    every card's name by printed code (an Upgrade card's four sets share one name: "U-17")."""
     from engines.project_skyline.params import load_cards
 
-    return {"basic_prices": {c.code: c.price for c in load_cards(values.get("cards", "standard")) if c.kind == 1}}
+    cards = load_cards(values.get("cards", "standard"))
+    return {"basic_prices": {c.code: c.price for c in cards if c.kind == 1},
+            "card_names": {c.base: c.name for c in cards}}
 
 
 SPEC = GameSpec(

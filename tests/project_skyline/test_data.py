@@ -77,6 +77,20 @@ def test_bad_card_file_names_file_row_and_reason(tmp_path):
     assert str(p) in str(e.value) and "S-05" in str(e.value) and "unknown effect word 'mony'" in str(e.value)
 
 
+def test_every_card_has_a_name_and_a_bad_name_is_refused(tmp_path):
+    for cards in (load_cards("standard"), load_cards("u17_flat")):
+        assert all(1 <= len(c.name) <= 24 for c in cards)
+        assert len({c.base for c in cards}) == len({(c.base, c.name) for c in cards})   # one name per code
+    text = (CARDS_DIR / "standard.toml").read_text()
+    p = _write(tmp_path, "noname.toml", text.replace('name = "Grey income", ', ''))
+    with pytest.raises(DataError) as e:
+        load_cards(p)
+    assert "S-06" in str(e.value) and "a card needs a name" in str(e.value)
+    p = _write(tmp_path, "longname.toml", text.replace('"Grey income"', '"' + "x" * 25 + '"'))
+    with pytest.raises(DataError, match="S-06.*1..24 characters"):
+        load_cards(p)
+
+
 def test_market_missing_a_colour_is_refused(tmp_path):
     lines = [ln for ln in (CARDS_DIR / "standard.toml").read_text().splitlines() if '"B-04"' not in ln]
     p = _write(tmp_path, "nored.toml", "\n".join(lines))
