@@ -18,30 +18,48 @@ from tests.project_skyline.ps_helpers import (
 pytestmark = pytest.mark.jit_off   # rule by rule, fast in plain Python too (NUMBA_DISABLE_JIT=1)
 
 # Tokyo's end condition as printed ("Areas with at least 1 of your floors": 12+ 22, 10+ 15,
-# 8+ 9, 6+ 4; "floors built in 7 different areas ... 4 money")
+# 8+ 9, 6+ 4; "floors built in 7 different areas ... 4 money"). The table is "depicted on the
+# game board"; our own 16-area board (maps/tokyo.toml) carries the printed money at thresholds
+# one higher (13+ 22, 11+ 15, 9+ 9, 7+ 4), chosen by the runs its comment names.
 TOKYO_PRINTED = [(12, 22), (10, 15), (8, 9), (6, 4)]
+TOKYO_OUR_BOARD = [(13, 22), (11, 15), (9, 9), (7, 4)]
 
 
-def tokyo_printed_money(k: int) -> int:
-    for need, money_ in TOKYO_PRINTED:
+def end_money(table, k: int) -> int:
+    for need, money_ in table:
         if k >= need:
             return money_
     return 0
 
 
+def tokyo_printed_money(k: int) -> int:
+    return end_money(TOKYO_PRINTED, k)
+
+
 # ---------------------------------------------------------------- Tokyo end-of-game table
 
-def test_tokyo_map_carries_the_printed_end_table():
+def test_tokyo_map_carries_the_printed_money_at_our_thresholds():
     g = game(4, "tokyo")
-    assert [tuple(x) for x in g.kp.map.end_table] == TOKYO_PRINTED
+    table = [tuple(x) for x in g.kp.map.end_table]
+    assert table == TOKYO_OUR_BOARD
+    assert [m for _, m in table] == [m for _, m in TOKYO_PRINTED]
 
 
+@pytest.mark.parametrize("board", ["ours", "printed"])
 @pytest.mark.parametrize("k", range(0, 15))
-def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k):
+def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k, board):
     """Seat 0 has floors in k different areas (two floors in one area count once; built over
-    by seat 1 still counts: the top floor is not needed)."""
+    by seat 1 still counts: the top floor is not needed). The kernel pays the board's table:
+    our board's, and the printed one on a board that prints it."""
+    import numpy as np
+
+    from engines.project_skyline.params import K_ETAB
     g = game(4, "tokyo")
     kp = g.kp
+    table = TOKYO_OUR_BOARD if board == "ours" else TOKYO_PRINTED
+    cfg = np.array(kp.cfg, copy=True)
+    for i, (need, money_) in enumerate(table):
+        cfg[K_ETAB + 2 * i], cfg[K_ETAB + 2 * i + 1] = need, money_
     n_areas = len(kp.map.area_names)
     assert n_areas >= 14, "every boundary tested here (0-14 areas) must be reachable on the map"
     d = g.state.data
@@ -55,14 +73,15 @@ def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k):
     if k:
         r, c, _ = kp.map.cells[first_space[0][-1]]
         build(g, 0, r, c)               # a second floor in area 0: still one area
-    final_scoring_nb(d, kp.cfg)
-    assert int(fields(g.state, 0)["final_end"][0]) == tokyo_printed_money(k)
-    assert int(fields(g.state, 1)["final_end"][0]) == tokyo_printed_money(k)
+    final_scoring_nb(d, cfg)
+    assert int(fields(g.state, 0)["final_end"][0]) == end_money(table, k)
+    assert int(fields(g.state, 1)["final_end"][0]) == end_money(table, k)
     assert int(fields(g.state, 2)["final_end"][0]) == 0
 
 
 def test_tokyo_example_seven_areas_pay_four():
     assert tokyo_printed_money(7) == 4 and tokyo_printed_money(5) == 0 and tokyo_printed_money(11) == 15
+    assert end_money(TOKYO_OUR_BOARD, 7) == 4   # the printed example holds on our board too
 
 
 # ---------------------------------------------------------------- one-time bonus spaces
