@@ -368,3 +368,33 @@ def test_complete_at_key_refuses_an_unknown_reading():
         game(3, overrides={"scoring.complete_at": "half"})
     with pytest.raises(ValueError, match="behind_ties"):
         game(3, overrides={"turn.behind_ties": "richest"})
+
+
+# ---------------------------------------------------------------- several areas in one turn
+
+@pytest.mark.parametrize("variant", [None, "tokyo"])
+def test_the_order_of_several_area_scorings_changes_nothing(variant):
+    """IV: "If you trigger several area scorings in your turn, you decide in which order you
+    carry them out." The engine scores them in area order; this states that no order can
+    change the outcome (same payouts, the same Upgrade-market refresh per scoring), so the
+    choice is no variant key: two areas scored in either order leave the same position."""
+    import numpy as np
+
+    g = game(4, variant)
+    kp = g.kp
+    areas = {}
+    for s in range(kp.n_sp):
+        areas.setdefault(int(kp.sp_area[s]), []).append(s)
+    a, b = 0, len(areas) - 1
+    for i, s in enumerate(areas[a] + areas[b]):
+        r, c, _ = kp.map.cells[s]
+        build(g, i % 3, r, c, 1 + i % 2)            # three seats, uneven heights
+    h1, h2 = g.clone(), g.clone()
+    score_area_nb(h1.state.data, kp.cfg, a)
+    score_area_nb(h1.state.data, kp.cfg, b)
+    score_area_nb(h2.state.data, kp.cfg, b)
+    score_area_nb(h2.state.data, kp.cfg, a)
+    f1, f2 = fields(h1.state), fields(h2.state)
+    scratch = {"counts", "lohi", "queue"}          # the kernels' work space, not the position
+    assert [k for k in f1 if k not in scratch and not np.array_equal(np.asarray(f1[k]), np.asarray(f2[k]))] == []
+    assert [money(h1, p) for p in range(4)] != [money(g, p) for p in range(4)]   # something was paid
