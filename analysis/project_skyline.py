@@ -7,6 +7,7 @@ engines/project_skyline/tables.py:
   Correlational: a card bought by a player who is already ahead looks good. The causal answer
   is a paired "forced acquisition" experiment (policy weight `force_card`, common random numbers);
 - the Basic market: pick rates per pile and price;
+  (every table of cards shows each card's name from its card file beside its code);
 - money by source (monuments, areas, card effects, bonus spaces, selling, card values, the
   map's end condition), per policy, with intervals;
 - ending frequencies (money, last floor, stalled) and game length.
@@ -67,6 +68,30 @@ def _card_base(code: pl.Expr) -> pl.Expr:
     return code.str.slice(0, 4)
 
 
+def card_names(run: Run) -> dict[str, str]:
+    """The run's card names by printed code ("U-17": "Catch-up draw"), from its card file
+    through the game's contract; {} when the card file is gone."""
+    facts = _variant_facts(run)
+    return dict(facts.get("card_names", {}))
+
+
+def with_names(table: pl.DataFrame, names: dict[str, str], col: str = "card") -> pl.DataFrame:
+    """`table` with a `name` column right after its card-code column `col` (U-17g -> U-17's name)."""
+    if table.height == 0 or col not in table.columns:
+        return table
+    named = table.with_columns(pl.col(col).map_elements(lambda c: names.get(str(c)[:4], ""), return_dtype=pl.String)
+                               .alias("name"))
+    cols = [c for c in named.columns if c != "name"]
+    i = cols.index(col) + 1
+    return named.select(cols[:i] + ["name"] + cols[i:])
+
+
+def card_label(code: str, names: dict[str, str]) -> str:
+    """A figure's label for a card: its code and name ("U-17 Catch-up draw")."""
+    name = names.get(str(code)[:4], "")
+    return f"{code} {name}" if name else str(code)
+
+
 # ------------------------------------------------------------------ sections
 
 def seat_and_map(run: Run) -> Section:
@@ -115,6 +140,7 @@ def card_value_curves(run: Run) -> Section:
         pl.len().alias("n"), pl.col("score").cast(pl.Float64).mean().alias("mean"),
         pl.col("score").cast(pl.Float64).std().alias("std")).sort(["card", "bucket_k"]))
     overall = stats.win_rates(acq, "card").sort("win_rate", descending=True)
+    names = card_names(run)
     base = players(run).select(pl.col("score").cast(pl.Float64).mean()).collect().item()
     series = {}
     for card in overall["card"].to_list()[:6]:
@@ -122,7 +148,7 @@ def card_value_curves(run: Run) -> Section:
         sub = rates.filter((pl.col("card") == card) & (pl.col("games") >= MIN_CURVE_GAMES))
         if sub.height == 0:
             continue
-        series[card] = (sub["bucket_k"].to_numpy(), sub["win_rate"].to_numpy(), sub["win_low"].to_numpy(),
+        series[card_label(card, names)] = (sub["bucket_k"].to_numpy(), sub["win_rate"].to_numpy(), sub["win_low"].to_numpy(),
                         sub["win_high"].to_numpy())
     fig = plots.rate_lines(series, title="Win rate of acquirers by turn of first acquisition (top 6 cards)",
                            xlabel="turn of first acquisition", ylabel="win rate",
@@ -137,8 +163,9 @@ def card_value_curves(run: Run) -> Section:
     plots_out = [Plot("ps_card_curves", fig, "Card value curves, 95% intervals over games; points from fewer "
                       f"than {MIN_CURVE_GAMES} games are left out (the tables keep them)")] if fig else []
     return Section("Card value curves: which cards do winners acquire, and when?", text,
-                   [("win rate of acquirers, whole game", overall), ("win rate by acquisition turn", rates),
-                    ("final money by acquisition turn", money)], plots_out)
+                   [("win rate of acquirers, whole game", with_names(overall, names)),
+                    ("win rate by acquisition turn", with_names(rates, names)),
+                    ("final money by acquisition turn", with_names(money, names))], plots_out)
 
 
 def market_picks(run: Run) -> Section:
@@ -160,19 +187,25 @@ def market_picks(run: Run) -> Section:
     text = ("Basic market: cards bought per player and game for each pile, with its price (the interval "
             "treats each player-game as one trial, exact while a player buys a pile at most once). "
             "Upgrade market: how often each card was chosen when upgrading.")
+    names = card_names(run)
     return Section("The market: what is picked, at what price?", text,
-                   [("Basic buys per pile", table), ("Upgrade picks", upg)])
+                   [("Basic buys per pile", with_names(table, names)), ("Upgrade picks", with_names(upg, names))])
 
 
-def _prices(run: Run) -> dict[str, int]:
-    """The run's own card prices, from the contract (the engine reads its card file)."""
+def _variant_facts(run: Run) -> dict:
+    """The run's variant facts from the contract (the engine reads its card file); {} if none."""
     spec = game_spec(run.game_id)
     if spec is None or spec.variant_facts is None:
         return {}
     try:
-        return dict(spec.variant_facts(run.manifest.get("variant", {}).get("values", {}))["basic_prices"])
-    except (OSError, ValueError, KeyError):  # a card file that no longer exists: prices unknown
+        return dict(spec.variant_facts(run.manifest.get("variant", {}).get("values", {})))
+    except (OSError, ValueError, KeyError):  # a card file that no longer exists: facts unknown
         return {}
+
+
+def _prices(run: Run) -> dict[str, int]:
+    """The run's own card prices (Basic cards), by code."""
+    return dict(_variant_facts(run).get("basic_prices", {}))
 
 
 def money_sources(run: Run) -> Section:

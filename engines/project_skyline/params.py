@@ -62,6 +62,9 @@ END_TOWERS, END_AREAS = 0, 1
 
 AREA_TIE_RULES = ("second_stays", "no_second")
 TIE_SECOND_STAYS, TIE_NO_SECOND = 0, 1
+COMPLETE_RULES = ("last_free", "every_space")         # scoring.complete_at
+BEHIND_RULES = ("any_tie", "one_other", "alone")      # turn.behind_ties (U-17's "furthest behind")
+BEHIND_ANY_TIE, BEHIND_ONE_OTHER, BEHIND_ALONE = 0, 1, 2
 
 MAP_NAMES = tuple(sorted(p.stem for p in MAPS_DIR.glob("*.toml")))
 CARD_SETS = tuple(sorted(p.stem for p in CARDS_DIR.glob("*.toml")))
@@ -87,6 +90,7 @@ class Card(NamedTuple):
     copies: int
     effects: tuple   # ((op, n, arg), ...)
     pile: int        # basic: the market pile (colour of its first symbol); else -1
+    name: str        # short descriptive name (our own; the rulebook prints codes only)
 
 
 def parse_effect(text: str, source: str, where: str) -> tuple[int, int, int]:
@@ -164,7 +168,8 @@ def _card_rows(path: Path, seen: tuple = ()) -> list[tuple[str, dict]]:
     return out
 
 
-CARD_KEYS = {"code", "kind", "symbols", "value", "price", "copies", "sets", "effect"}
+CARD_KEYS = {"code", "name", "kind", "symbols", "value", "price", "copies", "sets", "effect"}
+MAX_NAME = 24        # characters in a card name (it stands beside the code in report tables and legends)
 
 
 def load_cards(path: Path | str) -> list[Card]:
@@ -187,6 +192,10 @@ def load_cards(path: Path | str) -> list[Card]:
         if code in codes:
             raise DataError(str(path), where, "code used twice")
         codes.add(code)
+        name = r.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or name != name.strip():
+            raise DataError(str(path), where, f"a card needs a name: a string of 1..{MAX_NAME} characters "
+                                              f"without outer blanks, not {name!r}")
         kind = r.get("kind")
         if kind not in KINDS:
             raise DataError(str(path), where, f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -206,7 +215,7 @@ def load_cards(path: Path | str) -> list[Card]:
                 raise DataError(str(path), where, f"sets must be distinct colours among {', '.join(COLOURS)}")
             for s in sets:
                 cards.append(Card(f"{code}{s[0] if s != 'grey' else 'y'}", code, k, 1 << COLOURS.index(s), value,
-                                  0, 1, effects, -1))
+                                  0, 1, effects, -1, name))
             continue
         if not syms or any(s not in COLOURS for s in syms):
             raise DataError(str(path), where, f"symbols must be colours among {', '.join(COLOURS)}, not {syms!r}")
@@ -218,7 +227,7 @@ def load_cards(path: Path | str) -> list[Card]:
             if not isinstance(copies, int) or not 1 <= copies <= 12:
                 raise DataError(str(path), where, "copies must be 1..12")
         pile = COLOURS.index(syms[0]) if k == KIND_BASIC else -1
-        cards.append(Card(code, code, k, mask, value, price, copies, effects, pile))
+        cards.append(Card(code, code, k, mask, value, price, copies, effects, pile, name))
     if len(cards) > MAX_T:
         raise DataError(str(path), "(file)", f"at most {MAX_T} card types")
     start = [c for c in cards if c.kind == KIND_START]
@@ -449,6 +458,12 @@ PARAMS = ParamLayout(
         Param("area_tie", key="scoring.area_tie", rule=Rule("str", choices=AREA_TIE_RULES,
               doc="area scoring, tie for the most top floors: 'second_stays' (the next lower count "
                   "still takes half) or 'no_second' (a tie for first leaves no second place)")),
+        Param("behind_ties", key="turn.behind_ties", rule=Rule("str", choices=BEHIND_RULES,
+              doc="U-17 'furthest behind (alone or together with another person)': 'any_tie' (tied with "
+                  "any number of players), 'one_other' (alone or tied with exactly one other), 'alone'")),
+        Param(key="scoring.complete_at", rule=Rule("str", choices=COMPLETE_RULES,
+              doc="an area is complete at its 'last_free' space (restricted spaces excluded) or when "
+                  "'every_space' is built (an area holding a restricted space never scores)"), kernel=False),
         Param("end_money", key="end.money", rule=Rule("int", 1, 500, doc="money that triggers the end")),
         Param("extra_round", key="end.extra_round", rule=Rule("bool", doc="one more round after the trigger round")),
         Param("round_cap", key="end.round_cap", rule=Rule("int", 5, 1000, doc="rounds before a game is 'stalled'")),
@@ -480,7 +495,8 @@ PARAMS = ParamLayout(
         Param("sp_mdist", size=MAX_SP, meaning="steps to the nearest monument-adjacent space (policies)"),
         Param("sp_ldist", size=MAX_SP, meaning="steps to the nearest landmark-adjacent space (policies)"),
         Param("area_colour", size=MAX_AREAS, meaning="colour of each area"),
-        Param("area_free", size=MAX_AREAS, meaning="buildable spaces of each area at this player count"),
+        Param("area_free", size=MAX_AREAS, meaning="spaces to build before each area completes at this player "
+                                                    "count (scoring.complete_at)"),
         Param("area_n", size=MAX_AREAS, meaning="spaces of each area"),
         Param("area_sp", size=MAX_AREAS * MAX_AREA_SP, meaning="+ a * MAX_AREA_SP + i: space i of area a"),
         Param("tg_n", size=8, meaning="spaces a build effect of target kind TG may use (restricted excluded)"),
@@ -571,8 +587,9 @@ def compile_params(mp: Map, cards: list[Card], values: dict, n_players: int) -> 
     pad = lambda xs, size: np.array(list(xs) + [0] * (size - len(xs)), np.int64)  # noqa: E731
     restricted = [x if n_players < values["setup"]["restricted_below"] else 0 for x in mp.restricted]
     free = [0] * MAX_AREAS
+    every = values["scoring"]["complete_at"] == "every_space"
     for s in range(n):
-        if not restricted[s]:
+        if not restricted[s] or every:  # every_space: a restricted space is never built, so never complete
             free[mp.space_area[s]] += 1
     nbm = np.full(MAX_SP * MAX_NB, -1, np.int64)
     for s in range(n):

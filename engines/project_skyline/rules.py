@@ -29,6 +29,12 @@ Readings of the rulebook (documented choices):
   (variant key turn.draw_reshuffle; false: it draws what the draw pile holds).
 - Several areas completed in one turn score in area order (the order changes nothing but the
   2-player tile moves, which the scorer chooses after each).
+- An area is complete when its last free space is built: restricted spaces (2-3 players) are
+  not free (variant key scoring.complete_at; "every_space": only when every space is built, so
+  an area holding a restricted space never scores).
+- U-17's "furthest behind (alone or together with another person)" includes any tie for the
+  least money (variant key turn.behind_ties; "one_other": alone or tied with exactly one other;
+  "alone": no tie).
 - Final money never goes below 0 (Money Track). Ties: most cards (hand, draw, discard).
 """
 from __future__ import annotations
@@ -39,8 +45,8 @@ from engines.core.harness import seed_chance_nb
 from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.rng import shuffle
 from engines.project_skyline.params import (
-    BONUS_MONEY, BONUS_TAKE, BONUS_UPGRADE, END_TOWERS, K_AREA_FREE, K_AREA_N, K_AREA_SP, K_ASCORE,
-    K_BASIC_COPIES, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_COSTS, K_DRAW_RESHUFFLE, K_END_KIND,
+    BEHIND_ALONE, BEHIND_ONE_OTHER, BONUS_MONEY, BONUS_TAKE, BONUS_UPGRADE, END_TOWERS, K_AREA_FREE, K_AREA_N, K_AREA_SP, K_ASCORE,
+    K_BASIC_COPIES, K_BASIC_TYPE, K_BEHIND_TIES, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_COSTS, K_DRAW_RESHUFFLE, K_END_KIND,
     K_END_MONEY, K_ETAB, K_AREA_TIE, K_EXTRA_ROUND, K_HAND_SIZE, K_LAND_SP, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ,
     K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_LAND, K_N_MON, K_N_PLAYERS, K_N_SP, K_N_START, K_N_TYPES,
     K_N_UPG, K_ROUND_CAP, K_SITES, K_SITE_AREA, K_SITE_TILES, K_SP_AREA, K_SP_BMONEY, K_SP_BUPG, K_SP_NB,
@@ -225,12 +231,23 @@ def any_playable_nb(d, cfg, p):
 
 
 @inline_kernel
-def poorest_nb(d, p):
-    """Player p has the least money (alone or tied)."""
+def poorest_nb(d, cfg, p):
+    """Player p is furthest behind on the money track for U-17 (turn.behind_ties): the least
+    money alone, or tied with any number of players ("any_tie"), with exactly one other
+    ("one_other"), or with nobody ("alone")."""
     m = d[pb_nb(p) + P_MONEY]
+    tied = 0
     for q in range(d[M_NPLAYERS]):
-        if d[pb_nb(q) + P_MONEY] < m:
+        mq = d[pb_nb(q) + P_MONEY]
+        if mq < m:
             return False
+        if q != p and mq == m:
+            tied += 1
+    rule = cfg[K_BEHIND_TIES]
+    if rule == BEHIND_ALONE:
+        return tied == 0
+    if rule == BEHIND_ONE_OTHER:
+        return tied <= 1
     return True
 
 
@@ -600,7 +617,7 @@ def resolve_effects_nb(d, rng, cfg):
         elif op == OP_DRAW:
             if d[M_DREW] == 0:
                 d[M_DREW] = 1
-                k = arg if poorest_nb(d, p) else n
+                k = arg if poorest_nb(d, cfg, p) else n
                 if cfg[K_DRAW_RESHUFFLE] == 0 and k > d[b + P_DRAW_N]:
                     k = d[b + P_DRAW_N]  # the draw pile only: no reshuffle in the middle of a turn
                 draw_cards_nb(d, rng, p, k)

@@ -28,13 +28,22 @@ def test_shipped_cards():
 
 def test_shipped_maps():
     nyc, tokyo = load_map("nyc"), load_map("tokyo")
-    assert len(nyc.mon_names) == 8 and nyc.has_landmark and len(nyc.area_names) >= 16
+    assert len(nyc.mon_names) == 8 and nyc.has_landmark
     assert len(tokyo.mon_names) == 9 and not tokyo.has_landmark
-    assert 15 <= len(tokyo.area_names) <= 17           # "about 16 areas" (our design: 16)
-    assert 55 <= len(nyc.cells) <= 80 and 55 <= len(tokyo.cells) <= 80
-    # a ferry makes (2,1) and (2,3) adjacent across the river
+    # "about 60 buildable spaces in about 16 areas per map" (our designs: NYC 62 in 16, Tokyo 64
+    # in 16; the first NYC had 77 in 19, the first Tokyo 78 in 20), 4 areas per colour, 2-6 spaces each
+    assert (len(nyc.cells), len(nyc.area_names)) == (62, 16)
+    assert (len(tokyo.cells), len(tokyo.area_names)) == (64, 16)
+    for mp in (nyc, tokyo):
+        assert sorted(mp.area_colour) == [0] * 4 + [1] * 4 + [2] * 4 + [3] * 4
+        sizes = [mp.space_area.count(a) for a in range(len(mp.area_names))]
+        assert 2 <= min(sizes) and max(sizes) <= 6
+    # NYC keeps its features: ferries across the west river, water on both edges, the landmark
+    # between the monuments; a ferry makes (2,1) and (2,3) adjacent across the river
     a, b = nyc.space_of[(2, 1)], nyc.space_of[(2, 3)]
     assert b in nyc.neighbours[a]
+    assert nyc.water[nyc.space_of[(0, 2)]] and nyc.water[nyc.space_of[(4, 9)]]
+    assert sum(nyc.landmark_adj) == 4
     assert sum(nyc.restricted) == 6 and sum(tokyo.restricted) == 6
 
 
@@ -68,6 +77,20 @@ def test_bad_card_file_names_file_row_and_reason(tmp_path):
     assert str(p) in str(e.value) and "S-05" in str(e.value) and "unknown effect word 'mony'" in str(e.value)
 
 
+def test_every_card_has_a_name_and_a_bad_name_is_refused(tmp_path):
+    for cards in (load_cards("standard"), load_cards("u17_flat")):
+        assert all(1 <= len(c.name) <= 24 for c in cards)
+        assert len({c.base for c in cards}) == len({(c.base, c.name) for c in cards})   # one name per code
+    text = (CARDS_DIR / "standard.toml").read_text()
+    p = _write(tmp_path, "noname.toml", text.replace('name = "Grey income", ', ''))
+    with pytest.raises(DataError) as e:
+        load_cards(p)
+    assert "S-06" in str(e.value) and "a card needs a name" in str(e.value)
+    p = _write(tmp_path, "longname.toml", text.replace('"Grey income"', '"' + "x" * 25 + '"'))
+    with pytest.raises(DataError, match="S-06.*1..24 characters"):
+        load_cards(p)
+
+
 def test_market_missing_a_colour_is_refused(tmp_path):
     lines = [ln for ln in (CARDS_DIR / "standard.toml").read_text().splitlines() if '"B-04"' not in ln]
     p = _write(tmp_path, "nored.toml", "\n".join(lines))
@@ -86,7 +109,7 @@ def test_monument_off_the_map_is_refused(tmp_path):
 
 
 def test_area_with_no_spaces_is_refused(tmp_path):
-    text = (MAPS_DIR / "nyc.toml").read_text().replace('s = "green" }', 's = "green", z = "red" }')
+    text = (MAPS_DIR / "nyc.toml").read_text().replace('p = "red" }', 'p = "red", z = "red" }')
     p = _write(tmp_path, "a.toml", text)
     with pytest.raises(DataError, match="area 'z': area with no spaces"):
         load_map(p)

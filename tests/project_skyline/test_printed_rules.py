@@ -18,15 +18,22 @@ from tests.project_skyline.ps_helpers import (
 pytestmark = pytest.mark.jit_off   # rule by rule, fast in plain Python too (NUMBA_DISABLE_JIT=1)
 
 # Tokyo's end condition as printed ("Areas with at least 1 of your floors": 12+ 22, 10+ 15,
-# 8+ 9, 6+ 4; "floors built in 7 different areas ... 4 money")
+# 8+ 9, 6+ 4; "floors built in 7 different areas ... 4 money"). Our 16-area board
+# (maps/tokyo.toml) plays it; its comment names a raised table (the same money at thresholds
+# one higher) a designer can try, and the kernel must pay whatever table the map gives.
 TOKYO_PRINTED = [(12, 22), (10, 15), (8, 9), (6, 4)]
+TOKYO_RAISED = [(13, 22), (11, 15), (9, 9), (7, 4)]
 
 
-def tokyo_printed_money(k: int) -> int:
-    for need, money_ in TOKYO_PRINTED:
+def end_money(table, k: int) -> int:
+    for need, money_ in table:
         if k >= need:
             return money_
     return 0
+
+
+def tokyo_printed_money(k: int) -> int:
+    return end_money(TOKYO_PRINTED, k)
 
 
 # ---------------------------------------------------------------- Tokyo end-of-game table
@@ -36,12 +43,21 @@ def test_tokyo_map_carries_the_printed_end_table():
     assert [tuple(x) for x in g.kp.map.end_table] == TOKYO_PRINTED
 
 
+@pytest.mark.parametrize("board", ["raised", "printed"])
 @pytest.mark.parametrize("k", range(0, 15))
-def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k):
+def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k, board):
     """Seat 0 has floors in k different areas (two floors in one area count once; built over
-    by seat 1 still counts: the top floor is not needed)."""
+    by seat 1 still counts: the top floor is not needed). The kernel pays the map's table:
+    the printed one, and the raised one a designer can put in the map file."""
+    import numpy as np
+
+    from engines.project_skyline.params import K_ETAB
     g = game(4, "tokyo")
     kp = g.kp
+    table = TOKYO_RAISED if board == "raised" else TOKYO_PRINTED
+    cfg = np.array(kp.cfg, copy=True)
+    for i, (need, money_) in enumerate(table):
+        cfg[K_ETAB + 2 * i], cfg[K_ETAB + 2 * i + 1] = need, money_
     n_areas = len(kp.map.area_names)
     assert n_areas >= 14, "every boundary tested here (0-14 areas) must be reachable on the map"
     d = g.state.data
@@ -55,14 +71,15 @@ def test_tokyo_end_money_by_areas_holding_a_floor_every_boundary(k):
     if k:
         r, c, _ = kp.map.cells[first_space[0][-1]]
         build(g, 0, r, c)               # a second floor in area 0: still one area
-    final_scoring_nb(d, kp.cfg)
-    assert int(fields(g.state, 0)["final_end"][0]) == tokyo_printed_money(k)
-    assert int(fields(g.state, 1)["final_end"][0]) == tokyo_printed_money(k)
+    final_scoring_nb(d, cfg)
+    assert int(fields(g.state, 0)["final_end"][0]) == end_money(table, k)
+    assert int(fields(g.state, 1)["final_end"][0]) == end_money(table, k)
     assert int(fields(g.state, 2)["final_end"][0]) == 0
 
 
 def test_tokyo_example_seven_areas_pay_four():
     assert tokyo_printed_money(7) == 4 and tokyo_printed_money(5) == 0 and tokyo_printed_money(11) == 15
+    assert end_money(TOKYO_RAISED, 7) == 4   # the printed example holds under the raised table too
 
 
 # ---------------------------------------------------------------- one-time bonus spaces
@@ -277,3 +294,105 @@ def test_a_last_floor_before_the_money_ends_last_round_is_a_last_floor_end():
     _finish_randomly(g)
     assert d[M_ROUND] == 0 and d[M_ENDING] == END_FLOOR
 
+
+
+# ---------------------------------------------------------------- U-17: who is furthest behind
+
+@pytest.mark.parametrize("rule, monies, drawn", [
+    # seat 0 plays U-17 with 3 money; the others' money decides whether it is furthest behind
+    ("any_tie", [3, 9, 9, 9], 3), ("any_tie", [3, 3, 9, 9], 3), ("any_tie", [3, 3, 3, 9], 3),
+    ("any_tie", [3, 2, 9, 9], 2),
+    ("one_other", [3, 9, 9, 9], 3), ("one_other", [3, 3, 9, 9], 3), ("one_other", [3, 3, 3, 9], 2),
+    ("alone", [3, 9, 9, 9], 3), ("alone", [3, 3, 9, 9], 2), ("alone", [3, 2, 9, 9], 2),
+])
+def test_u17_furthest_behind_reading(rule, monies, drawn):
+    """U-17 draws 3 "if you are currently (alone or together with another person) furthest
+    behind": turn.behind_ties says who counts in a tie (default any_tie)."""
+    g = game(4, overrides=None if rule == "any_tie" else {"turn.behind_ties": rule})
+    for p, m in enumerate(monies):
+        set_money(g, p, m)
+    set_draw(g, 0, ["S-05", "S-06", "S-07", "S-08"])
+    to_play(g, 0, ["U-17g"], "green")
+    play(g)
+    assert len(hand_codes(g, 0)) == drawn
+
+
+def test_the_defaults_are_any_tie_and_last_free():
+    from engines.project_skyline.params import VARIANTS
+    v = VARIANTS.load("default").values
+    assert v["turn"]["behind_ties"] == "any_tie" and v["scoring"]["complete_at"] == "last_free"
+
+
+# ---------------------------------------------------------------- when is an area complete
+
+def _restricted_area(g):
+    """An area holding a restricted space at this player count, and its spaces."""
+    kp = g.kp
+    for a in range(kp.n_areas):
+        sps = [s for s in range(kp.n_sp) if int(kp.sp_area[s]) == a]
+        if any(int(kp.sp_restricted[s]) for s in sps):
+            return a, sps
+    raise AssertionError("the map has a restricted space at 3 players")
+
+
+@pytest.mark.parametrize("rule", ["last_free", "every_space"])
+def test_an_area_completes_at_its_last_free_space_or_when_every_space_is_built(rule):
+    """IV: "the last free space in an area" -- a restricted space (2-3 players) may not be built
+    on. last_free (default): building the last unrestricted space scores the area;
+    every_space: an area holding a restricted space never completes."""
+    from engines.project_skyline.state import B_A_SCORED, M_AREAS_PEND
+    g = game(3, overrides=None if rule == "last_free" else {"scoring.complete_at": rule})
+    d = g.state.data
+    a, sps = _restricted_area(g)
+    free = [s for s in sps if not int(g.kp.sp_restricted[s])]
+    for s in free:
+        r, c, _ = g.kp.map.cells[s]
+        build(g, 0, r, c)
+    assert bool(d[M_AREAS_PEND] >> a & 1) == (rule == "last_free")
+    # an area without a restricted space completes under both readings
+    kp = g.kp
+    b = next(b for b in range(kp.n_areas)
+             if not any(int(kp.sp_restricted[s]) for s in range(kp.n_sp) if int(kp.sp_area[s]) == b)
+             and d[B_A_SCORED + b] == 0 and b != a)
+    for s in range(kp.n_sp):
+        if int(kp.sp_area[s]) == b:
+            r, c, _ = kp.map.cells[s]
+            build(g, 1, r, c)
+    assert d[M_AREAS_PEND] >> b & 1
+
+
+def test_complete_at_key_refuses_an_unknown_reading():
+    with pytest.raises(ValueError, match="complete_at"):
+        game(3, overrides={"scoring.complete_at": "half"})
+    with pytest.raises(ValueError, match="behind_ties"):
+        game(3, overrides={"turn.behind_ties": "richest"})
+
+
+# ---------------------------------------------------------------- several areas in one turn
+
+@pytest.mark.parametrize("variant", [None, "tokyo"])
+def test_the_order_of_several_area_scorings_changes_nothing(variant):
+    """IV: "If you trigger several area scorings in your turn, you decide in which order you
+    carry them out." The engine scores them in area order; this states that no order can
+    change the outcome (same payouts, the same Upgrade-market refresh per scoring), so the
+    choice is no variant key: two areas scored in either order leave the same position."""
+    import numpy as np
+
+    g = game(4, variant)
+    kp = g.kp
+    areas = {}
+    for s in range(kp.n_sp):
+        areas.setdefault(int(kp.sp_area[s]), []).append(s)
+    a, b = 0, len(areas) - 1
+    for i, s in enumerate(areas[a] + areas[b]):
+        r, c, _ = kp.map.cells[s]
+        build(g, i % 3, r, c, 1 + i % 2)            # three seats, uneven heights
+    h1, h2 = g.clone(), g.clone()
+    score_area_nb(h1.state.data, kp.cfg, a)
+    score_area_nb(h1.state.data, kp.cfg, b)
+    score_area_nb(h2.state.data, kp.cfg, b)
+    score_area_nb(h2.state.data, kp.cfg, a)
+    f1, f2 = fields(h1.state), fields(h2.state)
+    scratch = {"counts", "lohi", "queue"}          # the kernels' work space, not the position
+    assert [k for k in f1 if k not in scratch and not np.array_equal(np.asarray(f1[k]), np.asarray(f2[k]))] == []
+    assert [money(h1, p) for p in range(4)] != [money(g, p) for p in range(4)]   # something was paid

@@ -45,6 +45,19 @@ def test_cli_run_on_tokyo_writes_report_with_skyline_sections(tmp_path):
     assert drawn == rates.filter(pl.col("games") >= MIN_CURVE_GAMES).height
     money = money_sources(run).plots[0].figure.axes[0]
     assert money.get_ylabel() == "share of money"
+    # issue 25: card names beside the codes, in every table of cards and the curves' legend
+    from analysis.project_skyline import market_picks
+    from engines.project_skyline.params import load_cards
+    names = {c.base: c.name for c in load_cards("standard")}
+    assert names["U-17"] == "Catch-up draw" and names["B-03"] == "Double anywhere"
+    card_tables = list(tables.values()) + [t for _, t in market_picks(run).tables]
+    for t in card_tables:
+        assert t.columns[t.columns.index("card") + 1] == "name", t.columns
+        assert t.height > 0 and all(n == names[c[:4]] for c, n in zip(t["card"], t["name"]))
+    legend = [txt.get_text() for plot in section.plots for axes in plot.figure.axes
+              if axes.get_legend() for txt in axes.get_legend().get_texts()]
+    assert legend and all(lbl.split(" ", 1)[1] == names[lbl[:4]] for lbl in legend), legend
+    assert "| name |" in text.replace("|name|", "| name |") or " name " in text
 
 
 def test_ps_experiments_are_shipped_and_validate():

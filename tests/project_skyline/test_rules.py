@@ -1,15 +1,15 @@
 """Project Skyline rules on hand-built positions (NYC map unless named; grid in maps/nyc.toml):
 
-         0 1 2 3 4 5 6 7 8 9 10 11 12
-    r0:  a a a ~ b b c c c ~ ~  q  q        areas: a green, b grey, c white, d red, e grey,
-    r1:  a 1 ~ ~ b 2 c d d d ~  q  q        f white, g green, h red, i grey, j white, k green,
-    r2:  e e ~ f f f 3 d g g ~  ~  q        l red, m white, n green, o grey, p red, q white,
-    r3:  e 4 ~ h h L i i i g ~  r  r        r red, s green; L landmark, digits monuments,
-    r4:  e e ~ h h i i 5 k k ~  r  r        ferries (2,1)-(2,3), (6,1)-(6,3), (1,9)-(1,11),
-    r5:  j 6 ~ l l l m m k k ~  ~  r        (4,9)-(4,11), (7,9)-(7,11)
-    r6:  j j ~ n 7 l m m o o ~  s  s
-    r7:  j ~ ~ n n p p 8 o o ~  s  s
-    r8:  ~ ~ ~ ~ p p ~ ~ ~ ~ ~  ~  s
+         0 1 2 3 4 5 6 7 8 9 10
+    r0:  a a a ~ b b c c c ~ ~        areas: a green, b grey, c white, d red, e grey,
+    r1:  a 1 ~ ~ b 2 c d d d ~        f white, g green, h red, i grey, j white, k green,
+    r2:  e e ~ f f f 3 d g g ~        l red, m white, n green, o grey, p red;
+    r3:  e 4 ~ h h L i i i g ~        L landmark, digits monuments,
+    r4:  e e ~ h h i i 5 k k ~        ferries (2,1)-(2,3), (6,1)-(6,3)
+    r5:  j 6 ~ l l l m m k k ~
+    r6:  j j ~ n 7 l m m o o ~
+    r7:  j ~ ~ n n p p 8 o o ~
+    r8:  ~ ~ ~ ~ p p ~ ~ ~ ~ ~
 """
 import numpy as np
 import pytest
@@ -28,7 +28,7 @@ from tests.project_skyline.ps_helpers import (
 )
 
 GREEN_NYC = {(0, 0), (0, 1), (0, 2), (1, 0), (2, 8), (2, 9), (3, 9), (4, 8), (4, 9), (5, 8), (5, 9), (6, 3),
-             (7, 3), (7, 4), (6, 11), (6, 12), (7, 11), (7, 12), (8, 12)}
+             (7, 3), (7, 4)}
 
 
 def mon_index(g, name):
@@ -86,10 +86,10 @@ def test_money_card():
 def test_u10_builds_only_on_buildings():
     g = game(4)
     build(g, 1, 5, 3)
-    build(g, 2, 0, 12)
+    build(g, 2, 6, 9)
     to_play(g, 0, ["U-10g"], "green")
     play(g)
-    assert targets(g) == {(5, 3), (0, 12)}
+    assert targets(g) == {(5, 3), (6, 9)}
 
 
 def test_u11_builds_next_to_water_in_any_area():
@@ -97,7 +97,7 @@ def test_u11_builds_next_to_water_in_any_area():
     to_play(g, 0, ["U-11g"], "green")
     play(g)
     t = targets(g)
-    assert (0, 2) in t and (2, 3) in t and (1, 12) not in t
+    assert (0, 2) in t and (2, 3) in t and (4, 9) in t and (2, 5) not in t
     assert (0, 1) not in t and (3, 4) not in t
 
 
@@ -383,8 +383,8 @@ def test_two_player_site_moves_after_scoring_to_an_unbuilt_area():
     assert g.phase() == "site" and g.current_player() == 0
     areas = {g.kp.map.area_names[a - A_SITE] for a in g.legal_actions()}
     assert "b" not in areas and "h" not in areas and "a" in areas
-    g.apply(A_SITE + g.kp.map.area_names.index("q"))
-    assert d[B_A_SITE + b] == 0 and d[B_A_SITE + g.kp.map.area_names.index("q")] == 1
+    g.apply(A_SITE + g.kp.map.area_names.index("o"))
+    assert d[B_A_SITE + b] == 0 and d[B_A_SITE + g.kp.map.area_names.index("o")] == 1
 
 
 # ---------------------------------------------------------------- the end
