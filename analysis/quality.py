@@ -343,14 +343,15 @@ def quality_section(run) -> Section | None:
     fair = _leader_fair(data)
     est_of = {(row["metric"], row["key"]): row for row in rows}
     first = est_of.get(("leader_wins", after_round(1)))
-    if first is not None:
+    if first is not None and v.runaway_round != 1:   # (else the runaway sentence says it)
         sentences.append(f"The player leading after round 1 went on to win {_pct(first['estimate'])} of games "
                          f"(95% CI {_ci(first['95% low'], first['95% high'], clip=(0, 1))}); a seat at random "
                          f"wins {_pct(fair)}.")
     if v.runaway_round is not None:
         est, low, high = v.runaway
         text = (f"Runaway leader: whoever leads after round {v.runaway_round} wins most games, "
-                f"{_pct(est)} of them (95% CI {_ci(low, high, clip=(0, 1))}).")
+                f"{_pct(est)} of them (simultaneous 95% CI {_ci(low, high, clip=(0, 1))}; a seat at random "
+                f"wins {_pct(fair)}).")
         sentences.append(text)
         findings.append(Finding(text, 55.0))
     if v.decided_late:
