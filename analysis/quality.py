@@ -24,6 +24,11 @@ games (the turn cap cut their rounds short) out of all of them. Ties and stalls 
 own generic metrics (tie_rate, stall_rate), and seat uniformity is the seat metrics'
 (seat_win_rate, seat_edge); the report's "Game quality" section gathers them all.
 
+Which games: Skyline 3000 records its running score (the rounds table). Skyline of the World and
+Project Skyline have running scores in play (prestige, points) but do not write them per round yet
+(their batch loops would need a per-round record, as Skyline 3000's has); Cityline's points are
+counted only when the sheet is scored at the end, and its players never affect each other.
+
 Not measured (no game records it yet): the share of decisions with a real choice and the
 branching factor (the batch loops skip listing legal actions where no policy reads them:
 Skyline 3000's bids, the random player's turns), and kingmaking: it asks whether a trailing

@@ -160,3 +160,24 @@ def test_quality_metrics_from_a_run_folder_by_hand(tmp_path):
     assert values("comeback") == [(0, "all", 1.0), (1, "all", 0.0)]       # halfway = round 2: seat 1 only tied
     assert values("leader_wins") == [(0, "after round 1", 0.0), (1, "after round 1", 1.0),
                                      (0, "after round 2", 0.5), (1, "after round 2", 1.0)]
+
+
+def test_the_section_on_a_run_and_on_a_run_without_the_rounds_table(tmp_path):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    from analysis.run import Run
+    sys.path.insert(0, str(Path(__file__).parent))
+    from synthetic_run import write_synthetic_run
+
+    path = write_synthetic_run(tmp_path / "run", n_games=400, players=4)
+    section = Q.quality_section(Run.open(path))
+    assert section.title == "Game quality" and "after round 1" in section.text
+    table = section.tables[0][1]
+    assert {"lead_changes", "decided_round", "leader_wins", "comeback", "winner_deficit", "tie_rate",
+            "stall_rate"} <= set(table["metric"])
+    assert (table["95% low"] <= table["estimate"]).all() and (table["estimate"] <= table["95% high"]).all()
+    shutil.rmtree(path / "rounds")                       # a run folder written before the rounds table
+    old = Q.quality_section(Run.open(path))
+    assert "no `rounds` table" in old.text and not old.tables and not old.findings
