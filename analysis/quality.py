@@ -27,14 +27,15 @@ own generic metrics (tie_rate, stall_rate), and seat uniformity is the seat metr
 Which games: Skyline 3000 records its running score (the rounds table). Skyline of the World and
 Project Skyline have running scores in play (prestige, points) but do not write them per round yet
 (their batch loops would need a per-round record, as Skyline 3000's has); Cityline's points are
-counted only when the sheet is scored at the end, and its players never affect each other.
+counted only when the sheet is scored at the end, and its players do not affect each other's sheets
+(default rules; with multiplayer_reroll = "starting_player" seat 0's re-roll changes everyone's dice).
 
 Not measured (no game records it yet): the share of decisions with a real choice and the
 branching factor (the batch loops skip listing legal actions where no policy reads them:
 Skyline 3000's bids, the random player's turns), and kingmaking: it asks whether a trailing
 player's move changes who wins, a counterfactual (replay the game with another move) that
-no result table can answer; Cityline's players do not interact at all, so there it is
-zero by the rules.
+no result table can answer; under Cityline's default rules no player can change another's
+sheet, so there it is zero by the rules.
 """
 from __future__ import annotations
 
