@@ -224,3 +224,48 @@ def players_with_winners(run: Run) -> pl.LazyFrame:
     """players joined with games.n_winners, so a win can also be counted as a share."""
     n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
     return scan_players(run).with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
+
+
+# --- estimates with their intervals (the game is the unit) ------------------------------------
+
+def tie_rate(run: RunData) -> pl.DataFrame:
+    return select(run.table("games"), ALL, (pl.col("n_winners") > 1))
+
+
+def stall_rate(run: RunData) -> pl.DataFrame:
+    return select(run.table("games"), ALL, pl.col("stalled") > 0)
+
+
+WILSON = "Wilson"
+T = "t"
+INTERVALS = {
+    WILSON: "Wilson score interval (statsmodels proportion_confint, method='wilson') for 0/1 outcomes",
+    T: "Student t interval of the mean (scipy.stats.t) for everything else",
+}
+ESTIMATE_SCHEMA = {"key": pl.Utf8, "n": pl.Int64, "estimate": pl.Float64, "low": pl.Float64,
+                   "high": pl.Float64, "sd": pl.Float64, "interval": pl.Utf8}
+
+
+def estimate(metric: Metric, values: pl.DataFrame, confidence: float = 0.95) -> pl.DataFrame:
+    """Per key: n, mean, interval (Wilson for 0/1 proportions, else Student t), sd of the values."""
+    from analysis.stats import t_interval_from_moments, wilson_interval
+
+    grouped = (
+        values.group_by("key", maintain_order=True)
+        .agg(pl.len().alias("n"), pl.col("value").mean().alias("estimate"), pl.col("value").std(ddof=1).alias("sd"),
+             pl.col("value").sum().alias("total"), pl.col("value").is_in([0.0, 1.0]).all().alias("binary"))
+    )
+    rows = []
+    for row in grouped.iter_rows(named=True):
+        n, mean = int(row["n"]), float(row["estimate"])
+        sd = float(row["sd"]) if row["sd"] is not None else float("nan")
+        if metric.kind == "proportion" and row["binary"]:
+            low, high = wilson_interval(row["total"], n, confidence)
+            low, high = min(low, mean), max(high, mean)  # Wilson's bound at 0 or n can miss by 1e-17
+            method = WILSON
+        else:
+            low, high = t_interval_from_moments(n, mean, sd, confidence)
+            method = T
+        rows.append({"key": row["key"], "n": n, "estimate": mean, "low": float(low), "high": float(high),
+                     "sd": sd, "interval": method})
+    return pl.DataFrame(rows, schema=ESTIMATE_SCHEMA).sort("key")

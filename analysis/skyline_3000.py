@@ -23,10 +23,11 @@ import math
 import numpy as np
 import polars as pl
 
-from analysis import plots, stats
+from analysis import plots, quality, stats
 from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Section, fair_share,
                              players_with_winners, scan_players, select, with_policy_strings, zero)
 from analysis.frames import format_p, game_spec, labels as declared_labels, pct, rate_with_interval
+from analysis.quality import RoundScores
 from analysis.run import Run
 
 N_PRICE_BINS = 8
@@ -75,6 +76,9 @@ def sections(run: Run) -> list[Section]:
     else:
         result.append(Section("Card values: played, bid or kept", "Skipped: this run has no `card_use` table."))
     result.append(policy_summary(run))
+    game_quality = quality.quality_section(run, ROUND_SCORES)   # the race: from the rounds table
+    if game_quality is not None:
+        result.append(game_quality)
     return result
 
 
@@ -682,12 +686,17 @@ def first_builder_edge(run: RunData) -> pl.DataFrame:
 FIRST_BUILDER = "first builder"
 # players.key_player marks the round-1 Key Player, who builds first in round 1 (see first_builder_effect):
 # a turn-order position, so these two metrics are named for what they measure.
+# the running score after each round's Scoring Phase (engines/skyline_3000 writes it): the game-quality
+# metrics and the report's "Game quality" section read it (analysis/quality.py)
+ROUND_SCORES = RoundScores("rounds")
+
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("first_builder_win_rate", "share of games won by the seat that builds first in round 1 (the round-1 "
            "Key Player; = seat_win_rate of the 1st seat)", "proportion", first_builder_win_rate,
            reference=fair_share, min_players=2, margin=SEAT_MARGIN),
     Metric("first_builder_edge", "the first builder's win minus the mean win of all seats (0 = no edge)", "mean",
            first_builder_edge, reference=zero, min_players=2, margin=SEAT_MARGIN),
+    *quality.metrics(ROUND_SCORES).values(),   # lead_changes, decided_round, leader_wins, ... (analysis/quality.py)
 )}
 # Names used before issue 12 (they said "Key Player" for a turn-order position): refused with a pointer.
 RENAMED_METRICS = {"key_player_win_rate": "first_builder_win_rate", "key_player_edge": "first_builder_edge"}

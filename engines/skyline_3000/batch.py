@@ -35,9 +35,9 @@ from engines.skyline_3000.state import (
     C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_P, N_ALOG, P_PAID, P_PLAYED,
     N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS,
+    P_ROUND_SCORE, P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS, T_ROUNDS,
 )
-from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES
+from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES, rounds_table
 from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
 
 
@@ -112,7 +112,7 @@ def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
     @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
-    def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu):
+    def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu, rs):
         """Play games [start, start + count). Fills the column-major matrices
         pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
         (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], the
@@ -178,6 +178,8 @@ def _simulate_chunk_kernel(with_search):
                 pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
                 pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
                 pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
+                for k in range(tab[T_ROUNDS]):  # rs int32[count, P, rounds]: the rounds table
+                    rs[g, s, k] = pub[o + P_ROUND_SCORE + k]
                 slot = slot_of[s]
                 for c in range(NC):
                     cu[slot, c, 0] += pub[o + P_PLAYED + c]
@@ -234,9 +236,10 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     ga = np.zeros((len(GA_COLS), count), np.int32)
     ga_search = np.zeros(count, np.int64)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
+    rs = np.zeros((count, P, kp.rounds), np.int32)
     chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
     bad = chunk(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                pl, au, au_n, ga, ga_search, cu)
+                pl, au, au_n, ga, ga_search, cu, rs)
     if bad >= 0:
         raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
@@ -246,6 +249,7 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
         "auctions": {c: au[j].copy() for j, c in enumerate(AU_COLS)},
         "games": {**{c: ga[j].copy() for j, c in enumerate(GA_COLS)}, "search_simulated": ga_search},
         "card_use": _card_use(kp, cu, int(start)),
+        "rounds": rounds_table(rs, int(start)),
     }
     for name in ("players", "auctions", "games"):
         for c in ("seat", "lineup_slot", "round", "stack", "item", "winner", "winner_slot", "tie_break",

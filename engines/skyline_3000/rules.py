@@ -40,7 +40,7 @@ from engines.skyline_3000.state import (
     FLOOR, GREENSPACE, K_BID, K_BILLBOARD, K_CONTRACT, K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL,
     K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MAX_CARDS, MAX_P, MAX_STACK_ITEMS, N_ALOG,
     N_BOARD, PI_DISCARDS, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
-    P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE,
+    P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD, P_NHAND, P_ROOFS, P_ROUND_SCORE, P_SCORE,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, P_TURNS_ROUND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER,
     PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PILES, PLANTS, PLAYERS, PLH, PLR, ROOF,
@@ -415,6 +415,9 @@ def scoring_nb(pub):
                 pub[o + P_SCORE] += p2
                 pub[o + P_EV_SECOND] += p2
             pub[o + P_BONUS] += spaceport_cards_nb(pub, first, second, q, ns)
+    for q in range(P):  # the running score, for the rounds table (game-quality metrics)
+        o = PLAYERS + q * N_PROW
+        pub[o + P_ROUND_SCORE + pub[C_ROUND]] = pub[o + P_SCORE]
 
 
 @typed_kernel((PUB, I64, I64), inline=True)

@@ -51,6 +51,7 @@ MAX_P = 4
 MAX_STACKS = 4
 MAX_SMALL = 12
 MAX_CARDS = 62
+MAX_ROUNDS = 16  # game.rounds' schema maximum
 
 # ---------------------------------------------------------------- ctrl: pub[CTRL + C_*]
 CTRL_ROW = Layout("ctrl", [
@@ -131,6 +132,7 @@ PLAYER_ROW = Layout("player row", [
     Field("st_extra", 1),
     Field("st_pass_r1", 1, "own construction turn (0-based) of the pass in round 1"),
     Field("turns_round", 1, "own construction turns this round"),
+    Field("round_score", MAX_ROUNDS, "[P_ROUND_SCORE + r]: score after round r's Scoring Phase (the rounds table)"),
     Field("played", MAX_CARDS, "[P_PLAYED + c]: times card c was played in construction by this seat"),
     Field("paid", MAX_CARDS, "[P_PAID + c]: times card c was paid in a won auction"),
 ])
@@ -245,7 +247,7 @@ PARAMS = ParamLayout([
     Param(key="supply.starting_buildings", rule=Rule("int_table", 0, 20, length=2), kernel=False),
     Param("n_start", meaning="starting buildings (T_START_H, T_START_R)"),
     Param("start_score", key="supply.starting_score", rule=Rule("int", -100, 100)),
-    Param("rounds", key="game.rounds", rule=Rule("int", 1, 16)),
+    Param("rounds", key="game.rounds", rule=Rule("int", 1, MAX_ROUNDS)),
     Param("turn_cap", key="game.construction_turn_cap", rule=Rule("int", 1, 100_000)),
     Param("floors_per_card", key="construction.floors_per_card", rule=Rule("int", 1, 10)),
     Param("first_floors", key="construction.first_building_floors", rule=Rule("int", 1, 10)),

@@ -96,4 +96,27 @@ CARD_USE = TableSpec(
     ),
 )
 
-TABLES = {t.name: t for t in (PLAYERS, AUCTIONS, GAMES, CARD_USE)}
+ROUNDS = TableSpec(
+    "rounds",
+    "one row per game, round and seat: the running score (what the game-quality metrics read)",
+    (
+        Column("game", "game index in the run"),
+        Column("round", "round 1..game.rounds"),
+        Column("seat", "seat, clockwise from 0"),
+        Column("score", "the seat's points after this round's Scoring Phase (the last round's: before the "
+                        "end's tie-break, = players.score)"),
+    ),
+)
+
+TABLES = {t.name: t for t in (PLAYERS, AUCTIONS, GAMES, CARD_USE, ROUNDS)}
+
+
+def rounds_table(rs, start):
+    """The rounds table from rs int32[games, seats, rounds] (batch.py fills it from the
+    player rows' round_score after each game); game index = start + row."""
+    import numpy as np
+
+    count, seats, rounds = rs.shape
+    game, seat, rnd = np.meshgrid(np.arange(count), np.arange(seats), np.arange(rounds), indexing="ij")
+    return {"game": (game.reshape(-1) + start).astype(np.int64), "round": (rnd.reshape(-1) + 1).astype(np.int8),
+            "seat": seat.reshape(-1).astype(np.int8), "score": rs.reshape(-1).astype(np.int32)}

@@ -233,12 +233,24 @@ def _skyline_tables(rng, n_games, players, lineup, rotate, seat_bonus, policy_bo
         "search_simulated": np.zeros(n_games, np.int64),   # no search seat in these line-ups
     })
     auctions_frame = pl.DataFrame(auctions)
-    for name, frame in (("players", players_frame), ("games", games_frame), ("auctions", auctions_frame)):
+    # the running score after each of 4 rounds: a share of the final score that grows round by round
+    # (noisy, so leads change), the last round's = the final score
+    rounds = 4
+    share = np.sort(rng.random((n_games, players, rounds - 1)), axis=2)
+    running = np.concatenate([np.round(score[:, :, None] * share), score[:, :, None]], axis=2).astype(np.int32)
+    rounds_frame = pl.DataFrame({
+        "game": np.repeat(np.arange(n_games, dtype=np.int64), players * rounds),
+        "round": np.tile(np.arange(1, rounds + 1), n_games * players).astype(np.int8),
+        "seat": np.tile(np.repeat(np.arange(players), rounds), n_games).astype(np.int8),
+        "score": running.ravel(),
+    })
+    for name, frame in (("players", players_frame), ("games", games_frame), ("auctions", auctions_frame),
+                        ("rounds", rounds_frame)):
         # The policy column is the runner's; everything else must be the engine's schema exactly.
         expected = SKYLINE_TABLES[name].names + (["policy"] if name == "players" else [])
         assert frame.columns == expected, (name, frame.columns)
     return {"players": players_frame, "games": games_frame, "auctions": auctions_frame,
-            "card_use": None}
+            "rounds": rounds_frame, "card_use": None}
 
 
 def _auctions(rng, n_games, players, first_key, slot_of_seat):

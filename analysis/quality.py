@@ -1,0 +1,389 @@
+"""Game-quality metrics: how a game's race unfolds, generic over the game contract.
+
+A game declares its running score in its analysis module, analysis/<game_id>.py, and takes the
+metrics and the report section from here (as analysis/skyline_3000.py does):
+
+    ROUND_SCORES = RoundScores("rounds")   # a table: one row per game, round (1-based) and seat
+    METRICS = {..., **quality.metrics(ROUND_SCORES)}     # its experiment metrics
+    sections(run): [..., quality.quality_section(run, ROUND_SCORES)]   # the report's "Game quality" section
+
+whose last round's score is the final score (Skyline 3000: engines/skyline_3000 writes the
+`rounds` table). From it, per game (so every interval has the game as its unit, and two
+variants played on the same seeds pair up game by game):
+
+    lead_changes        times a seat took the lead alone from another seat that had led alone
+    decided_round       the round from which the eventual winner led alone to the end
+                        (one after the last round at which the winner was not leading alone)
+    decided_last_round  1 if the winner was not leading alone before the last round
+    leader_wins         per "after round r": share of that round's leaders who won (snowball)
+    comeback            1 if the winner was not leading alone at halfway (after round ceil(R/2))
+    winner_deficit      how far behind the leader the eventual winner was at worst (points; drama)
+
+Games with a shared win are left out of the winner-based metrics (whose winner?), and stalled
+games (the turn cap cut their rounds short) out of all of them. Ties and stalls have their
+own generic metrics (tie_rate, stall_rate), and seat uniformity is the seat metrics'
+(seat_win_rate, seat_edge); the report's "Game quality" section gathers them all.
+
+Which games: Skyline 3000 records its running score (the rounds table). Skyline of the World and
+Project Skyline have running scores in play (prestige, points) but do not write them per round yet
+(their batch loops would need a per-round record, as Skyline 3000's has); Cityline's points are
+counted only when the sheet is scored at the end, and its players do not affect each other's sheets
+(default rules; with multiplayer_reroll = "starting_player" seat 0's re-roll changes everyone's dice).
+
+Not measured (no game records it yet): the share of decisions with a real choice and the
+branching factor (the batch loops skip listing legal actions where no policy reads them:
+Skyline 3000's bids, the random player's turns), and kingmaking: it asks whether a trailing
+player's move changes who wins, a counterfactual (replay the game with another move) that
+no result table can answer; under Cityline's default rules no player can change another's
+sheet, so there it is zero by the rules.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import polars as pl
+
+from analysis.frames import (ALL, Metric, RunData, estimate, fair_share, interval_text, pct, stall_rate, tie_rate,
+                             zero)
+from analysis.sections import Finding, Section
+
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class RoundScores:
+    """Where a game writes each seat's running score after each round."""
+
+    table: str
+    round: str = "round"
+    seat: str = "seat"
+    score: str = "score"
+
+
+@dataclass
+class Race:
+    """Scores [games, rounds, seats] of the games a race can be read from, and who won."""
+
+    game: np.ndarray          # game index per row
+    scores: np.ndarray        # int [G, R, P]
+    win: np.ndarray           # bool [G, P]
+
+    @property
+    def rounds(self) -> int:
+        return self.scores.shape[1]
+
+    @cached_property
+    def lead(self) -> np.ndarray:
+        """bool [G, R, P]: the seat has the top score after the round (ties: every top seat)."""
+        top = self.scores.max(axis=2, keepdims=True)
+        return self.scores == top
+
+    @cached_property
+    def single(self) -> np.ndarray:
+        return self.win.sum(axis=1) == 1
+
+    @cached_property
+    def single_winner(self) -> "Race":
+        """The games with one winner."""
+        sel = self.single
+        return Race(self.game[sel], self.scores[sel], self.win[sel])
+
+    @cached_property
+    def winner(self) -> np.ndarray:
+        return self.win.argmax(axis=1)
+
+
+def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
+                     spec: RoundScores) -> Race:
+    """The race of every game that was not stalled, from the declared round-score table."""
+    keep = games.filter(pl.col("stalled") == 0)["game"] if "stalled" in games.columns else games["game"]
+    rounds = rounds.filter(pl.col("game").is_in(keep.implode()))
+    players = players.filter(pl.col("game").is_in(keep.implode()))
+    ids = np.sort(players["game"].unique().to_numpy())
+    n_seats = int(players["seat"].max()) + 1 if players.height else 0
+    n_rounds = int(rounds[spec.round].max()) if rounds.height else 0
+    scores = np.zeros((len(ids), n_rounds, n_seats), np.int64)
+    gi = np.searchsorted(ids, rounds["game"].to_numpy())
+    scores[gi, rounds[spec.round].to_numpy().astype(np.int64) - 1, rounds[spec.seat].to_numpy().astype(np.int64)] = \
+        rounds[spec.score].to_numpy()
+    win = np.zeros((len(ids), n_seats), bool)
+    pi = np.searchsorted(ids, players["game"].to_numpy())
+    win[pi, players["seat"].to_numpy().astype(np.int64)] = players["win"].to_numpy() > 0
+    return Race(ids, scores, win)
+
+
+def race(run: RunData, spec: RoundScores) -> Race | None:
+    if spec.table not in run.run.tables():  # a run folder written before the table
+        return None
+    cache = run.__dict__.setdefault("_race", {})
+    if "race" not in cache:
+        cache["race"] = race_from_frames(run.table(spec.table), run.table("players"), run.table("games"), spec)
+    return cache["race"]
+
+
+# --- per-game values (numpy over a Race) ------------------------------------------------
+
+def lead_changes_values(r: Race) -> np.ndarray:
+    """Times a seat took the lead alone from another seat that had led alone (a tie on the way
+    counts no change of its own: leader A, then A and B level, then B alone is one change)."""
+    lead = r.lead
+    alone = lead.sum(axis=2) == 1
+    leader = lead.argmax(axis=2)
+    last = np.full(len(r.game), -1)
+    changes = np.zeros(len(r.game))
+    for k in range(r.rounds):
+        changes += alone[:, k] & (last >= 0) & (leader[:, k] != last)
+        last = np.where(alone[:, k], leader[:, k], last)
+    return changes
+
+
+def _winner_leads(r: Race) -> np.ndarray:
+    """bool [G, R]: the (single) winner leads alone after the round (a lead shared with another seat,
+    e.g. everyone still at the start score, is not a lead); after the last round the winner leads by
+    definition (a tie on points settled by a tie-break)."""
+    lead = r.lead
+    alone = lead[np.arange(len(r.game)), :, r.winner] & (lead.sum(axis=2) == 1)
+    alone[:, -1] = True
+    return alone
+
+
+def decided_round_values(r: Race) -> np.ndarray:
+    """1 + the last round at which the winner was not leading (1: led from the first round)."""
+    behind = ~_winner_leads(r)
+    last = r.rounds - 1 - np.argmax(behind[:, ::-1], axis=1)     # 0-based index of the last such round
+    return np.where(behind.any(axis=1), last + 2, 1).astype(float)
+
+
+def halfway(rounds: int) -> int:
+    return max(1, math.ceil(rounds / 2))
+
+
+def comeback_values(r: Race) -> np.ndarray:
+    return (~_winner_leads(r)[:, halfway(r.rounds) - 1]).astype(float)
+
+
+def winner_deficit_values(r: Race) -> np.ndarray:
+    top = r.scores.max(axis=2)
+    mine = r.scores[np.arange(len(r.game)), :, r.winner]
+    return (top - mine).max(axis=1).astype(float)
+
+
+def leader_wins_values(r: Race, round_index: int) -> np.ndarray:
+    lead = r.lead[:, round_index, :]
+    return (lead & r.win).sum(axis=1) / lead.sum(axis=1)
+
+
+def _frame(game, key, value) -> pl.DataFrame:
+    return pl.DataFrame({"game": np.asarray(game, np.int64), "key": key, "value": np.asarray(value, float)},
+                        schema={"game": pl.Int64, "key": pl.Utf8, "value": pl.Float64})
+
+
+def _empty() -> pl.DataFrame:
+    return _frame([], [], [])
+
+
+def _single(values_of, spec: RoundScores):
+    def compute(run: RunData) -> pl.DataFrame:
+        r = race(run, spec)
+        if r is None:
+            return _empty()
+        sub = r.single_winner
+        return _frame(sub.game, [ALL] * len(sub.game), values_of(sub))
+    return compute
+
+
+def lead_changes(run: RunData, spec: RoundScores) -> pl.DataFrame:
+    r = race(run, spec)
+    return _empty() if r is None else _frame(r.game, [ALL] * len(r.game), lead_changes_values(r))
+
+
+def leader_wins(run: RunData, spec: RoundScores) -> pl.DataFrame:
+    r = race(run, spec)
+    if r is None:
+        return _empty()
+    parts = [_frame(r.game, [after_round(k + 1)] * len(r.game), leader_wins_values(r, k))
+             for k in range(r.rounds - 1)]
+    return pl.concat(parts) if parts else _empty()
+
+
+def after_round(k: int) -> str:
+    return f"after round {k}"
+
+
+def _decided_last(r: Race) -> np.ndarray:
+    return (decided_round_values(r) == r.rounds).astype(float)
+
+
+def metrics(spec: RoundScores) -> dict[str, Metric]:
+    """The quality metrics of a game whose running score per round is where `spec` says (its
+    analysis module declares ROUND_SCORES and adds these to its METRICS). A leader who wins no more
+    often than an average seat wins 1/P (more with shared wins): the snowball's reference."""
+    return {m.name: m for m in (
+        Metric("lead_changes", "times per game a seat took the lead alone from another that had led alone (running score "
+               "after each round; a tie on the way is no change of its own)",
+               "mean", lambda run: lead_changes(run, spec), min_players=2),
+        Metric("decided_round", "the round from which the eventual winner led alone to the end; "
+               "1 + the last round at which the winner was not leading alone; shared wins left out", "mean",
+               _single(decided_round_values, spec), min_players=2),
+        Metric("decided_last_round", "share of games whose winner was not leading alone before the last round "
+               "(decided late); shared wins left out", "proportion", _single(_decided_last, spec), min_players=2),
+        Metric("leader_wins", "per round r: share of games won by the player leading after round r "
+               "(snowball; tied leaders share the game)", "proportion", lambda run: leader_wins(run, spec), reference=fair_share,
+               min_players=2),
+        Metric("comeback", "share of games won by a player who was not leading alone at halfway (after round ceil(R/2)); "
+               "shared wins left out", "proportion", _single(comeback_values, spec), min_players=2),
+        Metric("winner_deficit", "points the eventual winner was behind the leader at worst (0: led throughout; "
+               "drama); shared wins left out", "mean", _single(winner_deficit_values, spec), reference=zero,
+               min_players=2),
+    )}
+
+
+# --- verdicts (each checked in tests/analysis/test_null_quality.py) ---------------------------
+
+def bonferroni_lower(values: np.ndarray, families: int, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Mean and interval of 0/1 (or 0..1) per-game values, simultaneous over `families` (Bonferroni):
+    Wilson when every value is 0/1, else Student t (analysis.metrics.estimate)."""
+    level = 1 - (1 - confidence) / max(1, families)
+    metric = Metric("_", "", "proportion", lambda run: None)
+    est = estimate(metric, _frame(np.arange(len(values)), ["x"] * len(values), values), level)
+    if not est.height:
+        return float("nan"), float("nan"), float("nan")
+    row = est.row(0, named=True)
+    return row["estimate"], row["low"], row["high"]
+
+
+@dataclass
+class RaceVerdicts:
+    runaway_round: int | None        # the earliest round after which the leader wins most games, shown
+    runaway: tuple[float, float, float] | None
+    decided_late: bool
+    late: tuple[float, float, float]
+    decided_early: bool
+    early: tuple[float, float, float]
+
+
+def race_verdicts(r: Race, confidence: float = CONFIDENCE) -> RaceVerdicts:
+    """"Runaway leader": the leader after some round r < R wins more than half of the games, the
+    interval's lower end above 50% (Bonferroni over the R-1 rounds). "Decided late": more than half of
+    the single-winner games were won by a player not leading alone before the last round; "decided
+    early": more than half by the player leading alone from round 1 on. Each is said only when the
+    interval excludes 50%."""
+    runaway_round, runaway = None, None
+    for k in range(r.rounds - 1):
+        values = leader_wins_values(r, k)
+        values = values[np.isfinite(values)]
+        est = bonferroni_lower(values, r.rounds - 1, confidence)
+        if est[1] > 0.5:
+            runaway_round, runaway = k + 1, est
+            break
+    single = r.single_winner
+    decided = decided_round_values(single)
+    late = bonferroni_lower((decided == r.rounds).astype(float), 2, confidence)
+    early = bonferroni_lower((decided == 1).astype(float), 2, confidence)
+    return RaceVerdicts(runaway_round, runaway, late[1] > 0.5, late, early[1] > 0.5 and r.rounds > 1, early)
+
+
+def outcome_figures(data: RunData, confidence: float = CONFIDENCE) -> dict:
+    """Ties and stalls with their intervals over games (the generic tie_rate and stall_rate metrics,
+    Wilson), and the range of the seats' win rates in turn order: a description only (a range of
+    estimates has no honest interval at an even game: it is above 0 by chance alone); whether a seat's
+    edge is more than chance is the seat section's test."""
+    rows, parts = [], []
+    for name, compute in (("tie_rate", tie_rate), ("stall_rate", stall_rate)):
+        row = estimate(Metric(name, "", "proportion", compute), compute(data), confidence).row(0, named=True)
+        rows.append({"metric": name, "key": ALL, "games": row["n"], "estimate": row["estimate"],
+                     "95% low": row["low"], "95% high": row["high"]})
+        parts.append(row)
+    rates = data.players.group_by("order").agg(pl.col("win").cast(pl.Float64).mean().alias("rate"))["rate"]
+    tie, stall = parts
+    sentence = (f"Ties: {_pct(tie['estimate'])} of games shared the win (95% CI "
+                f"{_ci(tie['low'], tie['high'], clip=(0, 1))}); stalls: {_pct(stall['estimate'])} (95% CI "
+                f"{_ci(stall['low'], stall['high'], clip=(0, 1))}). The seats in turn order won between "
+                f"{_pct(rates.min())} and {_pct(rates.max())} of games (whether that is more than chance: "
+                f"the seat section).")
+    return {"rows": rows, "sentence": sentence}
+
+
+_pct, _ci = pct, interval_text
+
+
+def quality_section(run, spec: RoundScores) -> Section | None:
+    """The report's "Game quality" section, from the running score the game declares (`spec`);
+    None for a solo run."""
+    if run.n_players < 2:
+        return None
+    data = RunData(run.path, run.games_done)
+    data.__dict__["run"] = run
+    if spec.table not in run.tables():
+        return Section("Game quality", f"This run folder has no `{spec.table}` table (the running score per "
+                       "round; written by engines newer than this run): run the games again for these figures.")
+    r = race(data, spec)
+    if r is None or len(r.game) == 0 or r.rounds < 2:
+        return Section("Game quality", "Too few games (or rounds) that were not stalled to read the race from.")
+    rows, sentences, findings = [], [], []
+    for name, metric in metrics(spec).items():
+        est = estimate(metric, metric.compute(data), CONFIDENCE)
+        for row in est.iter_rows(named=True):
+            rows.append({"metric": name, "key": row["key"], "games": row["n"], "estimate": row["estimate"],
+                         "95% low": row["low"], "95% high": row["high"]})
+    v = race_verdicts(r)
+    fair = fair_share(data)
+    est_of = {(row["metric"], row["key"]): row for row in rows}
+    first = est_of.get(("leader_wins", after_round(1)))
+    if first is not None and v.runaway_round != 1:   # (else the runaway sentence says it)
+        sentences.append(f"The player leading after round 1 went on to win {_pct(first['estimate'])} of games "
+                         f"(95% CI {_ci(first['95% low'], first['95% high'], clip=(0, 1))}); a seat at random "
+                         f"wins {_pct(fair)}.")
+    if v.runaway_round is not None:
+        est, low, high = v.runaway
+        text = (f"Runaway leader: whoever leads after round {v.runaway_round} wins most games, "
+                f"{_pct(est)} of them (simultaneous 95% CI {_ci(low, high, clip=(0, 1))}; a seat at random "
+                f"wins {_pct(fair)}).")
+        sentences.append(text)
+        findings.append(Finding(text, 55.0))
+    if v.decided_late:
+        est, low, high = v.late
+        text = (f"Decided late: in {_pct(est)} of games (95% CI {_ci(low, high, clip=(0, 1))}) the winner was "
+                f"not leading alone before the last round.")
+        sentences.append(text)
+        findings.append(Finding(text, 54.0))
+    elif v.decided_early:
+        est, low, high = v.early
+        text = (f"Decided early: in {_pct(est)} of games (95% CI {_ci(low, high, clip=(0, 1))}) the winner "
+                f"led alone from round 1 to the end.")
+        sentences.append(text)
+        findings.append(Finding(text, 54.0))
+    else:
+        sentences.append(f"The winner led alone from round 1 on in {_pct(v.early[0])} of games (95% CI "
+                         f"{_ci(v.early[1], v.early[2], clip=(0, 1))}) and was not leading alone before the last "
+                         f"round in {_pct(v.late[0])} (95% CI {_ci(v.late[1], v.late[2], clip=(0, 1))}).")
+    cb = est_of.get(("comeback", ALL))
+    if cb is not None:
+        sentences.append(f"Comebacks: {_pct(cb['estimate'])} of games (95% CI "
+                         f"{_ci(cb['95% low'], cb['95% high'], clip=(0, 1))}) were won by a player not leading alone "
+                         f"after round {halfway(r.rounds)} of {r.rounds}.")
+    lc = est_of.get(("lead_changes", ALL))
+    dd = est_of.get(("winner_deficit", ALL))
+    if lc is not None and dd is not None:
+        sentences.append(f"The lead changed hands {lc['estimate']:.2f} times per game on average (95% CI "
+                         f"{_ci(lc['95% low'], lc['95% high'], unit='', scale=1, digits=2)}); at worst the "
+                         f"eventual winner was {dd['estimate']:.1f} points behind the leader on average (95% CI "
+                         f"{_ci(dd['95% low'], dd['95% high'], unit=' points', scale=1)}).")
+    outcome = outcome_figures(data)
+    rows += outcome["rows"]
+    sentences.append(outcome["sentence"])
+    table = pl.DataFrame(rows)
+    n_single = int(r.single.sum())
+    method = (f"From the running score after each of the {r.rounds} rounds (table `{spec.table}`), over "
+              f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
+              "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "
+              "means; the verdicts (runaway leader, decided late or early) are said only when the interval's "
+              "lower end is above 50%, simultaneous over the rounds (Bonferroni). Not measured: the share of decisions with a real choice and the "
+              "branching factor (no game records its legal-action counts), and kingmaking (a counterfactual: "
+              "no result table says whether a trailing player's other move would have changed the winner).")
+    text = " ".join(sentences) + "\n\n" + method
+    return Section("Game quality", text, [("Game-quality metrics (per game, game as unit)", table)],
+                   findings=findings)
