@@ -358,11 +358,10 @@ def load_experiment(path: str | Path) -> Experiment:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(source, "(file)", f"not valid TOML: {exc}") from None
-    from experiments import variant_design
-
-    if variant_design.is_design_file(data):  # [sensitivity] / [tune]: experiments/variant_design.py
-        return variant_design.load(path, data, text)
-    _check_keys(source, "", data, TOP_KEYS + variant_design.DESIGN_KINDS)
+    if design := [k for k in ("sensitivity", "tune") if k in data]:
+        raise ExperimentError(source, design[0], f"a [{design[0]}] experiment is read by "
+                                                 "experiments.variant_design.load_any (`skyline-lab run` reads both)")
+    _check_keys(source, "", data, TOP_KEYS)
     if "experiment" not in data:
         raise ExperimentError(source, "experiment", "missing: the file needs an [experiment] table")
     exp = _expect(source, "experiment", data["experiment"], "table")
@@ -933,11 +932,6 @@ def run_experiment(
     """
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    from experiments import variant_design
-
-    if isinstance(experiment, variant_design.DesignExperiment):
-        return variant_design.run_design(experiment, results=results, cache=cache, workers=workers,
-                                         progress=progress, report=report, games=games)
     if games is not None:
         if games < 2:
             raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
@@ -992,9 +986,6 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
     batch (cached, so the real run reuses it) and size the experiment from its sds."""
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    if not isinstance(experiment, Experiment):
-        raise ExperimentError(str(experiment.path), experiment.kind, "`power` sizes a sweep or a comparison; a "
-                              f"[{experiment.kind}] experiment says up front what it plays when run")
     effects = effects if effects is not None else (experiment.power.effects if experiment.power else None)
     if not effects:
         raise ExperimentError(str(experiment.path), "power.effects",
@@ -1041,15 +1032,8 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
     `--games` (when typed) overrides the file's game count; `--out` is the results root."""
     import typer
 
-    from experiments import variant_design
-
     try:
-        experiment = load_experiment(path)
-        if isinstance(experiment, variant_design.DesignExperiment):
-            return variant_design.cli_run(experiment, results=results or DEFAULT_RESULTS, workers=workers,
-                                          progress=progress, report=report,
-                                          games=games if _explicit("games") else None)
-        result = run_experiment(experiment, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+        result = run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
                                 report=report, games=games if _explicit("games") else None)
     except _cli_errors() as exc:
         typer.echo(f"error: {exc}", err=True)

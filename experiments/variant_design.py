@@ -62,8 +62,9 @@ from engines.core.lineup import LineupError
 from engines.core.variant import VariantError
 from engines.registry import get_game
 from experiments.experiment import (
-    CACHE_NAME, DEFAULT_RESULTS, EXPERIMENT_KEYS, NAME_RE, ExperimentError, _check_keys, _expect, _first_comment,
-    _known_metric, _overrides, _ours_or_empty, _policies, _prepare_plan, _writable, ensure_run)
+    CACHE_NAME, DEFAULT_RESULTS, EXPERIMENT_KEYS, NAME_RE, Experiment, ExperimentError, _check_keys, _expect,
+    _first_comment, _known_metric, _overrides, _ours_or_empty, _policies, _prepare_plan, _writable, ensure_run,
+    load_experiment, run_experiment)
 from experiments.runner import RunError
 
 DESIGN_KINDS = ("sensitivity", "tune")
@@ -1201,24 +1202,61 @@ def cli_errors():
     return (ExperimentError, RunError, VariantError, LineupError, FileNotFoundError)
 
 
-def cli_run(experiment: DesignExperiment, *, results: Path, workers: int = 1, progress: bool = True,
+def load_any(path: str | Path):
+    """Any experiment file: a DesignExperiment for [sensitivity] / [tune], else experiment.load_experiment's."""
+    path = Path(path)
+    if path.is_file():
+        try:
+            data = tomllib.loads(text := path.read_text())
+        except tomllib.TOMLDecodeError:
+            data = None
+        if isinstance(data, dict) and is_design_file(data):
+            return load(path, data, text)
+    return load_experiment(path)
+
+
+def run_any(path_or_experiment, **options):
+    """Run any experiment file (or a loaded one): run_design for [sensitivity] / [tune], else run_experiment."""
+    experiment = path_or_experiment
+    if not isinstance(experiment, (DesignExperiment, Experiment)):
+        experiment = load_any(experiment)
+    if isinstance(experiment, DesignExperiment):
+        options.pop("precision", None)
+        return run_design(experiment, **options)
+    return run_experiment(experiment, **options)
+
+
+def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progress: bool = True,
             report: bool = True, games: int | None = None):
-    """`skyline-lab run <file>.toml` for a [sensitivity] or [tune] file: say what it will play, play it
-    (from the cache where possible), print the answer and where the report is."""
+    """`skyline-lab run <file>.toml`. A [sensitivity] or [tune] file: say what it will play, play it (from
+    the cache where possible), print the answer and where the report is; any other kind:
+    experiment.cli_run. A bad file or option: one line, exit 2."""
     import sys
     from dataclasses import replace
 
     import typer
 
-    if games is not None:
-        if games < 2:
-            raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
-        experiment = replace(experiment, games=games)
-    typer.echo(plan_text(experiment))
-    command = "skyline-lab " + " ".join(sys.argv[1:]) if sys.argv and "skyline-lab" in sys.argv[0] else \
-        f"skyline-lab run {experiment.path}" + (f" --games {games}" if games else "")
-    result = run_design(experiment, results=results, workers=workers, progress=progress, report=report,
-                        command=command)
+    from experiments import experiment as E
+
+    try:
+        experiment = load_any(path)
+        if not isinstance(experiment, DesignExperiment):
+            return E.cli_run(path, results=results, workers=workers, progress=progress, report=report, games=games)
+        games = games if E._explicit("games") else None
+        if games is not None:
+            if games < 2:
+                raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
+            experiment = replace(experiment, games=games)
+        typer.echo(plan_text(experiment))
+        command = f"skyline-lab run {path}" + (f" --games {games}" if games else "")
+        result = run_design(experiment, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+                            report=report, command=command)
+    except cli_errors() as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: finished batches are cached; run the same command again to resume", err=True)
+        raise typer.Exit(code=130)
     typer.echo(result.answer)
     typer.echo(f"\n{result.batches} batches, {result.games_simulated:,} games simulated now (the rest from the "
                f"cache) in {result.seconds:,.1f} s")
