@@ -186,3 +186,22 @@ def test_never_writes_into_a_folder_it_did_not_make(tmp_path):
     with pytest.raises(Exception, match="not an experiment folder"):
         D.run_any(path, results=tmp_path / "results")
     assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+DESIGNS = sorted(p for p in (ROOT / "experiments").glob("*.toml")
+                 if any(line.strip() in ("[sensitivity]", "[tune]") for line in p.read_text().splitlines()))
+
+
+def test_full_size_design_files_are_shipped_and_validate():
+    names = {p.stem: D.load_any(p) for p in DESIGNS}
+    assert {"skyline_3000_sensitivity", "skyline_3000_tune_3p_seats", "cityline_roof_tables_tune"} <= set(names)
+    sens = names["skyline_3000_sensitivity"]
+    assert sens.kind == "sensitivity" and len(sens.ranges) >= 10 and len(sens.metrics) >= 4
+    assert sens.policies == ["heuristic"] and sens.question.endswith("?")
+    tune = names["skyline_3000_tune_3p_seats"]
+    assert tune.options["trials"] >= 50 and tune.base_plan().players == 3
+    assert [t.text for t in tune.targets] == ["seat_score_edge within +-2"]
+    roofs = names["cityline_roof_tables_tune"]
+    assert roofs.targets[0].relative == "mean" and roofs.ranges[0].index == 5
+    # the budget: each fits 30 min on 2 cores at the heuristic rung (games counted up front)
+    assert D.plan_games(sens)["games_at_most"] <= 80_000 and D.plan_games(tune)["games_at_most"] <= 30_000
