@@ -1032,7 +1032,8 @@ def tune_answer(experiment: DesignExperiment, verdicts: pl.DataFrame, targets: p
             lines.append(f"- Candidate {c} ({setting}) meets the target: every key shown inside it on fresh games.")
         else:
             missed = targets.filter((pl.col("candidate") == c) & ~pl.col("shown"))
-            what = "; ".join(sorted({f"{m['target']} ({m['key']} {m['estimate']:.3g})" for m in missed.iter_rows(named=True)}))
+            what = "; ".join(f"{t} ({', '.join(f'{m[0]} {m[1]:.3g}' for m in zip(g['key'], g['estimate']))})"
+                             for (t,), g in missed.group_by(["target"], maintain_order=True))
             lines.append(f"- Candidate {c} ({setting}): not shown to meet {what}.")
     return "\n".join(lines) if lines else "No candidate could be played."
 

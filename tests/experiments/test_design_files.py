@@ -205,3 +205,23 @@ def test_full_size_design_files_are_shipped_and_validate():
     assert roofs.targets[0].relative == "mean" and roofs.ranges[0].index == 5
     # the budget: each fits 30 min on 2 cores at the heuristic rung (games counted up front)
     assert D.plan_games(sens)["games_at_most"] <= 80_000 and D.plan_games(tune)["games_at_most"] <= 30_000
+
+
+def test_sensitivity_and_tuning_notebook_executes(tmp_path, monkeypatch):
+    import nbclient
+    import nbformat
+    monkeypatch.setenv("SKYLINE_LAB_RESULTS", str(tmp_path))
+    monkeypatch.setenv("SKYLINE_LAB_NOTEBOOK_GAMES", "100")
+    notebook = nbformat.read(ROOT / "notebooks" / "sensitivity_and_tuning.ipynb", as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(ROOT)}})
+    client.execute()
+    outputs = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                        + str(o.get("data", {}).get("text/markdown", ""))
+                        for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", []))
+    assert "8 design points" in outputs and "100 games per point" in outputs
+    assert "key 'sensitivity.ranges.scoring.x_penalty': 90 is outside the legal range" in outputs
+    assert "a rerun simulated 0 new games" in outputs
+    assert "# Candidate 1 of the [tune] experiment 'cityline_tables_quick'" in outputs
+    assert (tmp_path / "cityline_map_quick" / "figures" / "sensitivity_heat_map.png").is_file()
+    assert (tmp_path / "cityline_tables_quick" / "candidates" / "candidate_1.toml").is_file()
