@@ -981,7 +981,8 @@ def candidate_toml(experiment: DesignExperiment, c: int, units: np.ndarray, targ
     lines = [f"# Candidate {c} of the [tune] experiment '{experiment.name}' ({experiment.game}).",
              f"# Made by: {command}",
              f"# Re-checked on {n:,} fresh games (seed {experiment.options['recheck_seed']}), paired with the starting "
-             f"variant on the same games; each key tested at alpha {experiment.alpha / experiment.options['keep']:g}.",
+             f"variant on the same games; each key tested at alpha "
+             f"{float(target_rows['alpha'][0]) if target_rows.height else experiment.alpha:.4g}.",
              f"# Meets every target: {'yes (shown by the tests below)' if meets else 'NOT shown'}"]
     for r in target_rows.filter(pl.col("candidate") == c).iter_rows(named=True):
         lines.append(f"#   {r['target']}: {r['key']} = {r['estimate']:.4g} (p {r['p_value']:.3g}; "
