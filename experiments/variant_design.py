@@ -28,7 +28,7 @@ points) for the keys that survive screening. "Key X matters for M" is said only 
 elementary effect of X on M is shown by a paired test on the games (analysis.compare.
 paired_difference, each step of a trajectory a pair of batches on the same games), Bonferroni
 over X's steps, Holm over every key x output: the false claim rate is at most alpha
-(tests/experiments/test_truth_sensitivity.py). Indices carry SALib's bootstrap intervals.
+(tests/experiments/test_truth_design.py). Indices carry SALib's bootstrap intervals.
 
 [tune]: optuna (TPE, seeded; one objective per target, multi-objective with several) proposes
 points; each is one cached batch. Targets are named: `seat_score_edge = { within = 2 }` (every
@@ -434,6 +434,10 @@ def load(path: Path, data: dict, text: str) -> DesignExperiment:
             raise ExperimentError(source, "sensitivity.sobol_base", f"must be a power of 2 (Sobol' sequence) or 0 "
                                                                     f"(no Sobol' stage), not {options['sobol_base']}")
         count("max_sobol_keys", min(len(ranges), 8), 1, len(ranges))
+        points = options["trajectories"] * (len(ranges) + 1) + options["sobol_base"] * (options["max_sobol_keys"] + 2)
+        if points > MAX_DESIGN_POINTS:
+            raise ExperimentError(source, "sensitivity", f"the design has up to {points:,} points; at most "
+                                                         f"{MAX_DESIGN_POINTS:,} (fewer trajectories or a smaller sobol_base)")
         if not metrics:
             metrics = ["seat_score_edge", "game_length", "score_spread", "margin"] if (players or spec.default_players) > 1 \
                 else ["score_mean", "game_length"]
