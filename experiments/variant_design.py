@@ -606,7 +606,8 @@ def plan_text(experiment: DesignExperiment) -> str:
                 f"point on seed {experiment.seed}: at most {p['games_at_most']:,} games (cached points and repeated "
                 f"rounded points are free)")
     return (f"{experiment.name}: {p['trials']} trials x {p['games_per_trial']:,} games on seed {experiment.seed}, then "
-            f"{experiment.options['keep']} candidates and the starting variant re-checked on "
+            f"the {experiment.options['keep']} best candidate{'s' if experiment.options['keep'] > 1 else ''} and the "
+            f"starting variant re-checked on "
             f"{experiment.options['recheck_games']:,} fresh games each (seed {experiment.options['recheck_seed']}): at most "
             f"{p['games_at_most']:,} games (cached batches are free)")
 
@@ -754,8 +755,11 @@ def analyse_sensitivity(experiment: DesignExperiment, evaluate, check=None
     # survivors: keys that matter for some output, most influential first (largest share of the output's
     # largest mu*), at most max_sobol_keys
     share = screening.with_columns((pl.col("mu_star") / pl.col("mu_star").max().over("output")).alias("share"))
-    ranked = (share.filter(pl.col("matters")).group_by("key").agg(pl.col("share").max())
-              .sort("share", descending=True))
+    # (ties keep the file's order of the keys: a rerun must draw the same Sobol' points, all from the cache)
+    order = {r.name: i for i, r in enumerate(ranges)}
+    ranked = (share.filter(pl.col("matters")).group_by("key", maintain_order=True).agg(pl.col("share").max())
+              .with_columns(pl.col("key").replace_strict(order, return_dtype=pl.Int64).alias("_order"))
+              .sort(["share", "_order"], descending=[True, False], nulls_last=True))
     survivors = ranked["key"].to_list()[:o["max_sobol_keys"]] if ranked.height else []
     sobol_rows = []
     n_sobol = 0
