@@ -155,7 +155,7 @@ def run(
     if scheduler and backend != "dask":
         _fail("--scheduler is a Dask scheduler's address: it needs --backend dask")
     if game.endswith(".toml"):
-        from experiments.experiment import cli_run
+        from experiments.variant_design import cli_run  # every kind: [sensitivity] / [tune] there, the rest in experiment.py
 
         typed = _typed_options(ctx, BATCH_ONLY_OPTIONS)
         if typed:

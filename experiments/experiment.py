@@ -358,6 +358,9 @@ def load_experiment(path: str | Path) -> Experiment:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(source, "(file)", f"not valid TOML: {exc}") from None
+    if design := [k for k in ("sensitivity", "tune") if k in data]:
+        raise ExperimentError(source, design[0], f"a [{design[0]}] experiment is read by "
+                                                 "experiments.variant_design.load_any (`skyline-lab run` reads both)")
     _check_keys(source, "", data, TOP_KEYS)
     if "experiment" not in data:
         raise ExperimentError(source, "experiment", "missing: the file needs an [experiment] table")

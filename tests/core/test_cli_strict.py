@@ -20,6 +20,7 @@ from experiments.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENT = str(ROOT / "experiments" / "skyline_3p_fairness.toml")
+SENSITIVITY = str(ROOT / "experiments" / "skyline_3000_sensitivity.toml")
 cli = CliRunner()
 
 # (arguments, a phrase the one line must hold): the closing note's bad-input table is this list
@@ -42,6 +43,8 @@ BAD = [
     (["power", EXPERIMENT, "--effect", "nonsense=2"], "unknown metric 'nonsense'"),
     (["power", EXPERIMENT, "--effect", "seat_score_edge=2", "-j", "0"], "key 'workers': must be at least 1"),
     (["power", "nowhere.toml", "--effect", "seat_score_edge=2"], "nowhere.toml"),
+    (["power", SENSITIVITY, "--effect", "seat_score_edge=2"], "is read by experiments.variant_design.load_any"),
+    (["run", SENSITIVITY, "-n", "1"], "key 'games': must be at least 2"),
     (["ladder", "cityline", "-n", "0"], "--games must be between 1 and"),
     (["ladder", "cityline", "--findings-games", "-1"], "--findings-games must be between 0"),
     (["ladder", "cityline", "--rung", "random"], "give --rung at least twice (one given: random)"),
@@ -74,7 +77,7 @@ def _refused(args, phrase, cwd: Path):
     return lines[0]
 
 
-@pytest.mark.parametrize("args, phrase", BAD, ids=[" ".join(a).replace(EXPERIMENT, "EXP") for a, _ in BAD])
+@pytest.mark.parametrize("args, phrase", BAD, ids=[" ".join(a).replace(EXPERIMENT, "EXP").replace(SENSITIVITY, "SENS") for a, _ in BAD])
 def test_bad_input_is_one_line_exit_2_nothing_written(args, phrase, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _refused(args, phrase, tmp_path)
