@@ -234,7 +234,7 @@ class Experiment:
 
 # --- reading and validating a file -------------------------------------------------------
 
-def _first_comment(text: str) -> str:
+def first_comment(text: str) -> str:
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
@@ -258,7 +258,7 @@ def _unknown(source: str, where: str, key: str, known) -> ExperimentError:
     return ExperimentError(source, f"{prefix}{key}", f"unknown key{hint}; known: {', '.join(known)}")
 
 
-def _known_metric(source: str, where: str, metric: str, known, game: str) -> None:
+def check_known_metric(source: str, where: str, metric: str, known, game: str) -> None:
     if metric not in known:
         close = difflib.get_close_matches(metric, list(known), n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
@@ -267,13 +267,13 @@ def _known_metric(source: str, where: str, metric: str, known, game: str) -> Non
         raise ExperimentError(source, where, f"unknown metric '{metric}' for {game}{hint}; known: {', '.join(known)}")
 
 
-def _check_keys(source: str, where: str, table: dict, known) -> None:
+def check_keys(source: str, where: str, table: dict, known) -> None:
     for key in table:
         if key not in known:
             raise _unknown(source, where, key, known)
 
 
-def _expect(source: str, key: str, value: Any, kind: str) -> Any:
+def expect_value(source: str, key: str, value: Any, kind: str) -> Any:
     ok = {
         "str": isinstance(value, str),
         "int": isinstance(value, int) and not isinstance(value, bool),
@@ -294,12 +294,12 @@ def _expect(source: str, key: str, value: Any, kind: str) -> Any:
 def _sweep_values(source: str, key: str, value: Any) -> list[Any]:
     where = f"sweep.{key}"
     if isinstance(value, dict):
-        _check_keys(source, where, value, ("start", "stop", "step"))
+        check_keys(source, where, value, ("start", "stop", "step"))
         if "start" not in value or "stop" not in value:
             raise ExperimentError(source, where, "a range needs start and stop (and optionally step)")
         start, stop, step = value["start"], value["stop"], value.get("step", 1)
         for name, v in (("start", start), ("stop", stop), ("step", step)):
-            _expect(source, f"{where}.{name}", v, "number")
+            expect_value(source, f"{where}.{name}", v, "number")
         if step <= 0:
             raise ExperimentError(source, f"{where}.step", f"must be positive, not {step}")
         if stop < start:
@@ -326,17 +326,17 @@ def _flatten_sweep(source: str, table: dict, prefix: str = "") -> dict[str, list
     return out
 
 
-def _overrides(source: str, where: str, value: Any) -> dict[str, Any]:
-    _expect(source, where, value, "table")
+def parse_overrides(source: str, where: str, value: Any) -> dict[str, Any]:
+    expect_value(source, where, value, "table")
     return flatten(value)
 
 
-def _policies(source: str, where: str, value: Any) -> list[str] | None:
+def parse_policies(source: str, where: str, value: Any) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
         return [value]
-    return list(_expect(source, where, value, "str_list"))
+    return list(expect_value(source, where, value, "str_list"))
 
 
 def _short(key: str) -> str:
@@ -361,50 +361,50 @@ def load_experiment(path: str | Path) -> Experiment:
     if design := [k for k in ("sensitivity", "tune") if k in data]:
         raise ExperimentError(source, design[0], f"a [{design[0]}] experiment is read by "
                                                  "experiments.variant_design.load_any (`skyline-lab run` reads both)")
-    _check_keys(source, "", data, TOP_KEYS)
+    check_keys(source, "", data, TOP_KEYS)
     if "experiment" not in data:
         raise ExperimentError(source, "experiment", "missing: the file needs an [experiment] table")
-    exp = _expect(source, "experiment", data["experiment"], "table")
-    _check_keys(source, "experiment", exp, EXPERIMENT_KEYS)
+    exp = expect_value(source, "experiment", data["experiment"], "table")
+    check_keys(source, "experiment", exp, EXPERIMENT_KEYS)
 
     if "game" not in exp:
         raise ExperimentError(source, "experiment.game", "missing: which game to play")
-    game = _expect(source, "experiment.game", exp["game"], "str")
+    game = expect_value(source, "experiment.game", exp["game"], "str")
     try:
         spec = get_game(game)
     except KeyError as exc:
         raise ExperimentError(source, "experiment.game", exc.args[0]) from None
 
-    name = _expect(source, "experiment.name", exp.get("name", path.stem), "str")
+    name = expect_value(source, "experiment.name", exp.get("name", path.stem), "str")
     if not NAME_RE.match(name):
         raise ExperimentError(source, "experiment.name", f"must be a folder name (letters, digits, _ . -), not {name!r}")
-    question = _expect(source, "experiment.question", exp.get("question", _first_comment(text)), "str")
-    games = _expect(source, "experiment.games", exp.get("games", 10_000), "int")
+    question = expect_value(source, "experiment.question", exp.get("question", first_comment(text)), "str")
+    games = expect_value(source, "experiment.games", exp.get("games", 10_000), "int")
     if games < 2:
         raise ExperimentError(source, "experiment.games", f"must be at least 2, not {games}")
     if games > 1_000_000_000:
         raise ExperimentError(source, "experiment.games", f"must be at most 1,000,000,000 per batch, not {games:,}")
-    seed = _expect(source, "experiment.seed", exp.get("seed", 0), "int")
+    seed = expect_value(source, "experiment.seed", exp.get("seed", 0), "int")
     if not 0 <= seed < 2**63:
         raise ExperimentError(source, "experiment.seed", f"must be between 0 and 2**63-1, not {seed}")
-    confidence = _expect(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
+    confidence = expect_value(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
     if not 0.5 <= confidence < 1:
         raise ExperimentError(source, "experiment.confidence", f"must be in [0.5, 1), not {confidence}")
     margin = exp.get("seat_margin")
     if margin is not None:
-        _expect(source, "experiment.seat_margin", margin, "number")
+        expect_value(source, "experiment.seat_margin", margin, "number")
         if not 0 < margin < 1:
             raise ExperimentError(source, "experiment.seat_margin", f"must be between 0 and 1, not {margin}")
         margin = float(margin)
     base_variant = exp.get("variant")
     if base_variant is not None:
-        _expect(source, "experiment.variant", base_variant, "str")
-    base_overrides = _overrides(source, "experiment.overrides", exp.get("overrides", {}))
+        expect_value(source, "experiment.variant", base_variant, "str")
+    base_overrides = parse_overrides(source, "experiment.overrides", exp.get("overrides", {}))
     base_players = exp.get("players")
     if base_players is not None:
-        _expect(source, "experiment.players", base_players, "int")
-    base_policies = _policies(source, "experiment.policies", exp.get("policies"))
-    base_rotate = _expect(source, "experiment.rotate", exp.get("rotate", True), "bool")
+        expect_value(source, "experiment.players", base_players, "int")
+    base_policies = parse_policies(source, "experiment.policies", exp.get("policies"))
+    base_rotate = expect_value(source, "experiment.rotate", exp.get("rotate", True), "bool")
 
     kinds = [k for k in ("sweep", "compare", "fairness", "ladder") if k in data]
     if len(kinds) > 1:
@@ -428,7 +428,7 @@ def load_experiment(path: str | Path) -> Experiment:
         raw_plans.append((base_variant or "default", {}, base_variant, base_overrides, base_players,
                           base_policies, base_rotate, base_where))
     elif kind == "sweep":
-        table = _expect(source, "sweep", data["sweep"], "table")
+        table = expect_value(source, "sweep", data["sweep"], "table")
         grid = _flatten_sweep(source, table)
         if not grid:
             raise ExperimentError(source, "sweep", "names no parameter to sweep")
@@ -452,7 +452,7 @@ def load_experiment(path: str | Path) -> Experiment:
             raw_plans.append((label, params, base_variant, {**base_overrides, **params}, base_players,
                               base_policies, base_rotate, where))
     elif kind == "compare":
-        table = _expect(source, "compare", data["compare"], "table")
+        table = expect_value(source, "compare", data["compare"], "table")
         arms = {k: v for k, v in table.items() if isinstance(v, dict)}
         for key, value in table.items():
             if not isinstance(value, dict) and key not in COMPARE_OPTIONS:
@@ -461,26 +461,26 @@ def load_experiment(path: str | Path) -> Experiment:
             raise ExperimentError(source, "compare", f"needs at least two arms ([compare.<name>] tables), not {len(arms)}")
         for arm, body in arms.items():
             where_arm = f"compare.{arm}"
-            _check_keys(source, where_arm, body, ARM_KEYS)
+            check_keys(source, where_arm, body, ARM_KEYS)
             variant = body.get("variant", base_variant)
             if variant is not None:
-                _expect(source, f"{where_arm}.variant", variant, "str")
-            overrides = _overrides(source, f"{where_arm}.overrides", body.get("overrides", {}))
+                expect_value(source, f"{where_arm}.variant", variant, "str")
+            overrides = parse_overrides(source, f"{where_arm}.overrides", body.get("overrides", {}))
             players = body.get("players", base_players)
             if players is not None:
-                _expect(source, f"{where_arm}.players", players, "int")
-            policies = _policies(source, f"{where_arm}.policies", body.get("policies", base_policies))
-            rotate = _expect(source, f"{where_arm}.rotate", body.get("rotate", base_rotate), "bool")
-            label = _expect(source, f"{where_arm}.label", body.get("label", arm), "str")
+                expect_value(source, f"{where_arm}.players", players, "int")
+            policies = parse_policies(source, f"{where_arm}.policies", body.get("policies", base_policies))
+            rotate = expect_value(source, f"{where_arm}.rotate", body.get("rotate", base_rotate), "bool")
+            label = expect_value(source, f"{where_arm}.label", body.get("label", arm), "str")
             where = {**base_where, **{k: f"{where_arm}.overrides.{k}" for k in overrides}}
             raw_plans.append((label, {}, variant, {**base_overrides, **overrides}, players, policies, rotate, where))
         arm_names = list(arms)
         if "baseline" in table:
-            wanted = _expect(source, "compare.baseline", table["baseline"], "str")
+            wanted = expect_value(source, "compare.baseline", table["baseline"], "str")
             if wanted not in arm_names:
                 raise ExperimentError(source, "compare.baseline", f"no arm '{wanted}' (arms: {', '.join(arm_names)})")
             baseline = arm_names.index(wanted)
-        pairs = _expect(source, "compare.pairs", table.get("pairs", "baseline"), "str")
+        pairs = expect_value(source, "compare.pairs", table.get("pairs", "baseline"), "str")
         if pairs not in ("baseline", "all"):
             raise ExperimentError(source, "compare.pairs", f"must be 'baseline' or 'all', not {pairs!r}")
     elif kind == "ladder":
@@ -491,11 +491,11 @@ def load_experiment(path: str | Path) -> Experiment:
             raw_plans.append((rung, {"rung": rung}, base_variant, base_overrides, ladder_players or base_players,
                               [rung], base_rotate, base_where))
     else:  # fairness
-        table = _expect(source, "fairness", data["fairness"], "table")
-        _check_keys(source, "fairness", table, FAIRNESS_KEYS)
+        table = expect_value(source, "fairness", data["fairness"], "table")
+        check_keys(source, "fairness", table, FAIRNESS_KEYS)
         default_players = [p for p in (2, 3, 4, 5, 6) if spec.min_players <= p <= spec.max_players]
-        fairness_players = list(_expect(source, "fairness.players", table.get("players", default_players), "int_list"))
-        fairness_policies = list(_expect(source, "fairness.policies", table.get("policies", list(spec.policies)),
+        fairness_players = list(expect_value(source, "fairness.players", table.get("players", default_players), "int_list"))
+        fairness_policies = list(expect_value(source, "fairness.policies", table.get("policies", list(spec.policies)),
                                          "str_list"))
         if not fairness_players or not fairness_policies:
             raise ExperimentError(source, "fairness", "needs at least one player count and one policy")
@@ -508,17 +508,17 @@ def load_experiment(path: str | Path) -> Experiment:
                                   p, [policy], base_rotate, base_where))
 
     # metrics
-    metrics = _expect(source, "experiment.metrics", exp.get("metrics", None) or [], "str_list") or None
+    metrics = expect_value(source, "experiment.metrics", exp.get("metrics", None) or [], "str_list") or None
     known = M.metrics_for(game)
-    answer = _expect(source, "experiment.answer", exp.get("answer", []), "str_list")
+    answer = expect_value(source, "experiment.answer", exp.get("answer", []), "str_list")
     for where, names in (("experiment.metrics", metrics or []), ("experiment.answer", answer)):
         for metric in names:
-            _known_metric(source, where, metric, known, game)
+            check_known_metric(source, where, metric, known, game)
 
     # every batch, validated by the runner's own checks (variant ranges, line-ups, players)
     plans: list[Plan] = []
     for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
-        plans.append(_prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
+        plans.append(prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
                                    rotate, games, seed, where, kind, players_key))
     labels = [p.label for p in plans]
     if len(set(labels)) != len(labels):
@@ -546,22 +546,22 @@ def load_experiment(path: str | Path) -> Experiment:
 
     precision = None
     if "precision" in data:
-        table = _expect(source, "precision", data["precision"], "table")
-        _check_keys(source, "precision", table, PRECISION_KEYS)
-        p_metrics = _expect(source, "precision.metrics", table.get("metrics", list(answer)), "str_list")
+        table = expect_value(source, "precision", data["precision"], "table")
+        check_keys(source, "precision", table, PRECISION_KEYS)
+        p_metrics = expect_value(source, "precision.metrics", table.get("metrics", list(answer)), "str_list")
         for metric in p_metrics:
-            _known_metric(source, "precision.metrics", metric, known, game)
+            check_known_metric(source, "precision.metrics", metric, known, game)
         if "half_width" not in table:
             raise ExperimentError(source, "precision.half_width", "missing: the target half-width of the intervals")
-        half_width = _expect(source, "precision.half_width", table["half_width"], "number")
+        half_width = expect_value(source, "precision.half_width", table["half_width"], "number")
         if half_width <= 0:
             raise ExperimentError(source, "precision.half_width", f"must be positive, not {half_width}")
-        max_games = _expect(source, "precision.max_games", table.get("max_games", max(games, 100_000)), "int")
+        max_games = expect_value(source, "precision.max_games", table.get("max_games", max(games, 100_000)), "int")
         if max_games < games:
             raise ExperimentError(source, "precision.max_games", f"must be at least experiment.games ({games}), "
                                                                  f"not {max_games}")
         default_on = "differences" if kind in ("sweep", "compare") else "estimates"
-        on = _expect(source, "precision.on", table.get("on", default_on), "str")
+        on = expect_value(source, "precision.on", table.get("on", default_on), "str")
         if on not in ("estimates", "differences"):
             raise ExperimentError(source, "precision.on", f"must be 'estimates' or 'differences', not {on!r}")
         if on == "differences" and kind not in ("sweep", "compare"):
@@ -570,18 +570,18 @@ def load_experiment(path: str | Path) -> Experiment:
 
     power = None
     if "power" in data:
-        table = _expect(source, "power", data["power"], "table")
-        _check_keys(source, "power", table, POWER_KEYS)
-        effects = _expect(source, "power.effects", table.get("effects", {}), "table")
+        table = expect_value(source, "power", data["power"], "table")
+        check_keys(source, "power", table, POWER_KEYS)
+        effects = expect_value(source, "power.effects", table.get("effects", {}), "table")
         if not effects:
             raise ExperimentError(source, "power.effects", "names no effect: { metric = size, ... }")
         for metric, size in effects.items():
-            _known_metric(source, "power.effects", metric, known, game)
-            _expect(source, f"power.effects.{metric}", size, "number")
+            check_known_metric(source, "power.effects", metric, known, game)
+            expect_value(source, f"power.effects.{metric}", size, "number")
             if size <= 0:
                 raise ExperimentError(source, f"power.effects.{metric}", f"must be positive, not {size}")
-        level = _expect(source, "power.power", table.get("power", 0.8), "number")
-        alpha = _expect(source, "power.alpha", table.get("alpha", 1 - confidence), "number")
+        level = expect_value(source, "power.power", table.get("power", 0.8), "number")
+        alpha = expect_value(source, "power.alpha", table.get("alpha", 1 - confidence), "number")
         for key, v in (("power.power", level), ("power.alpha", alpha)):
             if not 0 < v < 1:
                 raise ExperimentError(source, key, f"must be between 0 and 1, not {v}")
@@ -604,13 +604,13 @@ def load_experiment(path: str | Path) -> Experiment:
 
 def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], int | None]:
     """The [ladder] table: its rungs (default: the game's declared ladder) and its players."""
-    table = _expect(source, "ladder", table, "table")
-    _check_keys(source, "ladder", table, LADDER_KEYS)
+    table = expect_value(source, "ladder", table, "table")
+    check_keys(source, "ladder", table, LADDER_KEYS)
     if "policies" in exp:
         raise ExperimentError(source, "experiment.policies", "a [ladder] sets every seat's policy (each rung plays "
                                                              "itself); leave experiment.policies out")
     if "rungs" in table:
-        rungs = list(_expect(source, "ladder.rungs", table["rungs"], "str_list"))
+        rungs = list(expect_value(source, "ladder.rungs", table["rungs"], "str_list"))
     elif spec.ladder:
         rungs = list(spec.ladder)
     else:
@@ -623,13 +623,13 @@ def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], 
         raise ExperimentError(source, "ladder.rungs", f"the rung '{dup}' is named twice")
     players = table.get("players")
     if players is not None:
-        _expect(source, "ladder.players", players, "int")
+        expect_value(source, "ladder.players", players, "int")
         if "players" in exp:
             raise ExperimentError(source, "ladder.players", "is also set in experiment.players; set it in one place")
     return rungs, players
 
 
-def _prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
+def prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
                   where: dict[str, str], kind: str, players_key: str = "experiment.players") -> Plan:
     context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{label}"
     try:
@@ -889,7 +889,7 @@ class ExperimentResult:
         return self.analysis.comparisons
 
 
-def _writable(path: Path) -> None:
+def require_writable(path: Path) -> None:
     probe = path
     while not probe.exists():
         probe = probe.parent
@@ -897,7 +897,7 @@ def _writable(path: Path) -> None:
         raise RunError(f"cannot write results to {path}: {probe} is a file")
 
 
-def _ours_or_empty(out: Path) -> None:
+def require_ours_or_empty(out: Path) -> None:
     """Refuse, before any game, to write the report into a folder this tool did not write:
     an experiment's folder is empty or holds the manifest of an earlier report of it."""
     if not out.is_dir() or not any(out.iterdir()):
@@ -943,9 +943,9 @@ def run_experiment(
     results = Path(results)
     out = results / experiment.name
     cache_dir = Path(cache) if cache is not None else results / CACHE_NAME
-    _writable(out)
-    _writable(cache_dir)
-    _ours_or_empty(out)
+    require_writable(out)
+    require_writable(cache_dir)
+    require_ours_or_empty(out)
     cache_dir.mkdir(parents=True, exist_ok=True)
 
     t0 = time.perf_counter()

@@ -28,7 +28,7 @@ from experiments.runner import run_batch
 OUT = Path("results/_ps_endings")
 
 
-def _overrides(pairs: list[str]) -> dict:
+def parse_overrides(pairs: list[str]) -> dict:
     out = {}
     for p in pairs:
         key, _, value = p.partition("=")
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("-j", "--workers", type=int, default=1)
     ap.add_argument("--out", default=str(OUT))
     args = ap.parse_args(argv)
-    extra = _overrides(args.set)
+    extra = parse_overrides(args.set)
     print(f"policy {args.policy}, {args.games} games per cell, seed {args.seed}" +
           (f", overrides {extra}" if extra else ""))
     head = (f"{'map':6} {'P':>2} {'money%':>7} {'floor%':>7} {'stall%':>7} {'rounds':>7} {'win$':>6} "

@@ -62,8 +62,8 @@ from engines.core.lineup import LineupError
 from engines.core.variant import VariantError
 from engines.registry import get_game
 from experiments.experiment import (
-    CACHE_NAME, DEFAULT_RESULTS, EXPERIMENT_KEYS, NAME_RE, Experiment, ExperimentError, _check_keys, _expect,
-    _first_comment, _known_metric, _overrides, _ours_or_empty, _policies, _prepare_plan, _writable, ensure_run,
+    CACHE_NAME, DEFAULT_RESULTS, EXPERIMENT_KEYS, NAME_RE, Experiment, ExperimentError, check_keys, expect_value,
+    first_comment, check_known_metric, parse_overrides, require_ours_or_empty, parse_policies, prepare_plan, require_writable, ensure_run,
     load_experiment, run_experiment)
 from experiments.runner import RunError
 
@@ -110,7 +110,7 @@ def _flat_ranges(table: dict, prefix: str = "") -> dict[str, Any]:
 
 def parse_ranges(source: str, where: str, spec, table: Any, base_flat: dict[str, Any],
                  base_overrides: dict[str, Any]) -> list[KeyRange]:
-    table = _expect(source, where, table, "table")
+    table = expect_value(source, where, table, "table")
     flat = _flat_ranges(table)
     if not flat:
         raise ExperimentError(source, where, "names no variant key: \"section.key\" = [low, high]")
@@ -236,15 +236,15 @@ class Target:
 
 
 def parse_targets(source: str, table: Any, known: dict, game: str) -> list[Target]:
-    table = _expect(source, "tune.targets", table, "table")
+    table = expect_value(source, "tune.targets", table, "table")
     if not table:
         raise ExperimentError(source, "tune.targets", "names no target: metric = { within = 2 } ...")
     out = []
     for metric, body in table.items():
         at = f"tune.targets.{metric}"
-        _known_metric(source, at, metric, known, game)
-        _expect(source, at, body, "table")
-        _check_keys(source, at, body, TARGET_KEYS)
+        check_known_metric(source, at, metric, known, game)
+        expect_value(source, at, body, "table")
+        check_keys(source, at, body, TARGET_KEYS)
         kinds = [k for k in TARGET_KINDS if k in body]
         if len(kinds) != 1:
             raise ExperimentError(source, at, f"needs exactly one of {', '.join(TARGET_KINDS)}, not {kinds or 'none'}")
@@ -257,7 +257,7 @@ def parse_targets(source: str, table: Any, known: dict, game: str) -> list[Targe
                 raise ExperimentError(source, f"{at}.between", f"must be [low, high] with low < high, not {value!r}")
             low, high = float(value[0]), float(value[1])
         else:
-            _expect(source, f"{at}.{kind}", value, "number")
+            expect_value(source, f"{at}.{kind}", value, "number")
             if kind == "within":
                 if value <= 0:
                     raise ExperimentError(source, f"{at}.within", f"must be a positive margin, not {value}")
@@ -266,12 +266,12 @@ def parse_targets(source: str, table: Any, known: dict, game: str) -> list[Targe
                 low, high = float(value), math.inf
             else:
                 low, high = -math.inf, float(value)
-        relative = _expect(source, f"{at}.of", body.get("of", "zero"), "str")
+        relative = expect_value(source, f"{at}.of", body.get("of", "zero"), "str")
         if relative not in ("zero", "mean"):
             raise ExperimentError(source, f"{at}.of", f"must be 'zero' or 'mean', not {relative!r}")
         keys = body.get("keys")
         if keys is not None:
-            keys = tuple(_expect(source, f"{at}.keys", keys, "str_list"))
+            keys = tuple(expect_value(source, f"{at}.keys", keys, "str_list"))
         out.append(Target(metric, kind, low, high, relative, keys))
     return out
 
@@ -312,12 +312,12 @@ class DesignExperiment:
         for r in self.ranges:
             where[r.key] = f"{self.kind}.ranges.{r.name}"
         label = label or ", ".join(f"{r.name}={_fmt(v)}" for r, v in zip(self.ranges, values_at(self.ranges, units).values()))
-        return _prepare_plan(self.source, self.spec, self.game, label, values_at(self.ranges, units), self.variant,
+        return prepare_plan(self.source, self.spec, self.game, label, values_at(self.ranges, units), self.variant,
                              overrides, self.players, self.policies, self.rotate, games or self.games,
                              self.seed if seed is None else seed, where, "sweep")
 
     def base_plan(self, *, seed: int | None = None, games: int | None = None):
-        return _prepare_plan(self.source, self.spec, self.game, "starting variant", {}, self.variant,
+        return prepare_plan(self.source, self.spec, self.game, "starting variant", {}, self.variant,
                              dict(self.overrides), self.players, self.policies, self.rotate, games or self.games,
                              self.seed if seed is None else seed,
                              {k: f"experiment.overrides.{k}" for k in self.overrides}, "sweep")
@@ -345,49 +345,49 @@ def load(path: Path, data: dict, text: str) -> DesignExperiment:
         raise ExperimentError(source, second, f"a [{kinds[0]}] experiment is a kind of its own; this file also has "
                                               f"[{second}]")
     kind = kinds[0]
-    _check_keys(source, "", data, ("experiment", kind))
+    check_keys(source, "", data, ("experiment", kind))
     if "experiment" not in data:
         raise ExperimentError(source, "experiment", "missing: the file needs an [experiment] table")
-    exp = _expect(source, "experiment", data["experiment"], "table")
-    _check_keys(source, "experiment", exp, EXPERIMENT_KEYS)
+    exp = expect_value(source, "experiment", data["experiment"], "table")
+    check_keys(source, "experiment", exp, EXPERIMENT_KEYS)
     for unused in ("answer", "seat_margin"):
         if unused in exp:
             raise ExperimentError(source, f"experiment.{unused}", f"has no use in a [{kind}] experiment")
     if "game" not in exp:
         raise ExperimentError(source, "experiment.game", "missing: which game to play")
-    game = _expect(source, "experiment.game", exp["game"], "str")
+    game = expect_value(source, "experiment.game", exp["game"], "str")
     try:
         spec = get_game(game)
     except KeyError as exc:
         raise ExperimentError(source, "experiment.game", exc.args[0]) from None
-    name = _expect(source, "experiment.name", exp.get("name", path.stem), "str")
+    name = expect_value(source, "experiment.name", exp.get("name", path.stem), "str")
     if not NAME_RE.match(name):
         raise ExperimentError(source, "experiment.name", f"must be a folder name (letters, digits, _ . -), not {name!r}")
-    question = _expect(source, "experiment.question", exp.get("question", _first_comment(text)), "str")
-    games = _expect(source, "experiment.games", exp.get("games", 200), "int")
+    question = expect_value(source, "experiment.question", exp.get("question", first_comment(text)), "str")
+    games = expect_value(source, "experiment.games", exp.get("games", 200), "int")
     if not 2 <= games <= 10_000_000:
         raise ExperimentError(source, "experiment.games", f"must be between 2 and 10,000,000 games per design point, "
                                                           f"not {games}")
-    seed = _expect(source, "experiment.seed", exp.get("seed", 0), "int")
+    seed = expect_value(source, "experiment.seed", exp.get("seed", 0), "int")
     if not 0 <= seed < 2**62:
         raise ExperimentError(source, "experiment.seed", f"must be between 0 and 2**62-1, not {seed}")
-    confidence = _expect(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
+    confidence = expect_value(source, "experiment.confidence", exp.get("confidence", 0.95), "number")
     if not 0.5 <= confidence < 1:
         raise ExperimentError(source, "experiment.confidence", f"must be in [0.5, 1), not {confidence}")
     variant = exp.get("variant")
     if variant is not None:
-        _expect(source, "experiment.variant", variant, "str")
-    base_overrides = _overrides(source, "experiment.overrides", exp.get("overrides", {}))
+        expect_value(source, "experiment.variant", variant, "str")
+    base_overrides = parse_overrides(source, "experiment.overrides", exp.get("overrides", {}))
     players = exp.get("players")
     if players is not None:
-        _expect(source, "experiment.players", players, "int")
-    policies = _policies(source, "experiment.policies", exp.get("policies"))
-    rotate = _expect(source, "experiment.rotate", exp.get("rotate", True), "bool")
+        expect_value(source, "experiment.players", players, "int")
+    policies = parse_policies(source, "experiment.policies", exp.get("policies"))
+    rotate = expect_value(source, "experiment.rotate", exp.get("rotate", True), "bool")
 
-    table = _expect(source, kind, data[kind], "table")
-    _check_keys(source, kind, table, SENSITIVITY_KEYS if kind == "sensitivity" else TUNE_KEYS)
+    table = expect_value(source, kind, data[kind], "table")
+    check_keys(source, kind, table, SENSITIVITY_KEYS if kind == "sensitivity" else TUNE_KEYS)
     if "rung" in table:
-        rung = _expect(source, f"{kind}.rung", table["rung"], "str")
+        rung = expect_value(source, f"{kind}.rung", table["rung"], "str")
         if policies is not None:
             raise ExperimentError(source, f"{kind}.rung", "sets every seat's policy (self-play at the rung); "
                                                           "leave experiment.policies out")
@@ -402,20 +402,20 @@ def load(path: Path, data: dict, text: str) -> DesignExperiment:
     ranges = parse_ranges(source, f"{kind}.ranges", spec, table["ranges"], base_flat, base_overrides)
 
     known = M.metrics_for(game)
-    metrics = _expect(source, "experiment.metrics", exp.get("metrics", []), "str_list")
+    metrics = expect_value(source, "experiment.metrics", exp.get("metrics", []), "str_list")
     for metric in metrics:
-        _known_metric(source, "experiment.metrics", metric, known, game)
+        check_known_metric(source, "experiment.metrics", metric, known, game)
 
     options: dict[str, Any] = {}
 
     def count(key, default, low, high):
-        v = _expect(source, f"{kind}.{key}", table.get(key, default), "int")
+        v = expect_value(source, f"{kind}.{key}", table.get(key, default), "int")
         if not low <= v <= high:
             raise ExperimentError(source, f"{kind}.{key}", f"must be between {low:,} and {high:,}, not {v}")
         options[key] = v
 
     if "alpha" in table:
-        a = _expect(source, f"{kind}.alpha", table["alpha"], "number")
+        a = expect_value(source, f"{kind}.alpha", table["alpha"], "number")
         if not 0 < a < 0.5:
             raise ExperimentError(source, f"{kind}.alpha", f"must be between 0 and 0.5, not {a}")
         options["alpha"] = float(a)
@@ -1196,9 +1196,9 @@ def run_design(experiment: DesignExperiment, *, results: str | Path = DEFAULT_RE
     results = Path(results)
     out = results / experiment.name
     cache_dir = Path(cache) if cache is not None else results / CACHE_NAME
-    _writable(out)
-    _writable(cache_dir)
-    _ours_or_empty(out)
+    require_writable(out)
+    require_writable(cache_dir)
+    require_ours_or_empty(out)
     cache_dir.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     if experiment.kind == "sensitivity":
@@ -1252,8 +1252,7 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
         experiment = load_any(path)
         if not isinstance(experiment, DesignExperiment):
             return E.cli_run(path, results=results, workers=workers, progress=progress, report=report, games=games)
-        games = games if E._explicit("games") else None
-        if games is not None:
+        if games is not None:     # the CLI passes it only when --games was typed
             if games < 2:
                 raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
             experiment = replace(experiment, games=games)
