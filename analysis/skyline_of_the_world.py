@@ -89,8 +89,8 @@ def end_trigger(run: Run) -> Section:
     by_order = counts.with_columns((pl.col("games") / max(n, 1)).alias("share"),
                                    pl.Series("low", np.atleast_1d(o_low)), pl.Series("high", np.atleast_1d(o_high)))
 
-    text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} "
-            f"({rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')}) against a fair "
+    text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} of them, "
+            f"{rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')}, against a fair "
             f"share of {pct(1 / P)}. The rulebook expects the ender to win more often under the second-version rules.")
 
     findings = []
