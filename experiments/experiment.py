@@ -1011,8 +1011,30 @@ def plan_power(experiment: Experiment | str | Path, *, pilot_games: int = 2000,
 
 # --- command line (called from experiments/cli.py) ------------------------------------------
 
-def _cli_errors():
+def cli_errors() -> tuple[type[Exception], ...]:
+    """What a command refuses in one line (exit 2) rather than as a traceback."""
     return (ExperimentError, RunError, VariantError, LineupError, FileNotFoundError)
+
+
+def run_for_cli(play, counts):
+    """The one way a command runs an experiment file: `play()` runs it; a refusal is one line and
+    exit 2, Ctrl-C exit 130 with how to resume; then the answer, `counts(result)` (what was played
+    and how long it took) and where the report is."""
+    import typer
+
+    try:
+        result = play()
+    except cli_errors() as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(code=2)
+    except KeyboardInterrupt:
+        typer.echo("\ninterrupted: finished batches are cached; run the same command again to resume", err=True)
+        raise typer.Exit(code=130)
+    typer.echo(result.answer)
+    typer.echo("\n" + counts(result))
+    if result.report:
+        typer.echo(f"report: {result.report.parent / 'report.html'} (and report.md)")
+    return result
 
 
 def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progress: bool = True,
@@ -1020,23 +1042,16 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
     """`skyline-lab run experiments/<file>.toml`: run it, print where the report is.
     `games` (the CLI passes it only when --games was typed; None: the file's count) overrides the
     file's game count; `results` (--out) is the results root."""
-    import typer
+    return run_for_cli(
+        lambda: run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+                               report=report, games=games),
+        played_line)
 
-    try:
-        result = run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
-                                report=report, games=games)
-    except _cli_errors() as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2)
-    except KeyboardInterrupt:
-        typer.echo("\ninterrupted: finished chunks are cached; run the same command again to resume", err=True)
-        raise typer.Exit(code=130)
-    typer.echo(result.answer)
-    typer.echo(f"\n{len(result.records)} batches x {result.analysis.n_games:,} games "
-               f"({result.games_simulated:,} simulated now, the rest from the cache) in {result.seconds:,.1f} s")
-    if result.report:
-        typer.echo(f"report: {result.report.parent / 'report.html'} (and report.md)")
-    return result
+
+def played_line(result: ExperimentResult) -> str:
+    """What a run of an experiment file played, for the command line."""
+    return (f"{len(result.records)} batches x {result.analysis.n_games:,} games "
+            f"({result.games_simulated:,} simulated now, the rest from the cache) in {result.seconds:,.1f} s")
 
 
 def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000, power: float | None = None,
@@ -1070,7 +1085,7 @@ def cli_power(path: Path, *, effects: list[str] | None = None, pilot: int = 2000
                                           f"size of '{key}' must be a positive finite number, not {raw}")
         table, analysis = plan_power(path, pilot_games=pilot, effects=parsed, power=power, alpha=alpha,
                                      results=results or DEFAULT_RESULTS, workers=workers, progress=progress)
-    except _cli_errors() as exc:
+    except cli_errors() as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(code=2)
     for row in table.iter_rows(named=True):

@@ -1208,10 +1208,6 @@ def run_design(experiment: DesignExperiment, *, results: str | Path = DEFAULT_RE
                     command=command)
 
 
-def cli_errors():
-    return (ExperimentError, RunError, VariantError, LineupError, FileNotFoundError)
-
-
 def load_any(path: str | Path):
     """Any experiment file: a DesignExperiment for [sensitivity] / [tune], else experiment.load_experiment's."""
     path = Path(path)
@@ -1240,35 +1236,31 @@ def cli_run(path: Path, *, results: Path | None = None, workers: int = 1, progre
             report: bool = True, games: int | None = None):
     """`skyline-lab run <file>.toml`. A [sensitivity] or [tune] file: say what it will play, play it (from
     the cache where possible), print the answer and where the report is; any other kind:
-    experiment.cli_run. A bad file or option: one line, exit 2."""
-    import sys
+    as experiment.cli_run. A bad file or option: one line, exit 2."""
     from dataclasses import replace
 
     import typer
 
     from experiments import experiment as E
 
-    try:
+    def play():
         experiment = load_any(path)
         if not isinstance(experiment, DesignExperiment):
-            return E.cli_run(path, results=results, workers=workers, progress=progress, report=report, games=games)
+            return run_experiment(path, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+                                  report=report, games=games)
         if games is not None:     # the CLI passes it only when --games was typed
             if games < 2:
                 raise ExperimentError("command line", "games", f"must be at least 2, not {games}")
             experiment = replace(experiment, games=games)
         typer.echo(plan_text(experiment))
         command = f"skyline-lab run {path}" + (f" --games {games}" if games else "")
-        result = run_design(experiment, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
-                            report=report, command=command)
-    except cli_errors() as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(code=2)
-    except KeyboardInterrupt:
-        typer.echo("\ninterrupted: finished batches are cached; run the same command again to resume", err=True)
-        raise typer.Exit(code=130)
-    typer.echo(result.answer)
-    typer.echo(f"\n{result.batches} batches, {result.games_simulated:,} games simulated now (the rest from the "
-               f"cache) in {result.seconds:,.1f} s")
-    if result.report:
-        typer.echo(f"report: {result.report.parent / 'report.html'} (and report.md)")
-    return result
+        return run_design(experiment, results=results or DEFAULT_RESULTS, workers=workers, progress=progress,
+                          report=report, command=command)
+
+    def played_line(result) -> str:
+        if not isinstance(result, (SensitivityResult, TuneResult)):
+            return E.played_line(result)
+        return (f"{result.batches} batches, {result.games_simulated:,} games simulated now (the rest from the "
+                f"cache) in {result.seconds:,.1f} s")
+
+    return E.run_for_cli(play, played_line)
