@@ -25,31 +25,31 @@ import sys
 import time
 from pathlib import Path
 
-PHASES = r"""
-import json, sys, time
-from pathlib import Path
-run_path, game = sys.argv[1], sys.argv[2]
-clock = time.process_time
-t0, w0 = clock(), time.perf_counter()
-import analysis.report as report
-from analysis.run import Run
-from analysis.sections import game_module, game_spec
-game_module(game); game_spec(game)
-t1 = clock()
-run = Run.open(run_path)
-sections = report.label_play(run, report.generic_sections(run) + report.game_sections(run) + [report.appendix(run)])
-t2 = clock()
-figures = Path(run_path) / "report" / "figures"
-figures.mkdir(parents=True, exist_ok=True)
-for section in sections:
-    for plot in section.plots:
-        report.save_png(plot.figure, figures / f"{plot.name}.png")
-t3 = clock()
-report.write_report(run, sections)  # writes the figures again: its own figure time is subtracted below
-t4 = clock()
-print(json.dumps({"imports": t1 - t0, "sections": t2 - t1, "figures": t3 - t2, "writing": max(t4 - t3 - (t3 - t2), 0.0),
-                  "n_figures": sum(len(s.plots) for s in sections), "wall": time.perf_counter() - w0}))
-"""
+def time_phases(run_path: Path, game: str) -> dict:
+    """CPU seconds of each phase of one report build, in this interpreter (call it in a fresh one:
+    `--phases RUN GAME`, so that the imports are counted)."""
+    clock = time.process_time
+    t0, w0 = clock(), time.perf_counter()
+    import analysis.report as report
+    from analysis.plugins import game_module
+    from analysis.run import Run
+    from analysis.sections import game_spec
+    game_module(game)
+    game_spec(game)
+    t1 = clock()
+    run = Run.open(run_path)
+    sections = report.label_play(run, report.generic_sections(run) + report.game_sections(run) + [report.appendix(run)])
+    t2 = clock()
+    figures = Path(run_path) / "report" / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    for section in sections:
+        for plot in section.plots:
+            report.save_png(plot.figure, figures / f"{plot.name}.png")
+    t3 = clock()
+    report.write_report(run, sections)  # writes the figures again: its own figure time is subtracted
+    t4 = clock()
+    return {"imports": t1 - t0, "sections": t2 - t1, "figures": t3 - t2, "writing": max(t4 - t3 - (t3 - t2), 0.0),
+            "n_figures": sum(len(s.plots) for s in sections), "wall": time.perf_counter() - w0}
 
 
 def ensure_run(game: str, games: int, out: Path) -> Path:
@@ -74,6 +74,11 @@ def child_seconds(command: list[str]) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> None:
     from engines.registry import game_ids
 
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--phases"]:          # the child that times the phases
+        print(json.dumps(time_phases(Path(argv[1]), argv[2])))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("games_to_time", nargs="*", metavar="GAME", help="games to time (default: every game)")
     parser.add_argument("--games", type=int, default=10, help="games in each run (default 10)")
@@ -86,7 +91,8 @@ def main(argv: list[str] | None = None) -> None:
         run = ensure_run(game, args.games, args.out)
         child_seconds([cli, "report", str(run)])                  # warm-up
         wall, cpu = child_seconds([cli, "report", str(run)])
-        phases = json.loads(subprocess.run([sys.executable, "-c", PHASES, str(run), game], check=True,
+        phases = json.loads(subprocess.run([sys.executable, "-m", "experiments.report_benchmark", "--phases",
+                                            str(run), game], check=True,
                                            capture_output=True, text=True, env=os.environ).stdout)
         print(f"{game:<22}{wall:>11.2f}s{cpu:>11.2f}s{phases['imports']:>9.2f}{phases['sections']:>10.2f}"
               f"{phases['figures']:>9.2f}{phases['writing']:>9.2f}  ({phases['n_figures']} figures)")
