@@ -34,6 +34,10 @@ LAST_ROUNDS = ("finish_round", "everyone_once")
 FORCED_BUYS = ("any_floor", "own_colour")
 EMPTY_PILES = ("nothing", "reshuffle_traded")
 FEES_OVER_CAP = ("bank", "unpaid")
+FORCED_BUILDS = ("any_floor", "regular")
+OTHER_SKYLINES = ("building", "directly_on")
+DRAW_ORDERS = ("left", "right")
+CARD_PHASES = ("build_invest", "build")
 
 PARAMS = ParamLayout(
     [
@@ -90,6 +94,14 @@ PARAMS = ParamLayout(
         Param("last_round", key="end.last_round", rule=Rule("str", choices=LAST_ROUNDS, doc="who plays after the trigger")),
         Param("turn_cap", key="end.turn_cap", rule=Rule("int", 1, 5000, doc="turns before a stalled end")),
         Param("covered", key="rules.covered", rule=Rule("bool", doc="stock and cash hidden")),
+        Param("forced_build", key="build.forced", rule=Rule("str", choices=FORCED_BUILDS,
+                                                            doc="which floors the forced build counts")),
+        Param("other_sky", key="skyline.other_skyline", rule=Rule("str", choices=OTHER_SKYLINES,
+                                                                  doc="where another player's Skyline floor bars one")),
+        Param("draw_order", key="bonus.draw_order", rule=Rule("str", choices=DRAW_ORDERS,
+                                                              doc="order of the penthouse draws")),
+        Param("card_phases", key="bonus.phases", rule=Rule("str", choices=CARD_PHASES,
+                                                           doc="phases in which bonus cards are cashed or traded in")),
         Param("record_income", meaning="1: fill the `income` table (derived)"),
         Param("n_cells", meaning="width * height (derived)"),
         Param("n_cards", meaning="bonus cards in the deck (derived)"),

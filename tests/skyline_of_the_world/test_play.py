@@ -58,6 +58,27 @@ def check_invariants(g, start_cash, supply0, cap=30):
     assert np.array_equal(copy[TOPV:DECK], d[TOPV:DECK])
 
 
+# every value of a rule key other than the default (issue 23), played to the end by random and heuristic seats
+NON_DEFAULT = [{"build.forced": "regular"}, {"skyline.other_skyline": "directly_on"},
+               {"bonus.draw_order": "right"}, {"bonus.phases": "build"}]
+
+
+@pytest.mark.parametrize("overrides", NON_DEFAULT, ids=lambda o: next(iter(o.items()))[1])
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_play_invariants_under_each_non_default_key(players, overrides):
+    kp = kernel_params(VARIANTS.load(None, overrides), players)
+    supply0 = [int(x) for x in kp.supply]
+    for gi in range(3):
+        g = new_game(None, n_players=players, seed=13, game_index=gi, overrides=overrides)
+        steps = 0
+        while not g.is_over():
+            check_invariants(g, int(kp.start_cash), supply0)
+            g.apply(g.policy_action("random" if steps % 3 else "heuristic"))
+            steps += 1
+        check_invariants(g, int(kp.start_cash), supply0)
+        assert g.legal_actions() == [] and g.current_player() == -1
+
+
 @pytest.mark.parametrize("variant", ["default", "shared_pool"])
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_random_play_invariants(players, variant):
