@@ -34,6 +34,15 @@ LAST_ROUNDS = ("finish_round", "everyone_once")
 FORCED_BUYS = ("any_floor", "own_colour")
 EMPTY_PILES = ("nothing", "reshuffle_traded")
 FEES_OVER_CAP = ("bank", "unpaid")
+FORCED_BUILDS = ("any_floor", "regular")
+OTHER_SKYLINES = ("building", "directly_on")
+DRAW_ORDERS = ("left", "right")
+CARD_PHASES = ("build_invest", "build")
+
+def _choice(name: str, key: str, choices: tuple[str, ...], doc: str) -> Param:
+    """A rule choice between named readings (the kernels see the reading's index)."""
+    return Param(name, key=key, rule=Rule("str", choices=choices, doc=doc))
+
 
 PARAMS = ParamLayout(
     [
@@ -44,8 +53,7 @@ PARAMS = ParamLayout(
                                                doc="strategic cells [row, col]"), kernel=False),
         Param(key="levels.values", rule=Rule("int_list", 1, 99, doc="value of a regular floor by level 1..5"),
               kernel=False),
-        Param("pool", key="supply.pool", rule=Rule("str", choices=POOLS,
-                                                    doc="one supply per colour, or one shared pool")),
+        _choice("pool", "supply.pool", POOLS, "one supply per colour, or one shared pool"),
         Param(key="supply.colour", rule=Rule("int_list", 0, 99, doc="floors of one colour by level 1..5 (per_colour)"),
               kernel=False),
         Param(key="supply.floors", rule=Rule("int_list", 0, 99, doc="floors in the shared pool by level 1..5 (shared)"),
@@ -56,14 +64,11 @@ PARAMS = ParamLayout(
         Param(key="start.stock", rule=Rule("int_list", 0, 9, doc="floors in stock at the start by level"), kernel=False),
         Param("start_cards", key="start.bonus_cards", rule=Rule("int", 0, 8, doc="bonus cards dealt each")),
         Param("cap", key="cash.cap", rule=Rule("int", 1, 999, doc="most cash a player may hold")),
-        Param("cap_rule", key="cash.cap_rule", rule=Rule("str", choices=CAP_RULES, doc="when the cap applies")),
-        Param("fee_over_cap", key="cash.fee_over_cap", rule=Rule("str", choices=FEES_OVER_CAP,
-                                                                   doc="a fee its owner cannot hold (cap_rule always)")),
-        Param("forced_buy", key="invest.forced_buy", rule=Rule("str", choices=FORCED_BUYS,
-                                                               doc="which floors the forced buy counts")),
-        Param("empty_pile", key="bonus.empty_pile", rule=Rule("str", choices=EMPTY_PILES,
-                                                             doc="a draw from an empty bonus pile")),
-        Param("fee_rule", key="fees.rule", rule=Rule("str", choices=FEE_RULES, doc="which floor's value is the fee")),
+        _choice("cap_rule", "cash.cap_rule", CAP_RULES, "when the cap applies"),
+        _choice("fee_over_cap", "cash.fee_over_cap", FEES_OVER_CAP, "a fee its owner cannot hold (cap_rule always)"),
+        _choice("forced_buy", "invest.forced_buy", FORCED_BUYS, "which floors the forced buy counts"),
+        _choice("empty_pile", "bonus.empty_pile", EMPTY_PILES, "a draw from an empty bonus pile"),
+        _choice("fee_rule", "fees.rule", FEE_RULES, "which floor's value is the fee"),
         Param("neutral_value", key="fees.neutral", rule=Rule("int", 0, 99, doc="value of a neutral floor")),
         Param("skyline_value", key="fees.skyline", rule=Rule("int", 0, 99, doc="value of a Skyline floor")),
         Param("neutral_price", key="neutral.price", rule=Rule("int", 0, 99, doc="price of a neutral floor")),
@@ -85,11 +90,15 @@ PARAMS = ParamLayout(
                                              doc="mission paths"), kernel=False),
         Param("pt_penthouse", key="scoring.penthouse", rule=Rule("int", 0, 99, doc="points per penthouse")),
         Param("pt_strategic", key="scoring.strategic", rule=Rule("int", 0, 99, doc="points per strategic area held")),
-        Param("tiebreak", key="scoring.tiebreak", rule=Rule("str", choices=TIEBREAKS, doc="tie chain")),
+        _choice("tiebreak", "scoring.tiebreak", TIEBREAKS, "tie chain"),
         Param("end_penthouses", key="end.penthouses", rule=Rule("int", 1, 12, doc="penthouses that end the game")),
-        Param("last_round", key="end.last_round", rule=Rule("str", choices=LAST_ROUNDS, doc="who plays after the trigger")),
+        _choice("last_round", "end.last_round", LAST_ROUNDS, "who plays after the trigger"),
         Param("turn_cap", key="end.turn_cap", rule=Rule("int", 1, 5000, doc="turns before a stalled end")),
         Param("covered", key="rules.covered", rule=Rule("bool", doc="stock and cash hidden")),
+        _choice("forced_build", "build.forced", FORCED_BUILDS, "which floors the forced build counts"),
+        _choice("other_sky", "skyline.other_skyline", OTHER_SKYLINES, "where another player's Skyline floor bars one"),
+        _choice("draw_order", "bonus.draw_order", DRAW_ORDERS, "order of the penthouse draws"),
+        _choice("card_phases", "bonus.phases", CARD_PHASES, "phases in which bonus cards are cashed or traded in"),
         Param("record_income", meaning="1: fill the `income` table (derived)"),
         Param("n_cells", meaning="width * height (derived)"),
         Param("n_cards", meaning="bonus cards in the deck (derived)"),

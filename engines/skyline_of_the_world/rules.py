@@ -11,7 +11,7 @@ A turn as decisions (state.PH_*):
 
     income                                           automatic, at the start of the turn
     PH_BUILD   build one floor (cell, what)          repeat; at least one if possible
-               cash a bonus card / trade in cards    (also in PH_INVEST)
+               cash a bonus card / trade in cards    (also in PH_INVEST, unless bonus.phases 'build')
                STOP                                  legal once a floor is built or none can be
     PH_INVEST  buy / sell one floor                  repeat; one neutral floor per turn;
                END                                   legal unless a floor must be bought
@@ -30,7 +30,7 @@ from engines.core.kernel import allocating_kernel, inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below
 from engines.skyline_of_the_world.params import (
-    K_EMPTY_PILE, K_FEE_OVER_CAP, K_FORCED_BUY, K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
+    K_CARD_PHASES, K_DRAW_ORDER, K_FORCED_BUILD, K_OTHER_SKY, K_EMPTY_PILE, K_FEE_OVER_CAP, K_FORCED_BUY, K_POOL, K_PENT_SKY, K_TRADES_PER_TURN, K_NEUTRAL_SELLABLE, K_BOARD_MASK, K_BONUS_PER_TURN, K_CAP, K_CAP_RULE, K_CARD_LEN, K_CARD_MASK, K_CARD_PATH, K_COVERED,
     K_END_PENTHOUSES, K_FEE_RULE, K_LAST_ROUND, K_LEVEL_VALUES, K_MAX_FEE, K_MISSION_MASK, K_MISSION_POINTS, K_N_CARDS,
     K_N_CELLS, K_N_MISSIONS, K_N_PLAYERS, K_NEUTRAL_PER_TURN, K_NEUTRAL_PRICE, K_NEUTRAL_VALUE, K_NOT_FIRST_COL,
     K_NOT_LAST_COL, K_PAY3, K_PAY4, K_PT_PENTHOUSE, K_PT_STRATEGIC, K_SKY_OPEN, K_SKY_PER_TURN, K_SKYLINE_MAX,
@@ -40,7 +40,7 @@ from engines.skyline_of_the_world.params import (
 )
 from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
-    KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
+    KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_BUILT_REGULAR, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_DISCARD, M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
     M_STALLED, M_START, M_TRADE_N, M_TRADED, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
     P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
@@ -245,7 +245,8 @@ def build_masks_nb(d, cfg, p):
       (a regular floor; his Skyline floor too unless penthouse.skyline_counts is false);
     - a neutral floor: in stock; any level, also on his own floor; never on a Skyline floor;
     - a Skyline floor: received and not yet built; one per turn; not on a strategic cell; not in
-      a building holding another player's Skyline floor."""
+      a building holding another player's Skyline floor (skyline.other_skyline 'building'; under
+      'directly_on' only not directly on one)."""
     b = pb_nb(p)
     open_ = cfg[K_BOARD_MASK] & ~d[HM + LEVELS]
     top_sky = d[TOP_SKY]
@@ -269,10 +270,13 @@ def build_masks_nb(d, cfg, p):
         nm = open_ & ~top_sky
     sm = np.int64(0)
     if d[b + P_SKY_STOCK] > 0 and d[M_SKY_BUILT] < cfg[K_SKY_PER_TURN]:
-        others = np.int64(0)
-        for q in range(d[M_NPLAYERS]):
-            if q != p:
-                others |= d[SKYIN + q]
+        if cfg[K_OTHER_SKY] == 0:
+            others = np.int64(0)
+            for q in range(d[M_NPLAYERS]):
+                if q != p:
+                    others |= d[SKYIN + q]
+        else:
+            others = top_sky & ~own                   # another player's Skyline floor on top
         sm = open_ & ~cfg[K_STRATEGIC_MASK] & ~others
     return fm, nm, sm
 
@@ -312,9 +316,20 @@ def can_build_nb(d, cfg, p, what, cell):
 
 @kernel
 def any_build_nb(d, cfg, p):
-    """Some floor can be built (the 'at least one floor if possible' rule)."""
+    """Some floor can be built (the 'at least one floor if possible' rule): any piece (build.forced
+    'any_floor', the default), or a regular floor or penthouse ('regular')."""
     fm, nm, sm = legal_build_masks_nb(d, cfg, p)
+    if cfg[K_FORCED_BUILD] == 1:
+        return fm != 0
     return (fm | nm | sm) != 0
+
+
+@inline_kernel
+def built_counted_nb(d, cfg):
+    """Floors built this turn that meet the 'at least one floor' rule (build.forced)."""
+    if cfg[K_FORCED_BUILD] == 1:
+        return d[M_BUILT_REGULAR]
+    return d[M_BUILT]
 
 
 # ---------------------------------------------------------------- bonus cards
@@ -326,8 +341,18 @@ def path_done_nb(d, cfg, p, mask):
 
 
 @inline_kernel
+def cards_open_nb(d, cfg):
+    """Bonus cards may be cashed or traded in now: in the build and invest phases (bonus.phases
+    'build_invest', the default), or in the build phase only ('build'); a trade-in once begun is
+    always completed."""
+    return cfg[K_CARD_PHASES] == 0 or d[M_PHASE] != PH_INVEST
+
+
+@inline_kernel
 def can_cash_nb(d, cfg, p, card):
     b = pb_nb(p)
+    if not cards_open_nb(d, cfg):
+        return False
     if ((d[b + P_HAND] >> card) & 1) == 0 or d[M_CASHED] >= cfg[K_BONUS_PER_TURN]:
         return False
     if (d[M_CASHED_PATHS] >> cfg[K_CARD_PATH + card]) & 1:
@@ -343,6 +368,8 @@ def can_trade_nb(d, cfg, p, card):
         return False
     if d[M_PHASE] == PH_TRADE:
         return True
+    if not cards_open_nb(d, cfg):
+        return False
     if cfg[K_TRADES_PER_TURN] > 0 and d[M_TRADED] >= cfg[K_TRADES_PER_TURN]:
         return False
     return popcount(d[b + P_HAND]) >= cfg[K_TRADE_IN]
@@ -433,8 +460,8 @@ def can_end_nb(d, cfg, p):
 
 @inline_kernel
 def can_stop_nb(d, cfg, p):
-    """Building may stop once a floor is built, or if none can be."""
-    return d[M_BUILT] > 0 or not any_build_nb(d, cfg, p)
+    """Building may stop once a floor is built, or if none can be (build.forced: which floors count)."""
+    return built_counted_nb(d, cfg) > 0 or not any_build_nb(d, cfg, p)
 
 
 # ---------------------------------------------------------------- setup and turns
@@ -446,6 +473,7 @@ def start_turn_nb(d, cfg):
     p = d[M_PLAYER]
     b = pb_nb(p)
     d[M_BUILT] = 0
+    d[M_BUILT_REGULAR] = 0
     d[M_SKY_BUILT] = 0
     d[M_CASHED] = 0
     d[M_CASHED_PATHS] = 0
@@ -519,13 +547,14 @@ def reset_nb(d, rng, cfg, seed, game_index):
 
 @kernel
 def penthouse_effects_nb(d, rng, cfg, p):
-    """A penthouse built by p: the others draw a bonus card; the first brings a Skyline floor;
+    """A penthouse built by p: the others draw a bonus card, going round from his left (bonus.draw_order
+    'left', the default) or his right ('right'); the first brings a Skyline floor;
     the game-ending one (the first to reach end.penthouses) brings another and starts the last round."""
     P = d[M_NPLAYERS]
     b = pb_nb(p)
     d[b + P_PENTHOUSES] += 1
     for i in range(1, P):
-        draw_card_nb(d, rng, cfg, (p + i) % P)
+        draw_card_nb(d, rng, cfg, (p + i) % P if cfg[K_DRAW_ORDER] == 0 else (p - i + P) % P)
     n = d[b + P_PENTHOUSES]
     if n == 1 and d[b + P_SKY_GOT] < cfg[K_SKYLINE_MAX]:
         d[b + P_SKY_GOT] += 1
@@ -570,6 +599,7 @@ def build_nb(d, rng, cfg, what, cell):
             d[TOPV + cell] = cfg[K_LEVEL_VALUES + h]
         d[b + P_STOCK + h] -= 1
         d[b + P_BUILT + h] += 1
+        d[M_BUILT_REGULAR] += 1
         d[OWN + p] |= bit
     elif what == B_NEUTRAL:
         code = NEUTRAL
@@ -608,9 +638,10 @@ def build_nb(d, rng, cfg, what, cell):
 
 @kernel
 def stop_nb(d, cfg):
-    """Stop building; a player who built nothing must buy a floor if he can."""
+    """Stop building; a player who built no floor (build.forced: which floors count) must buy a floor
+    if he can."""
     d[M_DECISIONS] += 1
-    d[M_MUST_BUY] = 1 if d[M_BUILT] == 0 else 0
+    d[M_MUST_BUY] = 1 if built_counted_nb(d, cfg) == 0 else 0
     d[M_PHASE] = PH_INVEST
 
 
@@ -749,13 +780,14 @@ def legal_nb(d, cfg, out):
         return n
     if phase == PH_BUILD:
         m0, m1, m2 = legal_build_masks_nb(d, cfg, p)
+        counted = (m0 | m1 | m2) if cfg[K_FORCED_BUILD] == 0 else m0
         for what in range(3):
             m = m0 if what == 0 else (m1 if what == 1 else m2)
             while m != 0:
                 out[n] = BUILD_BASE + what * MAX_CELLS + lowest_bit_index(m)
                 n += 1
                 m &= m - 1
-        if d[M_BUILT] > 0 or n == 0:
+        if built_counted_nb(d, cfg) > 0 or counted == 0:
             out[n] = STOP
             n += 1
     hand = d[b + P_HAND]
@@ -766,7 +798,7 @@ def legal_nb(d, cfg, out):
         if can_cash_nb(d, cfg, p, card):
             out[n] = CASH_BASE + card
             n += 1
-    if popcount(hand) >= cfg[K_TRADE_IN] and (cfg[K_TRADES_PER_TURN] == 0 or d[M_TRADED] < cfg[K_TRADES_PER_TURN]):
+    if cards_open_nb(d, cfg) and popcount(hand) >= cfg[K_TRADE_IN] and (cfg[K_TRADES_PER_TURN] == 0 or d[M_TRADED] < cfg[K_TRADES_PER_TURN]):
         m = hand
         while m != 0:
             card = lowest_bit_index(m)

@@ -66,6 +66,7 @@ META = Layout("meta", [
     Field("bank_net", 1, "money paid to the bank minus money paid by it"),
     Field("income", 1, "income the player to move earned at the start of this turn"),
     Field("income_group", 1, "buildings in that income group"),
+    Field("built_regular", 1, "regular floors and penthouses built this turn (build.forced 'regular')"),
 ])
 META.export(globals(), "M_")
 

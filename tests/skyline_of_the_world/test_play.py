@@ -58,13 +58,13 @@ def check_invariants(g, start_cash, supply0, cap=30):
     assert np.array_equal(copy[TOPV:DECK], d[TOPV:DECK])
 
 
-@pytest.mark.parametrize("variant", ["default", "shared_pool"])
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_play_invariants(players, variant):
-    kp = kernel_params(VARIANTS.load(variant), players)
+def play_out_checking(variant, overrides, players, seed, games):
+    """Play `games` games to the end, random and heuristic moves mixed, checking the invariants at
+    every decision."""
+    kp = kernel_params(VARIANTS.load(variant, overrides), players)
     supply0 = [int(x) for x in kp.supply]
-    for gi in range(4):
-        g = new_game(variant, n_players=players, seed=11, game_index=gi)
+    for gi in range(games):
+        g = new_game(variant, n_players=players, seed=seed, game_index=gi, overrides=overrides)
         steps = 0
         while not g.is_over():
             check_invariants(g, int(kp.start_cash), supply0)
@@ -72,6 +72,23 @@ def test_random_play_invariants(players, variant):
             steps += 1
         check_invariants(g, int(kp.start_cash), supply0)
         assert g.legal_actions() == [] and g.current_player() == -1
+
+
+@pytest.mark.parametrize("variant", ["default", "shared_pool"])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_play_invariants(players, variant):
+    play_out_checking(variant, None, players, seed=11, games=4)
+
+
+# every value of a rule key other than the default (issue 23)
+NON_DEFAULT = [{"build.forced": "regular"}, {"skyline.other_skyline": "directly_on"},
+               {"bonus.draw_order": "right"}, {"bonus.phases": "build"}]
+
+
+@pytest.mark.parametrize("overrides", NON_DEFAULT, ids=lambda o: next(iter(o.items()))[1])
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_play_invariants_under_each_non_default_key(players, overrides):
+    play_out_checking(None, overrides, players, seed=13, games=3)
 
 
 @pytest.mark.parametrize("lineup", [["random"] * 4, ["heuristic", "greedy", "random", "heuristic"]])

@@ -13,6 +13,7 @@ from engines.skyline_of_the_world import new_game
 from engines.skyline_of_the_world.params import MAX_CELLS
 from engines.skyline_of_the_world.rules import start_turn_nb
 from engines.skyline_of_the_world.state import (
+    B_NEUTRAL, B_SKY, DECK, M_MUST_BUY, M_PHASE, P_SKY_STOCK, PH_INVEST, PH_TRADE,
     CSUP, END, M_DECK_POS, B_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
     STOP, TRADE_BASE,
 )
@@ -372,3 +373,98 @@ def test_draw_from_an_empty_bonus_pile_is_a_variant_key(reading):
     else:
         assert all(bin(h).count("1") == 1 for h in hands) and sum(hands) == traded
         assert int(d[M_DECK_POS]) == int(g.kp.n_cards)   # the new pile is drawn out again
+
+
+# ---------------------------------------------------------------- build.forced
+
+@pytest.mark.parametrize("reading", ["any_floor", "regular"])
+def test_forced_build_counts_neutral_floors_is_a_variant_key(reading):
+    """build.forced 'any_floor' (default): a neutral floor that can be placed keeps the obligation to
+    build alive and placing it meets it; 'regular': only a regular floor or penthouse does."""
+    over = {"build.forced": reading}
+    g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=10, overrides=over)     # only a neutral floor to place
+    assert (STOP in g.legal_actions()) == (reading == "regular")
+    g = position({}, stock=[1, 0, 0, 0, 0, 1], cash=10, overrides=over)
+    build(g, B_NEUTRAL, 0, 0)
+    assert (STOP in g.legal_actions()) == (reading == "any_floor")        # a 1M floor can still go on the ground
+    build(g, B_FLOOR, 0, 1)
+    assert STOP in g.legal_actions()
+
+
+@pytest.mark.parametrize("reading", ["any_floor", "regular"])
+def test_forced_build_reading_sets_the_forced_buy(reading):
+    """Invest or Divest: "if you were not able to build a floor in phase 2, you must buy": a player who
+    placed only a neutral floor must buy under 'regular', not under 'any_floor'."""
+    g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=10, overrides={"build.forced": reading})
+    build(g, B_NEUTRAL, 0, 0)                                              # 5M to the bank
+    g.apply(STOP)
+    assert int(g.state.data[M_MUST_BUY]) == (reading == "regular")
+    assert (END in g.legal_actions()) == (reading == "any_floor")
+    g.apply(BUY_BASE + 0)
+    assert END in g.legal_actions()
+
+
+@pytest.mark.parametrize("reading", ["any_floor", "regular"])
+def test_forced_build_counts_skyline_floors_is_a_variant_key(reading):
+    g = position({}, stock=[1, 0, 0, 0, 0, 0], cash=10, overrides={"build.forced": reading})
+    g.state.data[player(g, 0) + P_SKY_STOCK] = 1
+    build(g, B_SKY, 0, 0)
+    assert (STOP in g.legal_actions()) == (reading == "any_floor")
+
+
+# ---------------------------------------------------------------- skyline.other_skyline
+
+@pytest.mark.parametrize("reading", ["building", "directly_on"])
+def test_skyline_floor_in_a_building_with_another_skyline_floor_is_a_variant_key(reading):
+    """b built over his own Skyline floor at (3, 3); at (3, 4) b's Skyline floor is the top.
+    skyline.other_skyline 'building' (default): a's Skyline floor goes in neither building;
+    'directly_on': only not directly on b's, so (3, 3) is open to it."""
+    g = position({(3, 3): "aBb", (3, 4): "aB", (3, 5): "a"}, stock=FULL, cash=30,
+                 overrides={"skyline.other_skyline": reading})
+    g.state.data[player(g, 0) + P_SKY_STOCK] = 1
+    legal = g.legal_actions()
+    assert ((B_SKY * MAX_CELLS + cell(g, 3, 3)) in legal) == (reading == "directly_on")
+    assert (B_SKY * MAX_CELLS + cell(g, 3, 4)) not in legal
+    assert (B_SKY * MAX_CELLS + cell(g, 3, 5)) in legal
+
+
+# ---------------------------------------------------------------- bonus.draw_order
+
+@pytest.mark.parametrize("reading,drawers", [("left", (2, 3, 0)), ("right", (0, 3, 2))])
+def test_penthouse_draw_order_is_a_variant_key(reading, drawers):
+    """Seat 1 builds a penthouse at 4 players with two cards left in the pile: bonus.draw_order 'left'
+    (default) gives them to seats 2 and 3 (seat 0 goes without), 'right' to seats 0 and 3."""
+    g = position({(0, 0): "aaba"}, n_players=4, to_move=1, stock=FULL, cash=30,
+                 overrides={"bonus.draw_order": reading})
+    d = g.state.data
+    n = int(g.kp.n_cards)
+    d[M_DECK_POS] = n - 2
+    top, second = int(d[DECK + n - 2]), int(d[DECK + n - 1])
+    build(g, B_FLOOR, 0, 0)
+    assert [int(d[player(g, p) + P_HAND]) for p in drawers] == [1 << top, 1 << second, 0]
+
+
+# ---------------------------------------------------------------- bonus.phases
+
+@pytest.mark.parametrize("reading", ["build_invest", "build"])
+def test_bonus_card_phases_is_a_variant_key(reading):
+    """Seat 0 holds card 0's path [1, 1], [2, 1], [2, 2] and three cards. bonus.phases 'build_invest'
+    (default): he may cash or trade in while building and while investing; 'build': only while
+    building, though a trade-in begun there is completed."""
+    def hand_position():
+        g = position({(1, 1): "a", (2, 1): "a", (2, 2): "a"}, stock=[0] * 6, cash=0,
+                     overrides={"bonus.phases": reading})
+        g.state.data[player(g, 0) + P_HAND] = (1 << 0) | (1 << 2) | (1 << 4)
+        return g
+    g = hand_position()
+    assert CASH_BASE + 0 in g.legal_actions() and TRADE_BASE + 2 in g.legal_actions()
+    g.apply(STOP)
+    assert int(g.state.data[M_PHASE]) == PH_INVEST
+    legal = g.legal_actions()
+    assert (CASH_BASE + 0 in legal) == (TRADE_BASE + 2 in legal) == (reading == "build_invest")
+    g = hand_position()
+    g.apply(TRADE_BASE + 2)
+    assert int(g.state.data[M_PHASE]) == PH_TRADE
+    g.apply(TRADE_BASE + 4)
+    g.apply(TRADE_BASE + 0)
+    assert cash(g, 0) == 5

@@ -28,6 +28,10 @@ def test_shipped_variants_load():
     ("cash.fee_over_cap", "owner", "must be one of"),
     ("invest.forced_buy", "neutral", "must be one of"),
     ("bonus.empty_pile", "reshuffle", "must be one of"),
+    ("build.forced", "own_colour", "must be one of"),
+    ("skyline.other_skyline", "allowed", "must be one of"),
+    ("bonus.draw_order", "builder_first", "must be one of"),
+    ("bonus.phases", "invest", "must be one of"),
 ])
 def test_bad_variants_refused(key, value, reason):
     with pytest.raises(VariantError) as err:
@@ -97,3 +101,7 @@ def test_rule_choices_once_in_code_default_to_the_old_play():
     assert d["invest"]["forced_buy"] == "any_floor"
     assert d["bonus"]["empty_pile"] == "nothing"
     assert d["cash"]["fee_over_cap"] == "bank"
+    assert d["build"]["forced"] == "any_floor"
+    assert d["skyline"]["other_skyline"] == "building"
+    assert d["bonus"]["draw_order"] == "left"
+    assert d["bonus"]["phases"] == "build_invest"
