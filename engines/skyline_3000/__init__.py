@@ -50,8 +50,8 @@ SPEC = GameSpec(
     kernel_params=kernel_params,
     simulate=simulate,
     new_game=new_game,
-    # heuristic's 9 weights (jitter included); a search player's row is as wide as it needs
-    max_weights=9,
+    # heuristic's 10 weights (jitter and billboard_card_points included); a search player's row is as wide as it needs
+    max_weights=10,
     default_lineup=("heuristic", "greedy", "random", "random"),
     # the round-1 Key Player builds first in round 1 (rulebook: the Key Player starts the Construction
     # Phase; the Key passes clockwise after each round, so position k builds first in round k + 1)

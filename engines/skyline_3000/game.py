@@ -28,7 +28,7 @@ from engines.skyline_3000.policies import POLICIES, SEARCH, choose_action_nb
 from engines.skyline_3000.search import search_action_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
 from engines.skyline_3000.state import (
-    A_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
+    A_SHIFT, BB_BLOCK_MASK, BB_CARD_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
     K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET,
     P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_OVER, PL_H, PL_R, State, copy_state,
 )
@@ -234,7 +234,9 @@ class SkylineGame:
         if kind == K_NOACT:
             return f"play {self.card_name(d)} without acting"
         if kind == K_BILLBOARD:
-            return f"place a billboard in {block(d)}"
+            c = (d >> BB_CARD_SHIFT) - 1
+            where = f"place a billboard in {block(d & BB_BLOCK_MASK)}"
+            return where if c < 0 else f"{where}, paying with {self.card_name(c)}"
         if kind == K_FLOOR_TARGET:
             if p >= 0 and d == self.state.players[p, P_NBUILD]:
                 return "start a new building with a floor"

@@ -168,7 +168,9 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
         n_players=p, n_blocks=nb, n_green=len(greens), n_stacks=len(stacks),
         n_auctions=max(1, g("game.rounds") * len(stacks)), n_cards=nc, n_start=len(start),
         max_buildings=max_b,
-        max_actions=max(2 * nc + nb + 2, 2 * max_b + 2, max_b * bpd * 2 + 2, nb + 2),
+        # a billboard that costs a card is listed once per block and hand card (a hand holds at most nc)
+        max_actions=max(2 * nc + nb * (nc if g("construction.billboard_costs_card") else 1) + 2, 2 * max_b + 2,
+                        max_b * bpd * 2 + 2, nb + 2),
         type=padded(ctype, MAX_CARDS), value=padded(cval, MAX_CARDS), dist=padded(cdist, MAX_CARDS),
         green=padded(greens, PARAMS.sizes["green"]),
         start_h=padded([h for h, r in start], MAX_START), start_r=padded([r for h, r in start], MAX_START),

@@ -31,16 +31,16 @@ from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.skyline_3000.rules import (
-    block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb, fits_block_nb, install_spot_nb,
-    main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
+    billboard_card_nb, billboard_choices_nb, block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb,
+    fits_block_nb, install_spot_nb, main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, B_NSPACE, B_ROOF, B_TALL, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
+    A_SHIFT, BB_BLOCK_MASK, B_NSPACE, B_ROOF, B_TALL, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
     C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT, K_FLOOR,
     K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
     PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BILLBOARD_COST,
-    T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
+    T_BB_CARD, T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
@@ -64,7 +64,8 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
     """Uniform action KIND first, then uniform among that kind's actions, as
     the C reference player (benchmark --c-reference): in construction the kind is
     one of pass / floor / roof / contract / billboard / card without acting,
-    then the card (or block), then each detail decision uniformly. Bids: each
+    then the card (or block; a billboard that costs a card: block and card),
+    then each detail decision uniformly. Bids: each
     hand card joins with probability 1/2. Draws: uniform among decks that
     still have cards (deck or discards). In construction it ignores `legal`
     (the batch loop does not list it there) and counts the options per kind
@@ -95,6 +96,8 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
                 if (counts >> (8 * k)) & 255:
                     kind = k
         cnt = (counts >> (8 * kind)) & 255
+        if kind == K_BILLBOARD:  # counted in blocks
+            cnt *= billboard_choices_nb(pub, p)
         return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), okd)
     kinds = 0
     for j in range(n):
@@ -288,12 +291,13 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover, jitter,
 
 @typed_kernel((PUB, PUB, I64, I64, I64))
 def cheapest_card_nb(pub, hand, nh, t, d):
-    """The lowest-value card of type t (and district d for Contracts) in hand, or -1."""
+    """The lowest-value card of type t (t < 0: any type; and district d for Contracts) in hand,
+    the first in hand order among equals, or -1."""
     best = -1
     bv = 1 << 30
     for i in range(nh):
         c = hand[i]
-        if pub[TAB + T_TYPE + c] != t:
+        if t >= 0 and pub[TAB + T_TYPE + c] != t:
             continue
         if d >= 0 and pub[TAB + T_DIST + c] != d:
             continue
@@ -385,7 +389,9 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
     billboard that most raises its own points now, net of costs, when > 0;
     otherwise a Roof card (cheapest) when it has an incomplete building, else a
     Floor card (cheapest) when it has no incomplete building taller than 1,
-    else pass. Floors go on its tallest incomplete building below the tallest
+    else pass. A billboard that costs a card (construction.billboard_costs_card)
+    pays with the lowest-value hand card, worth its value / card_points points
+    (greedy's own rate when it bids). Floors go on its tallest incomplete building below the tallest
     block height + 1, else start a new one; roofs go on the tallest incomplete
     building, with the type whose best install scores most now. Installs and
     placements: the most points now. Bids: cheapest cards until the sum
@@ -464,6 +470,7 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
     best_a = K_PASS << A_SHIFT
     best_v = 0.0
     done = 0
+    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + T_BB_CARD] != 0 else -1
     for j in range(n):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
@@ -478,8 +485,13 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
                 best_v = vj
                 best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
         elif kind == K_BILLBOARD:
-            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
+            c = billboard_card_nb(legal[j])
+            if c != bb_card:  # one card per block: the cheapest
+                continue
+            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det & BB_BLOCK_MASK, p, 0, 1, 0)
             v = own1 - own0 - pub[TAB + T_BILLBOARD_COST]
+            if c >= 0 and w[GW_CARD_POINTS] > 0:
+                v -= pub[TAB + T_VALUE + c] / w[GW_CARD_POINTS]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
@@ -502,7 +514,7 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
 
 # ====================================================================== heuristic
 
-W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTEST, W_JITTER = range(9)
+W_GREEN, W_SPACEPORT, W_MEGAMALL, W_BID, W_HEIGHT, W_BILLBOARD, W_HOLD, W_CONTEST, W_JITTER, W_BB_CARD = range(10)
 
 
 @inline_kernel
@@ -534,7 +546,9 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     Construction: an install is worth its block gain (own First/Second points
     with greenspaces, billboards and a Megamall, the Spaceport cards, plus
     contest x the points it takes from opponents) x scorings left; a billboard
-    billboard_value x its gain to itself net of its cost; a Roof card the best
+    billboard_value x its gain to itself net of its cost (when it costs a card,
+    construction.billboard_costs_card, it pays with the lowest-value hand card, which costs
+    billboard_card_points on top of its bidding power: the construction turn it will not pay for); a Roof card the best
     promise of the roofed building (x build_height_bias); a Floor card
     build_height_bias when it has no complete building with a use. Every
     card played costs hold_card_value x its value (the bidding power lost; none
@@ -633,6 +647,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     done = 0
     has_roof_card = False
     has_floor_card = False
+    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + T_BB_CARD] != 0 else -1
     for j in range(n):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
@@ -649,8 +664,13 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 best_v = vj
                 best_a = (K_CONTRACT << A_SHIFT) | c
         elif kind == K_BILLBOARD:
-            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det, p, 0, 1, 0)
+            c = billboard_card_nb(legal[j])
+            if c != bb_card:  # one card per block: the cheapest
+                continue
+            own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det & BB_BLOCK_MASK, p, 0, 1, 0)
             v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BILLBOARD_COST]
+            if c >= 0:
+                v -= hold * pub[TAB + T_VALUE + c] + w[W_BB_CARD]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
@@ -715,6 +735,15 @@ def choose_action_nb(policy_id, pub, hand, legal, n, w, rng):
 # point a floor when it picks the building to roof), so no deliberate order is ever reversed.
 # jitter=0 draws nothing and plays exactly as before the weight existed.
 JITTER = 0.005
+# The heuristic's price of the card a billboard costs (construction.billboard_costs_card), on top of
+# hold_card_value x its value: a card is also a construction turn it will not pay for. Chosen by a
+# sweep of 2000 games each, heuristic(billboard_card_points=X) against heuristic(billboard_value=0)
+# (which never places a billboard), --set construction.billboard_costs_card=true --seed 1, its win rate
+# at 2 players / at 4 players (one against three): X=0 29.3% / 14.8%, 1 40.1% / 18.4%, 2 46.7% / 22.4%,
+# 2.5 50.5% / 23.0%, 3 50.8% / 23.5% (no billboard at all). With no card (the default rule) the weight
+# is never read: billboards are then worth having (the heuristic beats the one that never places one,
+# 62.5% at 2 players).
+BB_CARD_POINTS = 2.5
 
 POLICIES = {
     "random": PolicyInfo("random", RANDOM, "Uniform action kind first, then uniform details (as the C "
@@ -737,6 +766,9 @@ POLICIES = {
             "hold_card_value": 0.15,   # points per card value kept for bidding
             "contest": 0.5,            # weight of opponents' points taken/given
             "jitter": JITTER,          # tie-break noise (points), see JITTER
+            # points a card paid for a billboard is worth beyond its bidding power (only with
+            # construction.billboard_costs_card; see BB_CARD_POINTS)
+            "billboard_card_points": BB_CARD_POINTS,
         },
     ),
 }

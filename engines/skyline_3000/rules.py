@@ -7,7 +7,8 @@ Rulebook: Skyline 3000; what it leaves open is data in variants/default.toml
 A turn is split into small decision points (the phases in state.py):
 
     PH_MAIN     pass | play Floor/Roof/Contract card c (to act) | billboard in
-                block k | play card c without acting
+                block k (with construction.billboard_costs_card: x hand card c,
+                discarded) | play card c without acting
     PH_FLOOR    one Floor at a time: incomplete building i | a new building
     PH_ROOF     incomplete building i x roof type
     PH_INSTALL  complete building i x block k of the Contract's district x
@@ -32,6 +33,7 @@ from engines.core.rng import below
 from engines.skyline_3000._jit import BOOL, I64, I64_ARR, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     P_PAID, P_PLAYED,
+    BB_BLOCK_MASK, BB_CARD_SHIFT, T_BB_CARD,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
     B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_DECISIONS, C_DRAW_LEFT, C_DRAWER,
@@ -435,8 +437,30 @@ def deck_ok_nb(pub, t):
 
 @typed_kernel((PUB, I64, I64), inline=True)
 def billboard_ok_nb(pub, p, k):
-    """May seat p put a billboard in block k? (one left, a vacant small platform)"""
+    """May seat p put a billboard in block k? (one left, a vacant small platform; the card it
+    may cost is billboard_choices_nb's)"""
     return pub[PLAYERS + p * N_PROW + P_BILLBOARDS] > 0 and pub[BOARD + k * N_BOARD + B_VAC] > 0
+
+
+@inline_kernel
+def billboard_choices_nb(pub, p):
+    """Billboard actions of seat p per block that takes one: 1 (no card), or with
+    construction.billboard_costs_card one per hand card (0 with an empty hand: no billboard)."""
+    if pub[TAB + T_BB_CARD] == 0:
+        return 1
+    return pub[PLAYERS + p * N_PROW + P_NHAND]
+
+
+@inline_kernel
+def billboard_action_nb(k, c):
+    """The billboard action in block k costing card c (-1: no card)."""
+    return np.int64((K_BILLBOARD << A_SHIFT) | k | ((c + 1) << BB_CARD_SHIFT))
+
+
+@inline_kernel
+def billboard_card_nb(a):
+    """The card a billboard action costs, -1 for none."""
+    return ((a & DETAIL_MASK) >> BB_CARD_SHIFT) - 1
 
 
 @inline_kernel
@@ -694,7 +718,8 @@ def main_flags_nb(pub, p):
     """Construction, seat p: bit K_FLOOR if Floor cards are playable (stock
     left), K_ROOF if Roof cards are (an incomplete building and a roof left),
     K_CONTRACT if it has a complete building (the Contract card's district
-    must offer an install too), K_BILLBOARD if it has billboards left."""
+    must offer an install too), K_BILLBOARD if it has billboards left (and a
+    card to pay with, when a billboard costs one)."""
     op = PLAYERS + p * N_PROW
     incomplete = False
     complete = False
@@ -711,7 +736,7 @@ def main_flags_nb(pub, p):
         f |= 1 << K_ROOF
     if complete:
         f |= 1 << K_CONTRACT
-    if pub[op + P_BILLBOARDS] > 0:
+    if pub[op + P_BILLBOARDS] > 0 and billboard_choices_nb(pub, p) > 0:
         f |= 1 << K_BILLBOARD
     return f
 
@@ -741,7 +766,9 @@ def main_kind_counts_nb(pub, hand, p, scratch):
     """How many construction actions of each kind legal_actions_nb lists for
     seat p (hand = its hand row): returns (counts, okd), the count of kind K at
     bits 8*K of counts (K_PASS..K_NOACT) and okd the districts whose Contract
-    cards in hand are playable (card_ok_nb's, for main_kind_action_nb)."""
+    cards in hand are playable (card_ok_nb's, for main_kind_action_nb). For
+    K_BILLBOARD it counts blocks: the actions are that x billboard_choices_nb
+    (blocks x hand cards would not fit 8 bits)."""
     flags = main_flags_nb(pub, p)
     nf = 0
     nr = 0
@@ -780,10 +807,13 @@ def main_kind_action_nb(pub, hand, p, kind, j, okd):
     if kind == K_PASS:
         return np.int64(K_PASS << A_SHIFT)
     if kind == K_BILLBOARD:
+        per = billboard_choices_nb(pub, p)
+        c = hand[j % per] if pub[TAB + T_BB_CARD] != 0 else -1
+        j //= per
         for k in range(pub[TAB + T_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 if j == 0:
-                    return np.int64((K_BILLBOARD << A_SHIFT) | k)
+                    return billboard_action_nb(k, c)
                 j -= 1
         return np.int64(-1)
     if kind == K_NOACT:
@@ -816,7 +846,8 @@ def action_kind_nb(a):
 @inline_kernel
 def list_main_nb(pub, hand, p, out):
     """PH_MAIN: pass, then per hand card (play to act if card_ok_nb, play
-    without acting), then billboards by block."""
+    without acting), then billboards by block (each with every hand card in hand
+    order, when a billboard costs one)."""
     flags = main_flags_nb(pub, p)
     known = 0  # districts checked for an install option
     okd = 0    # districts with one
@@ -831,10 +862,18 @@ def list_main_nb(pub, hand, p, out):
             n += 1
         out[n] = (K_NOACT << A_SHIFT) | c
         n += 1
+    if not (flags >> K_BILLBOARD) & 1:
+        return n
+    costs = pub[TAB + T_BB_CARD] != 0
     for k in range(pub[TAB + T_N_BLOCKS]):
         if billboard_ok_nb(pub, p, k):
-            out[n] = (K_BILLBOARD << A_SHIFT) | k
-            n += 1
+            if costs:
+                for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
+                    out[n] = billboard_action_nb(k, hand[i])
+                    n += 1
+            else:
+                out[n] = billboard_action_nb(k, -1)
+                n += 1
     return n
 
 
@@ -915,9 +954,17 @@ def do_pass_nb(pub, p):
 
 
 @inline_kernel
-def do_billboard_nb(pub, p, k):
-    """Put a billboard on a vacant small platform of block k (it costs points)."""
+def do_billboard_nb(pub, hands, p, d):
+    """Put a billboard on a vacant small platform of block d & BB_BLOCK_MASK (it costs
+    points; with construction.billboard_costs_card also the card in d's card field, discarded)."""
+    k = d & BB_BLOCK_MASK
+    c = ((d & DETAIL_MASK) >> BB_CARD_SHIFT) - 1
     if k >= pub[TAB + T_N_BLOCKS] or not billboard_ok_nb(pub, p, k):
+        return STEP_ILLEGAL
+    if pub[TAB + T_BB_CARD] == 0:
+        if c >= 0:
+            return STEP_ILLEGAL
+    elif c < 0 or c >= pub[TAB + T_N_CARDS] or not spend_card_nb(pub, hands, p, c):
         return STEP_ILLEGAL
     op = PLAYERS + p * N_PROW
     ob = BOARD + k * N_BOARD
@@ -933,6 +980,25 @@ def do_billboard_nb(pub, p, k):
 
 
 @inline_kernel
+def spend_card_nb(pub, hands, p, c):
+    """Card c leaves seat p's hand for its discard pile, played in construction (to act,
+    without acting, or paying for a billboard); False, nothing touched, if p does not hold it."""
+    op = PLAYERS + p * N_PROW
+    nh = pub[op + P_NHAND]
+    i = 0
+    while i < nh and hands[p, i] != c:
+        i += 1
+    if i == nh:
+        return False
+    hands[p, i] = hands[p, nh - 1]
+    hands[p, nh - 1] = 0
+    pub[op + P_NHAND] = nh - 1
+    _discard(pub, pub[TAB + T_TYPE + c], c)
+    pub[op + P_PLAYED + c] += 1
+    return True
+
+
+@inline_kernel
 def do_play_card_nb(pub, hands, p, kind, c):
     """Construction: reveal card c from the hand and discard it; K_NOACT ends
     the turn, K_FLOOR / K_ROOF / K_CONTRACT open the decision that places it."""
@@ -943,18 +1009,8 @@ def do_play_card_nb(pub, hands, p, kind, c):
         return STEP_ILLEGAL
     if kind == K_FLOOR and not floor_card_ok_nb(pub):
         return STEP_ILLEGAL
-    op = PLAYERS + p * N_PROW
-    nh = pub[op + P_NHAND]
-    i = 0
-    while i < nh and hands[p, i] != c:
-        i += 1
-    if i == nh:
+    if not spend_card_nb(pub, hands, p, c):
         return STEP_ILLEGAL
-    hands[p, i] = hands[p, nh - 1]
-    hands[p, nh - 1] = 0
-    pub[op + P_NHAND] = nh - 1
-    _discard(pub, t, c)
-    pub[op + P_PLAYED + c] += 1
     if kind == K_NOACT:
         return _end_turn(pub)
     if kind == K_FLOOR:
@@ -1122,7 +1178,7 @@ def apply_action_nb(pub, hands, sec, action):
         if kind == K_PASS:
             step = do_pass_nb(pub, p)
         elif kind == K_BILLBOARD:
-            step = do_billboard_nb(pub, p, d)
+            step = do_billboard_nb(pub, hands, p, d)
         elif kind == K_FLOOR or kind == K_ROOF or kind == K_CONTRACT or kind == K_NOACT:
             step = do_play_card_nb(pub, hands, p, kind, d)
     elif phase == PH_FLOOR:

@@ -31,7 +31,9 @@ Actions: the rules' legal list (rules.legal_actions_nb), with two exceptions. In
 of one type and value are interchangeable: Contracts are unique by district and value anyway),
 and "play a card without acting" once, with the cheapest card (it is a way to stay in the phase,
 passing is final; which card it costs matters little, and ten copies of it would take most of a
-small budget). A sealed bid may be any subset of the hand. There the search tries at most N_BID_CANDIDATES bids, as codes
+small budget). A billboard that costs a card (construction.billboard_costs_card) is listed once
+per block, paid with the cheapest card, as the scripted players pay (cheapest_card_nb: one copy per
+hand card would multiply the billboards by the hand size). A sealed bid may be any subset of the hand. There the search tries at most N_BID_CANDIDATES bids, as codes
 BID_CODE | j (not BID_FLAG | mask: the bidder's hand changes from one determinization to the
 next, and the code names the same rule in each, so the tree shares its statistics). Rule j on
 the bidder's hand (bid_to_target: its cheapest cards until their values reach the target):
@@ -66,12 +68,12 @@ from engines.core.lowlevel import unowned
 from engines.core.rng import below, next_u64, seed_into
 from engines.core.search import make_search
 from engines.skyline_3000.policies import (
-    POLICIES, RANDOM, W_BID, bid_to_target_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
+    POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
     policy_heuristic_nb,
 )
-from engines.skyline_3000.rules import apply_action_nb, hand_value_nb, legal_actions_nb
+from engines.skyline_3000.rules import apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb
 from engines.skyline_3000.state import (
-    A_SHIFT, ALOG, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID, K_FLOOR,
+    A_SHIFT, ALOG, BID_FLAG, K_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID, K_FLOOR,
     K_NOACT, K_ROOF,
     MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES,
     P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, PILES,
@@ -79,8 +81,9 @@ from engines.skyline_3000.state import (
     TAB,
 )
 
-# every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district)
-MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
+# every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district;
+# billboards that cost a card: one per block and hand card)
+MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS * MAX_CARDS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
 N_BID_CANDIDATES = 9
 BID_CODE = K_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
 
@@ -191,10 +194,13 @@ def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
 @kernel
 def construction_actions_nb(pub, hands, out):
     """The legal construction actions, out[:n], but a Floor or Roof card played to act only once
-    per card value (cards of one type and value are interchangeable) and a card played without
-    acting only once, the cheapest (first in hand order among equals): returns n."""
+    per card value (cards of one type and value are interchangeable), a card played without
+    acting only once, the cheapest (first in hand order among equals), and a billboard that costs
+    a card only with that card: returns n."""
     n = legal_actions_nb(pub, hands, out)
     m = 0
+    bb_card = -2              # the card a billboard is paid with, looked up at the first one
+
     seen = np.int64(0)        # bit (type * 16 + value) of a Floor / Roof card already listed
     noact = np.int64(-1)
     noact_v = 1 << 30
@@ -207,6 +213,14 @@ def construction_actions_nb(pub, hands, out):
                 noact_v = v
                 noact = a
             continue
+        if kind == K_BILLBOARD:
+            c = billboard_card_nb(a)
+            if c >= 0:
+                if bb_card == -2:
+                    p = pub[C_CUR]
+                    bb_card = cheapest_card_nb(pub, hands[p], pub[PLAYERS + p * N_PROW + P_NHAND], -1, -1)
+                if c != bb_card:
+                    continue
         if kind == K_FLOOR or kind == K_ROOF:
             bit = np.int64(1) << np.int64((kind - K_FLOOR) * 16 + pub[TAB + T_VALUE + (a & DETAIL_MASK)])
             if seen & bit:

@@ -169,7 +169,7 @@ K_PASS = 0          # detail 0
 K_FLOOR = 1         # play Floor card (detail = card id), then place floors
 K_ROOF = 2          # play Roof card, then roof a building
 K_CONTRACT = 3      # play Contract card, then install a building
-K_BILLBOARD = 4     # detail = block
+K_BILLBOARD = 4     # detail = block | (card id + 1) << BB_CARD_SHIFT (card field 0: no card)
 K_NOACT = 5         # play card, no action (not a pass)
 K_FLOOR_TARGET = 6  # detail = plant building index; index == n_build: new building
 K_ROOF_TARGET = 7   # detail = building * 2 + (roof type - 1)
@@ -178,6 +178,11 @@ K_PLACE = 9         # detail = block
 K_DRAW = 10         # detail = deck type
 K_BID = 11          # only as a kind; the action is BID_FLAG | mask
 BID_FLAG = 1 << 62
+# A billboard's detail carries the card it costs (construction.billboard_costs_card) above the
+# block: field 0 = no card, so with the key off a billboard's action is the block alone, as it
+# always was. 6 bits hold any block (MAX_BLOCKS = 36).
+BB_CARD_SHIFT = 6
+BB_BLOCK_MASK = (1 << BB_CARD_SHIFT) - 1
 
 
 # ---------------------------------------------------------------- variant table: pub[TAB + T_*]
@@ -282,6 +287,8 @@ PARAMS = ParamLayout([
     Param("short_stock", key="construction.short_floor_stock", rule=Rule("str", choices=SHORT_STOCK)),
     Param("hand_limit", key="cards.hand_limit",
           rule=Rule("int", 0, MAX_CARDS, doc="cards a hand holds at most (0: no limit); draws stop there")),
+    Param("bb_card", key="construction.billboard_costs_card",
+          rule=Rule("bool", doc="placing a billboard also discards one hand card of the player's choice")),
 ], name="skyline_3000 rule table")
 PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
 T_SIZE = PARAMS.size
@@ -289,6 +296,7 @@ T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  #
 
 # ---------------------------------------------------------------- pub sections
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
+assert MAX_BLOCKS <= BB_BLOCK_MASK + 1 and (MAX_CARDS + 1) << BB_CARD_SHIFT <= DETAIL_MASK  # a billboard's detail
 MAX_AUC = 16 * MAX_STACKS     # rounds x stacks
 MAX_BUILD = 400 + MAX_START + 1   # plant capacity: floor stock + starting buildings + 1
 N_PLROW = 2 * MAX_BUILD

@@ -90,7 +90,7 @@ CARD_USE = TableSpec(
         Column("lineup_slot", "position in the policy line-up"),
         Column("card_type", "0 floor, 1 roof, 2 contract"),
         Column("value", "card value"),
-        Column("played", "cards played in construction (with or without acting)"),
+        Column("played", "cards played in construction (with or without acting, or paid for a billboard)"),
         Column("bid", "cards paid in won auctions"),
         Column("kept", "cards left in hand at the end"),
     ),

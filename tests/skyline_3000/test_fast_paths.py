@@ -1,16 +1,19 @@
 """The random player's construction fast path gives exactly what the listed
 legal actions give."""
 import numpy as np
+import pytest
 
 from engines.skyline_3000 import rules as R
 from engines.skyline_3000.game import new_game
-from engines.skyline_3000.state import A_SHIFT, C_CUR, C_PHASE, K_NOACT, PH_MAIN
+from engines.skyline_3000.state import A_SHIFT, C_CUR, C_PHASE, K_BILLBOARD, K_NOACT, PH_MAIN
 
 
-def test_kind_counts_and_picks_follow_legal_actions():
+@pytest.mark.parametrize("bb_costs_card", [False, True])
+def test_kind_counts_and_picks_follow_legal_actions(bb_costs_card):
     seen = 0
     for seed, n_players in ((1, 4), (2, 3), (3, 2)):
-        g = new_game(n_players=n_players, seed=seed)
+        g = new_game(n_players=n_players, seed=seed,
+                     overrides={"construction.billboard_costs_card": bb_costs_card})
         legal = np.zeros(g.kp.max_actions, np.int64)
         while not g.is_terminal():
             pub, hands = g.state.pub, g.state.hands
@@ -21,7 +24,10 @@ def test_kind_counts_and_picks_follow_legal_actions():
                 counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
                 for kind in range(K_NOACT + 1):
                     of_kind = [a for a in acts if a >> A_SHIFT == kind]
-                    assert (counts >> (8 * kind)) & 255 == len(of_kind)
+                    count = (counts >> (8 * kind)) & 255
+                    if kind == K_BILLBOARD:   # counted in blocks, each with billboard_choices_nb actions
+                        count *= R.billboard_choices_nb(pub, p)
+                    assert count == len(of_kind)
                     for j, a in enumerate(of_kind):
                         assert R.main_kind_action_nb(pub, hands[p], p, kind, j, okd) == a
                 seen += 1
@@ -29,17 +35,37 @@ def test_kind_counts_and_picks_follow_legal_actions():
     assert seen > 100
 
 
-def test_legality_and_effect_agree():
+def test_random_player_spreads_billboards_over_blocks_and_cards():
+    # with construction.billboard_costs_card the random player's billboard is uniform over
+    # block x hand card (the kind first, then one of its actions, as legal_actions_nb lists them)
+    g = new_game(n_players=2, seed=1, overrides={"construction.billboard_costs_card": True})
+    pub, hands = g.state.pub, g.state.hands
+    p = int(pub[C_CUR])
+    legal = np.zeros(g.kp.max_actions, np.int64)
+    n = R.legal_actions_nb(pub, hands, legal)
+    listed = {int(a) for a in legal[:n] if a >> A_SHIFT == K_BILLBOARD}
+    counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
+    per = R.billboard_choices_nb(pub, p)
+    picked = {int(R.main_kind_action_nb(pub, hands[p], p, K_BILLBOARD, j, okd))
+              for j in range(((counts >> (8 * K_BILLBOARD)) & 255) * per)}
+    assert per == 8 and picked == listed and len(listed) == 8 * g.kp.n_blocks
+
+
+@pytest.mark.parametrize("bb_costs_card", [False, True])
+def test_legality_and_effect_agree(bb_costs_card):
     """Every action legal_actions_nb lists is accepted by apply_action_nb (the
     do_* kernel of its kind), and a target the listing leaves out is refused
     with the state untouched: both sides call the same rule kernels."""
     from engines.skyline_3000.state import (
-        K_BILLBOARD, K_DRAW, K_FLOOR_TARGET, K_INSTALL, K_PLACE, K_ROOF_TARGET, PH_BID, copy_state,
+        BB_CARD_SHIFT, K_BILLBOARD, K_DRAW, K_FLOOR_TARGET, K_INSTALL, K_PLACE, K_ROOF_TARGET, PH_BID, copy_state,
     )
+    # a billboard's card field too: no card, a card in hand, a card elsewhere
+    bb_dets = list(range(64)) + [k | (c + 1) << BB_CARD_SHIFT for k in (0, 4, 8, 9) for c in range(0, 62, 3)]
     probe_kind = {K_FLOOR_TARGET, K_ROOF_TARGET, K_INSTALL, K_PLACE, K_DRAW, K_BILLBOARD}
     checked = refused = 0
     for seed, n_players in ((5, 4), (6, 2)):
-        g = new_game(n_players=n_players, seed=seed)
+        g = new_game(n_players=n_players, seed=seed,
+                     overrides={"construction.billboard_costs_card": bb_costs_card})
         legal = np.zeros(g.kp.max_actions, np.int64)
         while not g.is_terminal():
             st = g.state
@@ -52,7 +78,7 @@ def test_legality_and_effect_agree():
                     checked += 1
                 kinds = {a >> A_SHIFT for a in acts} & probe_kind
                 for kind in kinds:  # details the listing leaves out, up to a bound
-                    for det in range(64):
+                    for det in bb_dets if kind == K_BILLBOARD else range(64):
                         a = (kind << A_SHIFT) | det
                         if a in acts:
                             continue

@@ -222,3 +222,86 @@ def test_heuristic_beats_random_and_greedy():
         pl = t["players"]
         rate = pl["win"][pl["lineup_slot"] == 0].mean()
         assert rate > floor, (rival, rate)
+
+
+# ---------------------------------------------------------------- a billboard that costs a card
+BB_ON = {"construction.billboard_costs_card": True}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_invariants_when_a_billboard_costs_a_card(players):
+    # every scripted player plays legal moves to the end, the cards are all accounted for, and each
+    # places billboards (paying for them) at this rule too
+    kp = kernel_params(VARIANTS.load(None, BB_ON), players)
+    st = State.empty(kp)
+    legal = np.zeros(kp.max_actions, np.int64)
+    prng = np.zeros((players, 4), np.uint64)
+    names = ["heuristic", "greedy", "random", "random"][:players] if players == 4 else ["heuristic", "random"]
+    ids = np.array([POLICIES[n].policy_id for n in names], np.int64)
+    placed = np.zeros(players, np.int64)
+    for i in range(300):
+        assert play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, weight_rows(names), np.uint64(23),
+                            np.int64(i), SBUFS, np.zeros(N_STATS, np.int64))
+        check_invariants(st, kp)
+        placed += -st.players[:, P_EV_BILLBOARD] // kp.billboard_cost
+    assert (placed > 0).all(), placed
+
+
+def test_random_play_through_the_step_api_when_a_billboard_costs_a_card():
+    paid = 0
+    for players in (2, 3, 4):
+        for gi in range(3):
+            g = new_game(n_players=players, seed=5, game_index=gi, overrides=BB_ON)
+            while not g.is_terminal():
+                a = g.policy_action("random")
+                if g.phase_id != PH_BID:
+                    assert a in g.legal_actions()
+                if a >> 16 == 4 and (a & 0xFFFF) >> 6:   # K_BILLBOARD with its card
+                    p = g.current_player()
+                    c = ((a & 0xFFFF) >> 6) - 1
+                    assert c in g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
+                    assert "paying with" in g.action_to_string(a)
+                    paid += 1
+                g.apply_action(a)
+            check_invariants(g.state, g.kp)
+    assert paid > 20
+
+
+@pytest.mark.parametrize("over", [{}, BB_ON], ids=["free", "costs_card"])
+def test_step_api_reproduces_the_batch_game_either_way(over):
+    names = ["heuristic", "random", "greedy", "search(iterations=6, rollout=heuristic)"]
+    from engines.core.lineup import make_lineup
+    ln = make_lineup(SPEC, names, 4, False)
+    kp = kernel_params(VARIANTS.load(None, over), 4)
+    tables = simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), False, 21, 0, 2)
+    for i in range(2):
+        g = new_game(seed=21, game_index=i, overrides=over or None)
+        while not g.is_terminal():
+            g.apply_action(g.policy_action(names[g.current_player()]))
+        rows = tables["players"]["game"] == i
+        assert g.scores().tolist() == tables["players"]["score"][rows].tolist()
+        assert g.state.ctrl[17] == tables["games"]["decisions"][i]
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic"])
+def test_policies_pay_for_billboards_from_their_own_hand_only(policy):
+    # with the card in the action, the choice of card must still depend on the seat's own hand alone
+    g = new_game(seed=6, overrides=BB_ON)
+    w = weight_rows([policy])[0]
+    legal = np.zeros(g.kp.max_actions, np.int64)
+    for _ in range(400):
+        if g.is_terminal():
+            break
+        p = g.current_player()
+        n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
+        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, g.prng[p].copy())
+        shuffled = g.clone()
+        shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
+        for q in range(4):
+            if q != p:
+                nq = shuffled.state.players[q, P_NHAND]
+                shuffled.state.hands[q, :nq] = shuffled.state.hands[q, :nq][::-1]
+        a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
+                              g.prng[p].copy())
+        assert a1 == a2
+        g.apply_action(g.policy_action(policy))

@@ -12,7 +12,7 @@ from engines.skyline_3000.state import (
     CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
     PH_PLACE, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
-    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, K_FLOOR,
+    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, K_FLOOR, BB_CARD_SHIFT, TAB, T_BB_CARD,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -319,6 +319,94 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 6
     # another seat's billboard is no platform: test_only_own_billboards_take_a_building
 
+
+
+BB_COSTS_CARD = "construction.billboard_costs_card"
+
+
+def _billboards(g):
+    return [a for a in g.legal_actions() if a >> 16 == K_BILLBOARD]
+
+
+def _refused(g, a):
+    """The rules kernel refuses action a, leaving the state as it was."""
+    from engines.skyline_3000.state import copy_state
+    c = copy_state(g.state)
+    ok = R.apply_action_nb(c.pub, c.hands, c.sec, np.int64(a))
+    return not ok and (c.pub == g.state.pub).all() and (c.hands == g.state.hands).all()
+
+
+def _empty_my_hand(g):
+    """The Key Player plays every card without acting, the others pass: a position the rules reach
+    (no card moved by hand) where the seat to move holds nothing. Returns that seat."""
+    p = g.current_player()
+    while g.state.players[p, P_NHAND] > 0:
+        if g.current_player() == p:
+            g.apply_action(A_(K_NOACT, int(g.state.hands[p, 0])))
+        else:
+            g.apply_action(A_(K_PASS))
+    while g.current_player() != p:
+        g.apply_action(A_(K_PASS))
+    return p
+
+
+def test_billboard_needs_no_card_by_default():
+    # construction.billboard_costs_card = false (GAPS.md): 1 point and a billboard, the hand untouched
+    g = _game()
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    hand = sorted(st.hands[p, :st.players[p, P_NHAND]].tolist())
+    bbs = _billboards(g)
+    assert bbs == [A_(K_BILLBOARD, k) for k in range(kp.n_blocks)]   # one per block, no card field
+    assert g.action_to_string(bbs[0]) == "place a billboard in Red block 1"
+    assert _refused(g, A_(K_BILLBOARD, (hand[0] + 1) << BB_CARD_SHIFT))   # a card is no part of it
+    disc = st.piles[:, PI_DISC].copy()
+    g.apply_action(A_(K_BILLBOARD, 4))
+    assert sorted(st.hands[p, :st.players[p, P_NHAND]].tolist()) == hand
+    assert (st.piles[:, PI_DISC] == disc).all()
+    assert st.players[p, P_SCORE] == 4 and st.board[4, B_BB + p] == 1 and st.players[p, P_BILLBOARDS] == 4
+    # an empty hand places a billboard all the same
+    g = _game(seed=2)
+    p = _empty_my_hand(g)
+    assert len(_billboards(g)) == g.kp.n_blocks
+    g.apply_action(A_(K_BILLBOARD, 0))
+    assert g.state.players[p, P_SCORE] == 4 and g.state.board[0, B_BB + p] == 1
+
+
+def test_billboard_costs_the_chosen_card_when_the_key_is_on():
+    g = _game(**{BB_COSTS_CARD: True})
+    st, kp = g.state, g.kp
+    p = g.current_player()
+    hand = st.hands[p, :st.players[p, P_NHAND]].tolist()
+    # one billboard per block and hand card, in hand order
+    assert _billboards(g) == [A_(K_BILLBOARD, k | (c + 1) << BB_CARD_SHIFT) for k in range(kp.n_blocks) for c in hand]
+    c = hand[3]
+    a = A_(K_BILLBOARD, 4 | (c + 1) << BB_CARD_SHIFT)
+    assert g.action_to_string(a) == f"place a billboard in Yellow block 2, paying with {g.card_name(c)}"
+    assert _refused(g, A_(K_BILLBOARD, 4))                           # no card: refused
+    outside = next(x for x in range(kp.n_cards) if x not in hand)
+    assert _refused(g, A_(K_BILLBOARD, 4 | (outside + 1) << BB_CARD_SHIFT))   # not in hand: refused
+    t = kp.card_types()[c]
+    disc = st.piles[t, PI_DISC]
+    g.apply_action(a)
+    left = st.hands[p, :st.players[p, P_NHAND]].tolist()
+    assert sorted(left) == sorted(x for x in hand if x != c)        # exactly the chosen card is gone
+    assert st.piles[t, PI_DISC] == disc + 1 and st.piles[t, PI_DISCARDS + disc] == c
+    assert st.players[p, P_SCORE] == 4 and st.board[4, B_BB + p] == 1 and st.players[p, P_BILLBOARDS] == 4
+
+
+def test_billboard_that_costs_a_card_is_illegal_with_an_empty_hand():
+    g = _game(seed=2, **{BB_COSTS_CARD: True})
+    p = _empty_my_hand(g)
+    assert _billboards(g) == []
+    assert _refused(g, A_(K_BILLBOARD, 0))
+    assert g.legal_actions() == [A_(K_PASS)]
+    # the same position with the key off (only the rule table differs) offers every block
+    g.state.pub[TAB + T_BB_CARD] = 0
+    assert len(_billboards(g)) == g.kp.n_blocks
+    g.state.pub[TAB + T_BB_CARD] = 1
+    counts, _ = R.main_kind_counts_nb(g.state.pub, g.state.hands[p], p, np.zeros(g.kp.max_actions, np.int64))
+    assert (counts >> (8 * K_BILLBOARD)) & 255 == 0
 
 def _seed_where_key_holds(n_players, ctype, district, **over):
     """The first seed whose Key Player was dealt a card of this type and district (a real deal: no card

@@ -175,3 +175,24 @@ def test_bid_candidates_include_nothing_and_the_scripted_bids():
         assert a & BID_FLAG and (a ^ BID_FLAG) in masks
         seen += 1
     assert seen >= 5
+
+
+def test_search_tries_each_billboard_once_paid_with_the_cheapest_card():
+    # construction.billboard_costs_card: the legal list has a billboard per block and hand card; the
+    # search tries each block once, paid with the card the scripted players pay with (the lowest
+    # value, first in hand order among equals), and plays a whole game through its interface
+    from engines.skyline_3000.state import BB_CARD_SHIFT, K_BILLBOARD
+    g = new_game(n_players=4, seed=1, overrides={"construction.billboard_costs_card": True})
+    p = g.current_player()
+    hand = g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
+    values = g.kp.card_values()
+    cheapest = min(hand, key=lambda c: values[c])
+    out = np.zeros(MAX_ACTIONS, np.int64)
+    n = search_actions_nb(*buffers(g)[:2], out, *search_buffers_nb()[1:])
+    bbs = [int(a) for a in out[:n] if a >> A_SHIFT == K_BILLBOARD]
+    assert bbs == [(K_BILLBOARD << A_SHIFT) | k | (cheapest + 1) << BB_CARD_SHIFT for k in range(g.kp.n_blocks)]
+    assert len([a for a in g.legal_actions() if a >> A_SHIFT == K_BILLBOARD]) == len(hand) * g.kp.n_blocks
+    while not g.is_terminal():
+        g.apply_action(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
+                                       else "random"))
+    assert g.search_stats[STAT_SIMULATED] > 0

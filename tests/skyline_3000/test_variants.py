@@ -56,6 +56,8 @@ def test_command_line_override_applies():
     ("scoring.spaceport_stacking", "never", "must be one of"),
     ("construction.short_floor_stock", "none", "must be one of"),
     ("cards.hand_limit", -1, "at least"),
+    ("construction.billboard_costs_card", 1, "must be true or false"),
+    ("construction.billboard_costs_card", "yes", "must be true or false"),
 ])
 def test_bad_values_are_refused_naming_the_key(key, value, words):
     with pytest.raises(VariantError) as err:
@@ -120,3 +122,14 @@ def test_rule_table_comes_from_the_one_declaration():
         assert getattr(kp, name) == expected
     assert kp.n_players == 3 and kp.megamall_mult == 3
     assert set(flatten(v.values)) == set(SCHEMA)
+
+
+def test_billboard_costs_card_is_a_key_and_its_actions_fit_the_buffer():
+    # default false (GAPS.md: no card); true lists a billboard per block and hand card, and a hand
+    # may hold every card: the legal-action buffer grows for it and only for it
+    off = kernel_params(VARIANTS.load(None))
+    on = kernel_params(VARIANTS.load(None, {"construction.billboard_costs_card": True}))
+    assert off.bb_card == 0 and on.bb_card == 1
+    assert on.max_actions >= 1 + 2 * on.n_cards + on.n_blocks * on.n_cards
+    assert off.max_actions == max(2 * off.n_cards + off.n_blocks + 2, 2 * off.max_buildings + 2,
+                                  off.max_buildings * off.bpd * 2 + 2)
