@@ -29,7 +29,8 @@ Project Skyline end when a trigger fires, so their games last different numbers 
 is read over its own rounds: after its last round its final standing holds (the score is carried
 forward, so no lead changes and no deficit there), "the last round" and "halfway" are the game's
 own, and "leader after round r" counts only the games that went on after round r (after a game's
-last round the leader is the winner by definition).
+last round the leader is the winner by definition), for the rounds after which at least half of the
+games went on (Race.leader_rounds).
 
 Which games: Skyline 3000 (its `rounds` table: points after each Scoring Phase), Skyline of the
 World (prestige after each full turn cycle) and Project Skyline (the money track after each round,
@@ -95,6 +96,13 @@ class Race:
     def going_on(self, round_index: int) -> np.ndarray:
         """bool [G]: the game had rounds after round `round_index` (0-based)."""
         return self.length > round_index + 1
+
+    @property
+    def leader_rounds(self) -> int:
+        """"Leader after round r" is read for r = 1..this: the rounds after which at least half of the
+        games went on (R - 1 when every game plays R). Later rounds describe a shrinking minority of
+        long games (a few games, intervals as wide as the scale) rather than the game."""
+        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
 
     @cached_property
     def lead(self) -> np.ndarray:
@@ -236,7 +244,7 @@ def leader_wins_frame(r: Race) -> pl.DataFrame:
     """Per game and "after round r": did the leader win (tied leaders share); a game counts after
     round r only if it went on after it."""
     parts = []
-    for k in range(r.rounds - 1):
+    for k in range(r.leader_rounds):
         on = r.going_on(k)
         if on.any():
             parts.append(_frame(r.game[on], [after_round(k + 1)] * int(on.sum()), leader_wins_values(r, k)[on]))
@@ -245,6 +253,11 @@ def leader_wins_frame(r: Race) -> pl.DataFrame:
 
 def after_round(k: int) -> str:
     return f"after round {k}"
+
+
+def _round_order(key: str) -> int:
+    """Rows in round order ("after round 2" before "after round 10"); other keys first."""
+    return int(key.rsplit(" ", 1)[1]) if key.startswith("after round ") else 0
 
 
 def _decided_last(r: Race) -> np.ndarray:
@@ -306,12 +319,10 @@ def race_verdicts(r: Race, confidence: float = CONFIDENCE) -> RaceVerdicts:
     early": more than half by the player leading alone from round 1 on. Each is said only when the
     interval excludes 50%."""
     runaway_round, runaway = None, None
-    for k in range(r.rounds - 1):
+    for k in range(r.leader_rounds):
         values = leader_wins_values(r, k)[r.going_on(k)]
         values = values[np.isfinite(values)]
-        if not len(values):
-            break
-        est = bonferroni_lower(values, r.rounds - 1, confidence)
+        est = bonferroni_lower(values, r.leader_rounds, confidence)
         if est[1] > 0.5:
             runaway_round, runaway = k + 1, est
             break
@@ -362,7 +373,7 @@ def quality_section(run, spec: RoundScores) -> Section | None:
     rows, sentences, findings = [], [], []
     for name, metric in metrics(spec).items():
         est = estimate(metric, metric.compute(data), CONFIDENCE)
-        for row in est.iter_rows(named=True):
+        for row in sorted(est.iter_rows(named=True), key=lambda row: _round_order(row["key"])):
             rows.append({"metric": name, "key": row["key"], "games": row["n"], "estimate": row["estimate"],
                          "95% low": row["low"], "95% high": row["high"]})
     v = race_verdicts(r)
@@ -418,7 +429,8 @@ def quality_section(run, spec: RoundScores) -> Section | None:
     rounds_text = (f"each of the {r.rounds} rounds" if r.fixed_length else
                    f"each round (games lasted {int(r.length.min())} to {int(r.length.max())} rounds, median "
                    f"{float(np.median(r.length)):g}; after a game's last round its final standing holds, and "
-                   "'leader after round r' counts the games still going after round r)")
+                   "'leader after round r' counts the games still going after round r, for the "
+                   f"{r.leader_rounds} rounds after which at least half of the games went on)")
     method = (f"From the running score after {rounds_text} (table `{spec.table}`), over "
               f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
               "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "

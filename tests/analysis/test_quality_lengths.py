@@ -52,3 +52,12 @@ def test_a_stalled_game_is_left_out():
     r = race(stalled=(0, 1))
     assert r.game.tolist() == [0] and r.length.tolist() == [4]
     assert Q.decided_round_values(r) == pytest.approx([4])
+
+
+def test_leader_after_round_r_stops_where_fewer_than_half_the_games_go_on():
+    r = race()
+    assert r.leader_rounds == 3                     # after rounds 1-3 at least 1 of the 2 games went on
+    three = Q.Race(np.arange(3), np.concatenate([r.scores, r.scores[1:]]), np.concatenate([r.win, r.win[1:]]),
+                   np.array([4, 2, 2]))
+    assert three.leader_rounds == 1                 # after round 2 only 1 game of 3 went on
+    assert set(Q.leader_wins_frame(three)["key"]) == {Q.after_round(1)}
