@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis import plots, stats
+from analysis import plots, quality, stats
+from analysis.quality import RoundScores
 from analysis.run import Run
 from analysis.frames import (Finding, Metric, Plot, Section, game_spec, interval_text, labels, ordinal, pct,
                              position_column)
@@ -36,6 +37,9 @@ def sections(run: Run) -> list[Section]:
     if "card_events" in run.tables():
         out += [card_value_curves(run), market_picks(run)]
     out += [money_sources(run), endings(run)]
+    game_quality = quality.quality_section(run, ROUND_SCORES)   # the race: from the rounds table
+    if game_quality is not None:
+        out.append(game_quality)
     return out
 
 
@@ -297,6 +301,10 @@ def winner_money(run) -> pl.DataFrame:
                                  pl.col("m").cast(pl.Float64).alias("value"))
 
 
+# each seat's money after each round, the final score after the last (engines/project_skyline writes
+# it): the game-quality metrics and the report's "Game quality" section read it (analysis/quality.py)
+ROUND_SCORES = RoundScores("rounds")
+
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("money_end_rate", "share of games ended by the end money (the rulebook's usual end)", "proportion",
            money_end_rate),
@@ -304,4 +312,5 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            "proportion", last_floor_end_rate),
     Metric("rounds", "rounds played in a game", "mean", rounds),
     Metric("winner_money", "the winner's money track before final scoring", "mean", winner_money),
+    *quality.metrics(ROUND_SCORES).values(),   # lead_changes, decided_round, leader_wins, ... (analysis/quality.py)
 )}

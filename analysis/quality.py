@@ -24,9 +24,17 @@ games (the turn cap cut their rounds short) out of all of them. Ties and stalls 
 own generic metrics (tie_rate, stall_rate), and seat uniformity is the seat metrics'
 (seat_win_rate, seat_edge); the report's "Game quality" section gathers them all.
 
-Which games: Skyline 3000 records its running score (the rounds table). Skyline of the World and
-Project Skyline have running scores in play (prestige, points) but do not write them per round yet
-(their batch loops would need a per-round record, as Skyline 3000's has); Cityline's points are
+Games of different lengths: Skyline 3000 plays a fixed number of rounds, Skyline of the World and
+Project Skyline end when a trigger fires, so their games last different numbers of rounds. Each game
+is read over its own rounds: after its last round its final standing holds (the score is carried
+forward, so no lead changes and no deficit there), "the last round" and "halfway" are the game's
+own, and "leader after round r" counts only the games that went on after round r (after a game's
+last round the leader is the winner by definition), for the rounds after which at least half of the
+games went on (Race.leader_rounds).
+
+Which games: Skyline 3000 (its `rounds` table: points after each Scoring Phase), Skyline of the
+World (prestige after each full turn cycle) and Project Skyline (the money track after each round,
+the final score after the last) record their running score from their batch kernels; Cityline's points are
 counted only when the sheet is scored at the end, and its players do not affect each other's sheets
 (default rules; with multiplayer_reroll = "starting_player" seat 0's re-roll changes everyone's dice).
 
@@ -65,15 +73,36 @@ class RoundScores:
 
 @dataclass
 class Race:
-    """Scores [games, rounds, seats] of the games a race can be read from, and who won."""
+    """Scores [games, rounds, seats] of the games a race can be read from, and who won. A game
+    shorter than R rounds has its last recorded scores carried forward to round R."""
 
     game: np.ndarray          # game index per row
     scores: np.ndarray        # int [G, R, P]
     win: np.ndarray           # bool [G, P]
+    length: np.ndarray | None = None   # int [G]: rounds the game played (None: every game played R)
+
+    def __post_init__(self):
+        if self.length is None:
+            self.length = np.full(len(self.game), self.scores.shape[1], np.int64)
 
     @property
     def rounds(self) -> int:
         return self.scores.shape[1]
+
+    @property
+    def fixed_length(self) -> bool:
+        return bool((self.length == self.rounds).all())
+
+    def going_on(self, round_index: int) -> np.ndarray:
+        """bool [G]: the game had rounds after round `round_index` (0-based)."""
+        return self.length > round_index + 1
+
+    @property
+    def leader_rounds(self) -> int:
+        """"Leader after round r" is read for r = 1..this: the rounds after which at least half of the
+        games went on (R - 1 when every game plays R). Later rounds describe a shrinking minority of
+        long games (a few games, intervals as wide as the scale) rather than the game."""
+        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
 
     @cached_property
     def lead(self) -> np.ndarray:
@@ -89,7 +118,7 @@ class Race:
     def single_winner(self) -> "Race":
         """The games with one winner."""
         sel = self.single
-        return Race(self.game[sel], self.scores[sel], self.win[sel])
+        return Race(self.game[sel], self.scores[sel], self.win[sel], self.length[sel])
 
     @cached_property
     def winner(self) -> np.ndarray:
@@ -107,12 +136,17 @@ def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.Data
     n_rounds = int(rounds[spec.round].max()) if rounds.height else 0
     scores = np.zeros((len(ids), n_rounds, n_seats), np.int64)
     gi = np.searchsorted(ids, rounds["game"].to_numpy())
-    scores[gi, rounds[spec.round].to_numpy().astype(np.int64) - 1, rounds[spec.seat].to_numpy().astype(np.int64)] = \
-        rounds[spec.score].to_numpy()
+    rnd = rounds[spec.round].to_numpy().astype(np.int64)
+    scores[gi, rnd - 1, rounds[spec.seat].to_numpy().astype(np.int64)] = rounds[spec.score].to_numpy()
+    length = np.zeros(len(ids), np.int64)
+    np.maximum.at(length, gi, rnd)
+    for k in range(1, n_rounds):  # a game's final standing holds after its last round
+        over = length <= k
+        scores[over, k] = scores[over, k - 1]
     win = np.zeros((len(ids), n_seats), bool)
     pi = np.searchsorted(ids, players["game"].to_numpy())
     win[pi, players["seat"].to_numpy().astype(np.int64)] = players["win"].to_numpy() > 0
-    return Race(ids, scores, win)
+    return Race(ids, scores, win, length)
 
 
 def race(run: RunData, spec: RoundScores) -> Race | None:
@@ -146,7 +180,7 @@ def _winner_leads(r: Race) -> np.ndarray:
     definition (a tie on points settled by a tie-break)."""
     lead = r.lead
     alone = lead[np.arange(len(r.game)), :, r.winner] & (lead.sum(axis=2) == 1)
-    alone[:, -1] = True
+    alone |= np.arange(r.rounds)[None, :] >= (r.length - 1)[:, None]   # the game's last round, and on
     return alone
 
 
@@ -162,7 +196,8 @@ def halfway(rounds: int) -> int:
 
 
 def comeback_values(r: Race) -> np.ndarray:
-    return (~_winner_leads(r)[:, halfway(r.rounds) - 1]).astype(float)
+    half = np.maximum(1, (r.length + 1) // 2) - 1   # halfway(length) - 1, per game
+    return (~_winner_leads(r)[np.arange(len(r.game)), half]).astype(float)
 
 
 def winner_deficit_values(r: Race) -> np.ndarray:
@@ -202,10 +237,17 @@ def lead_changes(run: RunData, spec: RoundScores) -> pl.DataFrame:
 
 def leader_wins(run: RunData, spec: RoundScores) -> pl.DataFrame:
     r = race(run, spec)
-    if r is None:
-        return _empty()
-    parts = [_frame(r.game, [after_round(k + 1)] * len(r.game), leader_wins_values(r, k))
-             for k in range(r.rounds - 1)]
+    return _empty() if r is None else leader_wins_frame(r)
+
+
+def leader_wins_frame(r: Race) -> pl.DataFrame:
+    """Per game and "after round r": did the leader win (tied leaders share); a game counts after
+    round r only if it went on after it."""
+    parts = []
+    for k in range(r.leader_rounds):
+        on = r.going_on(k)
+        if on.any():
+            parts.append(_frame(r.game[on], [after_round(k + 1)] * int(on.sum()), leader_wins_values(r, k)[on]))
     return pl.concat(parts) if parts else _empty()
 
 
@@ -213,8 +255,13 @@ def after_round(k: int) -> str:
     return f"after round {k}"
 
 
+def _round_order(key: str) -> int:
+    """Rows in round order ("after round 2" before "after round 10"); other keys first."""
+    return int(key.rsplit(" ", 1)[1]) if key.startswith("after round ") else 0
+
+
 def _decided_last(r: Race) -> np.ndarray:
-    return (decided_round_values(r) == r.rounds).astype(float)
+    return (decided_round_values(r) == r.length).astype(float)
 
 
 def metrics(spec: RoundScores) -> dict[str, Metric]:
@@ -272,16 +319,16 @@ def race_verdicts(r: Race, confidence: float = CONFIDENCE) -> RaceVerdicts:
     early": more than half by the player leading alone from round 1 on. Each is said only when the
     interval excludes 50%."""
     runaway_round, runaway = None, None
-    for k in range(r.rounds - 1):
-        values = leader_wins_values(r, k)
+    for k in range(r.leader_rounds):
+        values = leader_wins_values(r, k)[r.going_on(k)]
         values = values[np.isfinite(values)]
-        est = bonferroni_lower(values, r.rounds - 1, confidence)
+        est = bonferroni_lower(values, r.leader_rounds, confidence)
         if est[1] > 0.5:
             runaway_round, runaway = k + 1, est
             break
     single = r.single_winner
     decided = decided_round_values(single)
-    late = bonferroni_lower((decided == r.rounds).astype(float), 2, confidence)
+    late = bonferroni_lower((decided == single.length).astype(float), 2, confidence)
     early = bonferroni_lower((decided == 1).astype(float), 2, confidence)
     return RaceVerdicts(runaway_round, runaway, late[1] > 0.5, late, early[1] > 0.5 and r.rounds > 1, early)
 
@@ -326,7 +373,7 @@ def quality_section(run, spec: RoundScores) -> Section | None:
     rows, sentences, findings = [], [], []
     for name, metric in metrics(spec).items():
         est = estimate(metric, metric.compute(data), CONFIDENCE)
-        for row in est.iter_rows(named=True):
+        for row in sorted(est.iter_rows(named=True), key=lambda row: _round_order(row["key"])):
             rows.append({"metric": name, "key": row["key"], "games": row["n"], "estimate": row["estimate"],
                          "95% low": row["low"], "95% high": row["high"]})
     v = race_verdicts(r)
@@ -362,9 +409,11 @@ def quality_section(run, spec: RoundScores) -> Section | None:
                          f"round in {_pct(v.late[0])} (95% CI {_ci(v.late[1], v.late[2], clip=(0, 1))}).")
     cb = est_of.get(("comeback", ALL))
     if cb is not None:
+        when = (f"after round {halfway(r.rounds)} of {r.rounds}" if r.fixed_length else
+                "at halfway (after round ceil(R/2) of the game's own R rounds)")
         sentences.append(f"Comebacks: {_pct(cb['estimate'])} of games (95% CI "
                          f"{_ci(cb['95% low'], cb['95% high'], clip=(0, 1))}) were won by a player not leading alone "
-                         f"after round {halfway(r.rounds)} of {r.rounds}.")
+                         f"{when}.")
     lc = est_of.get(("lead_changes", ALL))
     dd = est_of.get(("winner_deficit", ALL))
     if lc is not None and dd is not None:
@@ -377,7 +426,12 @@ def quality_section(run, spec: RoundScores) -> Section | None:
     sentences.append(outcome["sentence"])
     table = pl.DataFrame(rows)
     n_single = int(r.single.sum())
-    method = (f"From the running score after each of the {r.rounds} rounds (table `{spec.table}`), over "
+    rounds_text = (f"each of the {r.rounds} rounds" if r.fixed_length else
+                   f"each round (games lasted {int(r.length.min())} to {int(r.length.max())} rounds, median "
+                   f"{float(np.median(r.length)):g}; after a game's last round its final standing holds, and "
+                   "'leader after round r' counts the games still going after round r, for the "
+                   f"{r.leader_rounds} rounds after which at least half of the games went on)")
+    method = (f"From the running score after {rounds_text} (table `{spec.table}`), over "
               f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
               "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "
               "means; the verdicts (runaway leader, decided late or early) are said only when the interval's "

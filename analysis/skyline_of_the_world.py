@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis import plots, stats
+from analysis import plots, quality, stats
+from analysis.quality import RoundScores
 from analysis.run import Run
 from analysis.frames import (Finding, Metric, Plot, Section, interval_text, ordinal, pct, players_with_winners,
                              rate_with_interval,
@@ -34,6 +35,9 @@ def sections(run: Run) -> list[Section]:
     else:
         out.append(Section("Income over the game", "Skipped: this run has no `income` table."))
     out += [floor_values(run), cash_cap(run), missions_and_bonus(run), stalls(run), fee_flows(run)]
+    game_quality = quality.quality_section(run, ROUND_SCORES)   # the race: from the rounds table
+    if game_quality is not None:
+        out.append(game_quality)
     return out
 
 
@@ -303,6 +307,10 @@ def _fair(run) -> float:
     return 1.0 / run.players_count
 
 
+# each seat's prestige after each full turn cycle, as the end scores it (engines/skyline_of_the_world
+# writes it): the game-quality metrics and the report's "Game quality" section read it (analysis/quality.py)
+ROUND_SCORES = RoundScores("rounds")
+
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("end_trigger_win_rate", "share of penthouse-ended games won by the player who ended them",
            "proportion", end_trigger_win_rate, reference=_fair, min_players=2),
@@ -316,6 +324,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("mission_rate", "share of seats holding their mission at the end", "mean", mission_rate),
     Metric("fees_per_seat", "fees paid to other players per seat (millions)", "mean", fees_per_seat),
     Metric("turns", "player turns in a game", "mean", turns),
+    *quality.metrics(ROUND_SCORES).values(),   # lead_changes, decided_round, leader_wins, ... (analysis/quality.py)
 )}
 
 # the headline figures the skill ladder reports per rung (experiments/ladder.py): the end trigger's

@@ -15,9 +15,9 @@ from engines.core.harness import (
     REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
-from engines.core.kernel import kernel, kernel_named
+from engines.core.kernel import allocating_kernel, kernel, kernel_named
 from engines.core.lowlevel import unowned
-from engines.project_skyline.params import K_EXTRA_ROUND, K_N_AREAS, K_N_SP, MAP_NAMES, KernelParams
+from engines.project_skyline.params import K_EXTRA_ROUND, K_N_AREAS, K_N_SP, K_ROUND_CAP, MAP_NAMES, KernelParams
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.project_skyline.policies import RANDOM, ROW_WIDTH, SEARCH, choose_action_nb, random_action_nb
 from engines.project_skyline.search import search_context_nb, search_nb
@@ -28,7 +28,7 @@ from engines.project_skyline.state import (
     P_MONEY, P_PA, P_PLAYED, P_SOLD, P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON,
     P_SRC_SELL, P_TAKEN, P_UPGRADES, P_UPOS,
 )
-from engines.project_skyline.tables import CARD_EVENTS, DTYPES, GAMES, PLAYERS, TABLES
+from engines.project_skyline.tables import CARD_EVENTS, DTYPES, GAMES, PLAYERS, ROUNDS, TABLES
 
 check_tables(TABLES)
 PL_REQ = required_columns(PLAYERS, REQUIRED_PLAYER_COLUMNS)
@@ -44,8 +44,35 @@ GA_TURNS, GA_ROUNDS, GA_ENDING, GA_MROUND, GA_FROUND, GA_AREAS, GA_TOP, GA_DROPP
     "search_simulated")
 CE_GAME, CE_SEAT, CE_SLOT, CE_TURN, CE_CARD, CE_EVENT = columns(
     CARD_EVENTS, "game", "seat", "lineup_slot", "turn", "card", "event")
-N_PL, N_GA, N_CE = len(PLAYERS.names), len(GAMES.names), len(CARD_EVENTS.names)
+RS_GAME, RS_ROUND, RS_SEAT, RS_SCORE = columns(ROUNDS, "game", "round", "seat", "score")
+N_PL, N_GA, N_CE, N_RS = len(PLAYERS.names), len(GAMES.names), len(CARD_EVENTS.names), len(ROUNDS.names)
 EVENTS_PER_GAME = 400  # budget per game, pooled over the chunk
+# the rounds table's first allocation per game (heuristic play lasts about 20 rounds); a chunk grows it
+# when the next game could overrun it (round_cap rounds at most), so memory follows the rounds played
+ROUNDS_PER_GAME = 32
+
+
+@kernel
+def record_round_nb(d, rs, rrow, k, rnd, P):
+    """Each seat's score after round rnd (1-based) of game k, into rs[:, rrow:rrow + P], by the
+    end's own kernel (score_of_nb: the money track until final scoring); returns the next free row."""
+    for s in range(P):
+        rs[RS_GAME, rrow] = k
+        rs[RS_ROUND, rrow] = rnd
+        rs[RS_SEAT, rrow] = s
+        rs[RS_SCORE, rrow] = score_of_nb(d, s)
+        rrow += 1
+    return rrow
+
+
+@allocating_kernel
+def room_for_game_nb(rs, rrow, need):
+    """rs, or a copy twice as large (or enough) when fewer than `need` rows are free after rrow."""
+    if rrow + need <= rs.shape[1]:
+        return rs
+    grown = np.empty((rs.shape[0], max(2 * rs.shape[1], rrow + need)), rs.dtype)
+    grown[:, :rrow] = rs[:, :rrow]
+    return grown
 
 
 def _play_game_kernel(with_search):
@@ -53,14 +80,17 @@ def _play_game_kernel(with_search):
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
     typing, so a run of scripted players never compiles the search (most of a cold compile)."""
     @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
-    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx, sstats):
-        """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts). A search
-        seat decides with search_nb (context sctx, its counters added to sstats).
-        Returns (next free event row, events dropped)."""
+    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, rs, rrow, k, slots, sctx, sstats):
+        """Play game gi to the end; card events go to ce[:, crow:] (while the budget lasts), each
+        round's scores to rs[:, rrow:] (room for round_cap rounds). A search seat decides with
+        search_nb (context sctx, its counters added to sstats).
+        Returns (next free event row, events dropped, next free rounds row)."""
         reset_nb(d, rng, cfg, seed, gi)
         seed_policies_nb(prngs, seed, gi)
         cap = ce.shape[1]
         dropped = 0
+        P = slots.shape[0]
+        done = 0  # rounds recorded
         while d[M_PHASE] != PH_OVER:
             p = d[M_PLAYER]
             turn = d[M_ROUND] + 1
@@ -84,7 +114,10 @@ def _play_game_kernel(with_search):
                     crow += 1
                 else:
                     dropped += 1
-        return crow, dropped
+            if d[M_ROUND] > done or d[M_PHASE] == PH_OVER:  # a round ended (the last one ends the game)
+                done += 1
+                rrow = record_round_nb(d, rs, rrow, k, done, P)
+        return crow, dropped, rrow
     return play_game_nb
 
 
@@ -133,8 +166,10 @@ def _simulate_chunk_kernel(with_search):
     @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
     def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
         """Games [start, start + count): (players int32[N_PL, count*P], games int64[N_GA, count],
-        card events int32[N_CE, rows]); matrix row j is table column j."""
+        card events int32[N_CE, rows], rounds int32[N_RS, rows]); matrix row j is table column j."""
         P = seat_policy_ids.shape[0]
+        rs = np.empty((N_RS, count * P * ROUNDS_PER_GAME), np.int32)
+        rrow = np.int64(0)
         pl = np.zeros((N_PL, count * P), np.int32)
         ga = np.zeros((N_GA, count), np.int64)
         ce_own = np.zeros((N_CE, count * EVENTS_PER_GAME), np.int32)
@@ -158,12 +193,14 @@ def _simulate_chunk_kernel(with_search):
             gi = start + k
             seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
             sstats[STAT_SIMULATED] = 0
+            rs = room_for_game_nb(rs, rrow, P * cfg[K_ROUND_CAP])
+            rs_b = unowned(rs)  # a borrowed view, as the other buffers (rs itself keeps the array alive)
             if with_search:
-                crow, dropped = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots, sctx,
-                                             sstats)
+                crow, dropped, rrow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, rs_b, rrow,
+                                                   k, slots, sctx, sstats)
             else:
-                crow, dropped = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow, k, slots,
-                                                      sctx, sstats)
+                crow, dropped, rrow = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, ce, crow,
+                                                            rs_b, rrow, k, slots, sctx, sstats)
             top = 0
             for s in range(P):
                 score[s] = score_of_nb(d, s)
@@ -188,8 +225,8 @@ def _simulate_chunk_kernel(with_search):
             ga[GA_TOP, k] = top
             ga[GA_DROPPED, k] = dropped
             ga[GA_SEARCH, k] = sstats[STAT_SIMULATED]
-        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, ce_own)
-        return pl, ga, ce_own[:, :crow]
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, ce_own, rs)
+        return pl, ga, ce_own[:, :crow], rs[:, :rrow]
     return simulate_chunk_nb
 
 
@@ -202,7 +239,7 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=ROW_WIDTH)
     chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
-    pl, ga, ce = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+    pl, ga, ce, rs = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                        np.int64(count))
     map_code = np.full(count, MAP_NAMES.index(kparams.map_id) if kparams.map_id in MAP_NAMES else -1, np.int64)
     codes = np.array([c.code for c in kparams.cards], dtype=object)
@@ -211,4 +248,5 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
         "games": column_arrays(ga, GAMES, DTYPES["games"], start, {"map": map_code}),
         "card_events": column_arrays(ce, CARD_EVENTS, DTYPES["card_events"], start,
                                      {"code": codes[ce[CE_CARD]] if ce.shape[1] else np.array([], object)}),
+        "rounds": column_arrays(rs, ROUNDS, DTYPES["rounds"], start),
     }

@@ -84,7 +84,23 @@ CARD_EVENTS = TableSpec(
     ),
 )
 
-TABLES = {t.name: t for t in (PLAYERS, GAMES, CARD_EVENTS)}
+# A round is what the rules call one: every seat's turn from the start player (seat 0) on, so
+# after it every seat has had as many turns as every other and the money track compares fairly
+# (after a single turn it would favour whoever just moved). The game checks its end only there.
+ROUNDS = TableSpec(
+    "rounds",
+    "one row per game, round and seat: the running score (what the game-quality metrics read)",
+    (
+        Column("game", "game index in the run"),
+        Column("round", "round 1..games.rounds"),
+        Column("seat", "seat 0..P-1"),
+        Column("score", "the seat's score after this round (rules.score_of_nb): the money track during the game "
+                        "(the 50-money race), and after the last round, once final scoring has added card values "
+                        "and the end condition, the final score (= players.score)"),
+    ),
+)
+
+TABLES = {t.name: t for t in (PLAYERS, GAMES, CARD_EVENTS, ROUNDS)}
 
 DTYPES = {
     "players": {**{n: np.int16 for n in PLAYERS.names}, "game": np.int64, "seat": np.int8, "lineup_slot": np.int8,
@@ -93,4 +109,5 @@ DTYPES = {
               "stalled": np.int8, "map": np.int8, "ending": np.int8, "search_simulated": np.int64},
     "card_events": {"game": np.int64, "seat": np.int8, "lineup_slot": np.int8, "turn": np.int16, "card": np.int8,
                     "code": object, "event": np.int8},
+    "rounds": {"game": np.int64, "round": np.int16, "seat": np.int8, "score": np.int32},
 }

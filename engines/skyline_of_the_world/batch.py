@@ -30,7 +30,7 @@ from engines.skyline_of_the_world.state import (
     P_FEES_BANK, P_FEES_PAID, P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_SKY_PLACED, P_SOLD,
     P_SPENT_BUY, P_TRADED_N, P_TURNS, PB, PBASE, PH_OVER,
 )
-from engines.skyline_of_the_world.tables import DTYPES, GAMES, INCOME, KIND_SUFFIX, PLAYERS, TABLES
+from engines.skyline_of_the_world.tables import DTYPES, GAMES, INCOME, KIND_SUFFIX, PLAYERS, ROUNDS, TABLES
 
 check_tables(TABLES)
 PL_REQ = required_columns(PLAYERS, REQUIRED_PLAYER_COLUMNS)
@@ -50,7 +50,22 @@ PL_BUILT = columns(PLAYERS, *(f"built_{s}" for s in KIND_SUFFIX))
     "floors", "bank_net", "search_simulated")
 (IN_GAME, IN_SEAT, IN_SLOT, IN_TURN, IN_ROUND, IN_INC, IN_GROUP, IN_CASH) = columns(
     INCOME, "game", "seat", "lineup_slot", "turn", "round", "income", "group", "cash")
-N_PL, N_GA, N_IN = len(PLAYERS.names), len(GAMES.names), len(INCOME.names)
+(RS_GAME, RS_ROUND, RS_SEAT, RS_SCORE) = columns(ROUNDS, "game", "round", "seat", "score")
+N_PL, N_GA, N_IN, N_RS = len(PLAYERS.names), len(GAMES.names), len(INCOME.names), len(ROUNDS.names)
+
+
+@kernel
+def record_round_nb(d, cfg, rs, rrow, k, rnd, P):
+    """Each seat's prestige after round rnd (1-based) of game k, into rs[:, rrow:rrow + P], scored
+    by the end's own kernel (score_parts_nb); returns the next free row."""
+    for s in range(P):
+        prestige, _, _, _ = score_parts_nb(d, cfg, s)
+        rs[RS_GAME, rrow] = k
+        rs[RS_ROUND, rrow] = rnd
+        rs[RS_SEAT, rrow] = s
+        rs[RS_SCORE, rrow] = prestige
+        rrow += 1
+    return rrow
 
 
 def _play_game_kernel(with_search):
@@ -58,16 +73,17 @@ def _play_game_kernel(with_search):
     is a constant of the closure: numba prunes the search branch of the scripted kernel before
     typing, so a run of scripted players never compiles the search (most of a cold compile)."""
     @kernel_named("play_game_nb" if with_search else "play_game_scripted_nb")
-    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats):
+    def play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, rs, rrow, k, slots, sctx, sstats):
         """Play game gi of run `seed` to the end with the step API's kernels (reset_nb, legal_nb,
         choose_action_nb, apply_nb; search_nb for a search seat, with context sctx and its counters
-        in sstats); each turn's income goes to inc[:, irow:] when recording. Returns the next free
-        income row."""
+        in sstats); each turn's income goes to inc[:, irow:] when recording, each round's scores to
+        rs[:, rrow:] (the rounds table). Returns the next free income row and rounds row."""
         reset_nb(d, rng, cfg, seed, gi)
         seed_policies_nb(prngs, seed, gi)
         record = cfg[K_RECORD_INCOME] == 1
         P = slots.shape[0]
         next_turn = 0
+        done = 0  # rounds recorded
         while d[M_PHASE] != PH_OVER:
             p = d[M_PLAYER]
             if record and d[M_TURN] == next_turn:
@@ -87,7 +103,11 @@ def _play_game_kernel(with_search):
                 n = legal_nb(d, cfg, legal)
                 a = choose_action_nb(pol[p], d, cfg, p, wts[p], prngs[p], legal, n)
             apply_nb(d, rng, cfg, a)
-        return irow
+            t = d[M_TURN]
+            if t >= (done + 1) * P or (d[M_PHASE] == PH_OVER and t > done * P):
+                done += 1
+                rrow = record_round_nb(d, cfg, rs, rrow, k, done, P)
+        return irow, rrow
     return play_game_nb
 
 
@@ -136,9 +156,11 @@ def _simulate_chunk_kernel(with_search):
     @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
     def simulate_chunk_nb(cfg, seat_policy_ids, seat_weights, rotate, seed, start, count):
         """Games [start, start + count): (players int64[N_PL, count*P], games int64[N_GA, count],
-        income int32[N_IN, rows]); matrix row j is table column j (tables.py order)."""
+        income int32[N_IN, rows], rounds int32[N_RS, rows]); matrix row j is table column j (tables.py order)."""
         P = seat_policy_ids.shape[0]
         per_game = cfg[K_TURN_CAP] if cfg[K_RECORD_INCOME] == 1 else 0
+        # the rounds table's rows: P a round, at most ceil(turn cap / P) rounds a game (the cap ends every game)
+        rs_own = np.empty((N_RS, count * P * ((cfg[K_TURN_CAP] + P - 1) // P)), np.int32)
         players = np.zeros((N_PL, count * P), np.int64)
         games = np.zeros((N_GA, count), np.int64)
         inc_own = np.empty((N_IN, count * per_game), np.int32)
@@ -149,7 +171,7 @@ def _simulate_chunk_kernel(with_search):
         pol_own = np.empty(P, np.int64)
         wts_own = np.empty((P, seat_weights.shape[1]))
         d, rng, prngs, legal = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own)
-        pol, wts, inc = unowned(pol_own), unowned(wts_own), unowned(inc_own)
+        pol, wts, inc, rs = unowned(pol_own), unowned(wts_own), unowned(inc_own), unowned(rs_own)
         cfg = unowned(cfg)  # the caller keeps the rule vector alive
         slots = np.empty(P, np.int64)
         score = np.zeros(P, np.int64)
@@ -158,15 +180,17 @@ def _simulate_chunk_kernel(with_search):
         sctx = search_context_nb(cfg)
         sstats = np.zeros(N_STATS, np.int64)
         irow = np.int64(0)  # not a literal 0: see engines.core.kernel (one compile, not two)
+        rrow = np.int64(0)
         for k in range(count):
             gi = start + k
             seats_for_game_nb(gi, rotate, seat_policy_ids, seat_weights, slots, pol, wts)
             sstats[STAT_SIMULATED] = 0
             if with_search:
-                irow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx, sstats)
+                irow, rrow = play_game_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, rs, rrow, k, slots,
+                                          sctx, sstats)
             else:
-                irow = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, k, slots, sctx,
-                                             sstats)
+                irow, rrow = play_game_scripted_nb(d, rng, cfg, seed, gi, pol, wts, prngs, legal, inc, irow, rs, rrow,
+                                                   k, slots, sctx, sstats)
             pent_total = 0
             top = -1
             for s in range(P):
@@ -194,8 +218,8 @@ def _simulate_chunk_kernel(with_search):
             games[GA_FLOORS, k] = fl
             games[GA_BANK, k] = d[M_BANK_NET]
             games[GA_SEARCH, k] = sstats[STAT_SIMULATED]
-        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, inc_own)
-        return players, games, inc_own[:, :irow]
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, pol_own, wts_own, inc_own, rs_own)
+        return players, games, inc_own[:, :irow], rs_own[:, :rrow]
     return simulate_chunk_nb
 
 
@@ -208,11 +232,12 @@ def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool,
     """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py)."""
     ids, w = seat_arrays(seat_policy_ids, seat_weights, kparams.n_players, min_width=MAX_WEIGHTS)
     chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
-    players, games, inc = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+    players, games, inc, rs = chunk(kparams.cfg, ids, w, bool(rotate), np.uint64(seed), np.int64(start),
                                 np.int64(count))
     out = {
         "players": column_arrays(players, PLAYERS, DTYPES["players"], start),
         "games": column_arrays(games, GAMES, DTYPES["games"], start),
+        "rounds": column_arrays(rs, ROUNDS, DTYPES["rounds"], start),
     }
     if kparams.record_income:
         out["income"] = column_arrays(inc, INCOME, DTYPES["income"], start)

@@ -91,7 +91,23 @@ INCOME = TableSpec(
     ),
 )
 
-TABLES = {t.name: t for t in (PLAYERS, GAMES, INCOME)}
+# A round is one full turn cycle from the start player (turns M_TURN = k*P .. (k+1)*P - 1): after it
+# every seat has had as many turns as every other, so scores compare fairly; a single turn would
+# favour whoever just moved. The last round may be partial (the turn cap, or a variant's end that
+# lets fewer than P turns follow the trigger).
+ROUNDS = TableSpec(
+    "rounds",
+    "one row per game, round and seat: the running score (what the game-quality metrics read)",
+    (
+        Column("game", "game index in the run"),
+        Column("round", "round 1.. (a full turn cycle from the start player; the last may be partial)"),
+        Column("seat", "seat 0..P-1"),
+        Column("score", "the seat's prestige after this round, as the end scores it (rules.score_parts_nb); "
+                        "the last round's = players.score"),
+    ),
+)
+
+TABLES = {t.name: t for t in (PLAYERS, GAMES, INCOME, ROUNDS)}
 
 # money sums over a game reach past int16 when a variant allows long games (fuzzing found cap_lost
 # at 32,778 with a turn cap of 4,785): every count and sum is int32, flags and seats int8
@@ -102,4 +118,5 @@ GAME_DTYPES = {**{n: np.int32 for n in GAMES.names}, "game": np.int64, "winner":
                "decisions": np.int32, "stalled": np.int8, "start_player": np.int8, "trigger_seat": np.int8,
                "trigger_order": np.int8, "trigger_won": np.int8, "bank_net": np.int32, "search_simulated": np.int64}
 INCOME_DTYPES = {**{n: np.int16 for n in INCOME.names}, "game": np.int64, "seat": np.int8, "lineup_slot": np.int8}
-DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "income": INCOME_DTYPES}
+ROUND_DTYPES = {"game": np.int64, "round": np.int16, "seat": np.int8, "score": np.int32}
+DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "income": INCOME_DTYPES, "rounds": ROUND_DTYPES}

@@ -89,6 +89,15 @@ def test_a_games_own_metrics_come_from_its_analysis_module():
     assert set(M.metrics_for("no_such_game")) == set(M.GENERIC)
 
 
+
+def test_every_game_with_a_running_score_gets_the_quality_metrics():
+    # the games whose engines write a rounds table declare ROUND_SCORES; their experiments read the race
+    quality = {"lead_changes", "decided_round", "decided_last_round", "leader_wins", "comeback", "winner_deficit"}
+    for game in ("skyline_3000", "skyline_of_the_world", "project_skyline"):
+        assert quality <= set(M.metrics_for(game)), game
+    assert not quality & set(M.metrics_for("cityline"))
+
+
 def test_turn_order_declared_as_a_players_flag(tmp_path, monkeypatch):
     # TurnOrder("players.key_player"): the seat whose flag is 1 moves first; same positions as games.first_key
     import dataclasses

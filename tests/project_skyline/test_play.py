@@ -54,6 +54,56 @@ def test_step_api_replays_the_batch_game(variant, names):
         assert int(g.state.data[M_DECISIONS]) == int(out["games"]["decisions"][k])
 
 
+@pytest.mark.parametrize("variant, names", [(None, ("heuristic", "greedy", "random", "heuristic")),
+                                            ("tokyo", ("random", "heuristic"))])
+def test_rounds_table_is_the_money_race_then_the_final_score(variant, names):
+    """The rounds table holds, after each round (every seat's turn from seat 0), each seat's score as
+    the step API reads it: the money track during the game, the final score after the last round
+    (= players.score: final scoring adds card values and the end condition only then). Money is spent
+    (cards, upgrades), so the scores need not rise round by round: only the rounds do, 1..games.rounds."""
+    from engines.project_skyline.game import new_game
+    from engines.project_skyline.state import M_ROUND
+    P = len(names)
+    kp = kernel_params(VARIANTS.load(variant), P)
+    ids, w = _lineup(names)
+    out = simulate(kp, ids, w, True, 13, 0, 3)
+    rs = out["rounds"]
+    fell = False
+    for gi in range(3):
+        g = new_game(variant, P, 13, gi)
+        seat_names = [names[(s + gi) % P] for s in range(P)]
+        want = []
+        while not g.is_over():
+            g.apply(g.policy_action(seat_names[g.current_player()]))
+            if int(g.state.data[M_ROUND]) > len(want) or g.is_over():
+                want.append(g.scores())
+        rows = rs["game"] == gi
+        n = int(out["games"]["rounds"][gi])
+        assert len(want) == n
+        assert rs["round"][rows].tolist() == [r for r in range(1, n + 1) for _ in range(P)]
+        assert rs["seat"][rows].tolist() == list(range(P)) * n
+        got = rs["score"][rows].reshape(n, P)
+        assert got.tolist() == want
+        assert want[-1] == out["players"]["score"][out["players"]["game"] == gi].tolist()
+        fell |= bool((np.diff(got[:-1], axis=0) < 0).any())
+    assert fell, "no seat's money ever fell: the table may not be the money track"
+
+
+def test_rounds_table_grows_past_its_first_allocation():
+    """A chunk allocates ROUNDS_PER_GAME rounds a game and grows before a game that could overrun it
+    (round_cap rounds): with a round cap 3x that, the rows kept are every round of every game."""
+    from engines.project_skyline.batch import ROUNDS_PER_GAME
+    cap = 3 * ROUNDS_PER_GAME
+    kp = kernel_params(VARIANTS.load(None, {"end.round_cap": cap}), 2)
+    ids, w = _lineup(("random", "random"))
+    out = simulate(kp, ids, w, True, 2, 0, 4)
+    rounds = out["games"]["rounds"]
+    assert 2 * rounds[:3].sum() + 2 * cap > 4 * 2 * ROUNDS_PER_GAME   # it grew before the 4th game
+    assert rounds.sum() * 2 == len(out["rounds"]["game"])
+    last = out["rounds"]["round"] == np.repeat(rounds, 2 * rounds)
+    assert out["rounds"]["score"][last].tolist() == out["players"]["score"].tolist()
+
+
 def test_simulate_is_deterministic_and_chunk_independent():
     kp = kernel_params(None, 4)
     ids, w = _lineup(("heuristic", "random", "greedy", "random"))

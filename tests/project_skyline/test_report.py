@@ -25,8 +25,11 @@ def test_cli_run_on_tokyo_writes_report_with_skyline_sections(tmp_path):
     ev = run.load("card_events")
     assert ev.height > 0 and ev["code"].str.len_chars().min() >= 4
     text = (out / "report" / "report.md").read_text()
+    rounds = run.load("rounds")   # the money race per round: every round of every game, its last = the score
+    assert rounds.height == int(games["rounds"].sum()) * 2
+    assert "Comebacks:" in text and "games lasted" in text
     for title in ("Does the start player win more (by map)?", "Card value curves", "The market",
-                  "Monument and area income", "How do games end"):
+                  "Monument and area income", "How do games end", "Game quality"):
         assert title in text
     from analysis.project_skyline import acquisitions
     acq = acquisitions(run)

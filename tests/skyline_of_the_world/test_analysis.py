@@ -13,6 +13,10 @@ def test_sections_and_metrics_on_a_small_run(tmp_path):
     secs = A.sections(run)
     titles = [s.title for s in secs]
     assert titles[:3] == ["Turn order", "Who ends the game", "Income over the game"]
+    quality = secs[titles.index("Game quality")]   # the race, from the rounds table
+    assert "games lasted" in quality.text and "Comebacks:" in quality.text
+    q = dict(quality.tables)["Game-quality metrics (per game, game as unit)"]
+    assert {"lead_changes", "decided_round", "leader_wins", "comeback", "winner_deficit"} <= set(q["metric"])
     ended = secs[1]
     import re
     assert "95% Wilson" in ended.text and not re.search(r"\d\.\d{4}", ended.text)   # percentages, not 0.8644
@@ -34,3 +38,7 @@ def test_sections_and_metrics_on_a_small_run(tmp_path):
     wr = m["order_win_rate"].compute(Data())
     assert wr.height == 3 * 60 and set(wr["key"].unique().to_list()) == {"order 0", "order 1", "order 2"}
     assert m["turns"].compute(Data())["value"].to_list() == games["turns"].cast(pl.Float64).to_list()
+    from analysis.frames import RunData
+    data = RunData(run.path, run.games_done)   # as the experiment layer reads a run
+    changes = m["lead_changes"].compute(data)
+    assert changes.height == int((games["stalled"] == 0).sum()) and (changes["value"] >= 0).all()

@@ -110,6 +110,39 @@ def test_step_batch_parity(lineup):
         assert (out["income"]["game"] == gi).sum() == g.state.data[M_TURN]   # one income row per turn
 
 
+@pytest.mark.parametrize("players, lineup", [(4, ["heuristic", "greedy", "random", "heuristic"]),
+                                             (3, ["random", "heuristic", "greedy"])])
+def test_rounds_table_is_the_prestige_after_each_turn_cycle(players, lineup):
+    """The rounds table holds, after every P turns (a full cycle from the start player) and at the
+    end, each seat's prestige as the step API scores that state; its last round is players.score.
+    Prestige is not monotone (a strategic area's top floor can be built over, a mission path broken):
+    only the rounds are. A 3-player game capped at 11 turns ends mid-cycle: a partial last round."""
+    ids = np.array([SPEC.policies[n].policy_id for n in lineup])
+    w = np.array([default_weights(n) for n in lineup])
+    over = {"end.turn_cap": 11} if players == 3 else None
+    kp = kernel_params(VARIANTS.load(None, over) if over else None, players)
+    out = simulate(kp, ids, w, True, 9, 0, 3)
+    rs = out["rounds"]
+    for gi in range(3):
+        g = new_game(n_players=players, seed=9, game_index=gi, overrides=over)
+        seat_policy = [lineup[(s + gi) % players] for s in range(players)]
+        want = []
+        while not g.is_over():
+            g.apply(g.policy_action(seat_policy[g.current_player()]))
+            t = int(g.state.data[M_TURN])
+            if t == (len(want) + 1) * players or (g.is_over() and t > len(want) * players):
+                want.append(g.scores())
+        rows = rs["game"] == gi
+        n = len(want)
+        assert n == -(-int(out["games"]["turns"][gi]) // players)
+        assert rs["round"][rows].tolist() == [r for r in range(1, n + 1) for _ in range(players)]
+        assert rs["seat"][rows].tolist() == list(range(players)) * n
+        assert rs["score"][rows].reshape(n, players).tolist() == want
+        assert want[-1] == out["players"]["score"][out["players"]["game"] == gi].tolist()
+    if players == 3:
+        assert (out["games"]["turns"] == 11).all() and len(rs["game"]) == 3 * 4 * 3   # rounds 1-3 full, 4 partial
+
+
 def test_determinism_and_chunks():
     kp = kernel_params(None, 3)
     ids = np.array([2, 1, 0])
