@@ -1,7 +1,7 @@
 """A line-up without a search seat never compiles the search.
 
-Each game's batch loop exists as two cached kernels from one source (batch.py's
-_play_game_kernel / _simulate_chunk_kernel): with the search, and scripted, where numba prunes
+Each game's batch loop exists as two cached kernels from one source (engines.core.adapter's
+_templates, or an older game's batch.py): with the search, and scripted, where numba prunes
 the search branch before typing. The search is most of a cold compile (Skyline 3000: about
 nine minutes against one), so a scripted run must take the scripted kernel and that kernel
 must not pull the search in. Checked in a fresh process with an empty numba cache, where every
@@ -48,8 +48,9 @@ from engines.core.lineup import make_lineup
 from engines.registry import get_game
 game = {game!r}
 spec = get_game(game)
-batch = importlib.import_module(f"engines.{{game}}.batch")
-search = importlib.import_module(f"engines.{{game}}.search")
+engine = getattr(importlib.import_module(f"engines.{{game}}"), "ENGINE", None)   # engines.core.adapter
+batch = engine.built if engine else importlib.import_module(f"engines.{{game}}.batch")
+search = engine.built if engine else importlib.import_module(f"engines.{{game}}.search")
 p = spec.default_players
 lineup = make_lineup(spec, [{policy!r}], p, True)
 spec.simulate(spec.kernel_params(spec.variants.load(None), p), lineup.policy_ids(),
@@ -158,6 +159,15 @@ print(uncounted_kernels_returning_arrays()[1])
     assert "returns_its_argument" in _run_fresh(code, tmp_path)[-1]
 
 
+def _loops(game):
+    """Where a game's compiled batch loops live: the core adapter's kernels (engines.core.adapter),
+    or an older game's own batch.py."""
+    import importlib
+
+    engine = getattr(importlib.import_module(f"engines.{game}"), "ENGINE", None)
+    return (engine.built, f"{game}_") if engine else (importlib.import_module(f"engines.{game}.batch"), "")
+
+
 @pytest.mark.parametrize("game", game_ids())
 def test_the_scripted_kernel_plays_the_games_of_the_search_kernel(game, monkeypatch):
     # the same source with the search branch pruned: a scripted line-up's games must not change
@@ -170,7 +180,7 @@ def test_the_scripted_kernel_plays_the_games_of_the_search_kernel(game, monkeypa
     from engines.registry import get_game
 
     spec = get_game(game)
-    batch = importlib.import_module(f"engines.{game}.batch")
+    batch, _ = _loops(game)
     p = spec.default_players
     names = [("heuristic", "greedy", "random")[s % 3] for s in range(p)]
     lineup = make_lineup(spec, names, p, True)
@@ -199,7 +209,7 @@ def test_each_kernel_variant_has_its_own_name(game):
 
     from numba.core.registry import CPUDispatcher
 
-    batch = importlib.import_module(f"engines.{game}.batch")
+    batch, prefix = _loops(game)
     names = [f.py_func.__qualname__ for f in vars(batch).values() if isinstance(f, CPUDispatcher)]
-    assert {"simulate_chunk_nb", "simulate_chunk_scripted_nb"} <= set(names)
+    assert {prefix + "simulate_chunk_nb", prefix + "simulate_chunk_scripted_nb"} <= set(names)
     assert len(names) == len(set(names)), sorted(names)

@@ -2,8 +2,10 @@
 
 Rulebook: Cityline; its open points and our defaults are rule choices in
 variants/default.toml (one comment each). Layout: params.py (variant schema -> KernelParams), state.py
-(flat state vector), rules.py (rule kernels), policies.py, batch.py (simulate), game.py
-(step API), render.py, tables.py.
+(flat state vector), rules.py (rule kernels), policies.py, search.py (how a seat decides, what it
+cannot see, the final scores), columns.py (the decisions record and the result columns),
+render.py, tables.py. The batch loop, the step API and the search glue are the core's
+(engines.core.adapter), built from ENGINE below.
 """
 from pathlib import Path
 
@@ -11,12 +13,32 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
-from engines.cityline.batch import simulate  # noqa: E402
-from engines.cityline.game import Game, new_game
-from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
-from engines.cityline.policies import POLICIES
-from engines.cityline.tables import SKY_NAMES, TABLES
+from engines.cityline import columns, rules, search  # noqa: E402
+from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params, roof_names
+from engines.cityline.policies import POLICIES, SEARCH, STRONG
+from engines.cityline.render import action_name, render
+from engines.cityline.state import M_NPLAYERS, PHASE_NAMES, M_PHASE, n_data
+from engines.cityline.tables import DTYPES, SKY_NAMES, TABLES
+from engines.core.adapter import Engine, Game
 from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case
+
+ENGINE = Engine(
+    name="cityline", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES, records="decisions",
+    wide=columns.WIDE, policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH, STRONG),
+    max_actions=search.MAX_ACTIONS, max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH,
+    n_players_slot=M_NPLAYERS, variants=VARIANTS, kernel_params=kernel_params, aux="fill", default_players=1,
+    state_size=n_data, rows_per_game=columns.rows_per_game,
+    phase=lambda data: PHASE_NAMES[int(data[M_PHASE])],
+    action_name=lambda g, a: action_name(g.state, a, roof_names(g.variant)),
+    render=lambda g: render(g.state, g.kp, roof_names(g.variant)),
+    observe=lambda kp, st, p: rules.observe_nb(st, kp, p),
+    kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
+                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb,
+                 decide_scripted_nb=search.decide_scripted_nb, search_actions_nb=search.search_actions_nb,
+                 determinize_nb=search.determinize_nb, outcome_nb=search.outcome_nb, step_nb=columns.step_nb,
+                 finish_nb=columns.finish_nb))
+simulate = ENGINE.simulate
+new_game = ENGINE.new_game
 
 ENGINE_VERSION = "1.0.0"
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 from functools import lru_cache
 from math import comb, factorial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from engines.core.layout import Param, ParamLayout
+from engines.core.layout import Param, ParamLayout, kernel_params_type
 from engines.core.variant import Rule, Variant, VariantLoader
 
 # hard limits of the array layout (state.py); a variant stays within them
@@ -163,27 +163,12 @@ def consistency(values: dict[str, Any]) -> list[tuple[str, str]]:
 VARIANTS = VariantLoader("cityline", Path(__file__).parent / "variants", SCHEMA, consistency)
 
 
-class KernelParams(NamedTuple):
-    """What the kernels read: every rule number in one int64 vector (layout K_* above; one
-    array, because numba passes each array argument as a dozen words), plus the policies'
-    precomputed expectations. Python code reads the rule numbers by name: `kp.columns`,
-    `kp.table` (int64[MAX_FACES + 1, MAX_FLOORS + 1])."""
-
-    cfg: np.ndarray    # int64[N_CFG]
-    fill: np.ndarray   # float64[2, MAX_FACES + 1, occ, height, dice]: [0] expected points, [1] expected
-                       # X's of populating a building (type, occupants, height) in one go with that many dice
-
-    def __getattr__(self, name: str):
-        if name not in PARAMS.sizes:
-            raise AttributeError(name)
-        if name == "table":
-            return self.cfg[PARAMS["table"]:PARAMS.end_of("table")].reshape(MAX_FACES + 1, TABLE_STRIDE)
-        return PARAMS.get(self.cfg, name)
-
-    def with_record_decisions(self, on: bool) -> "KernelParams":
-        cfg = self.cfg.copy()
-        cfg[PARAMS["record_decisions"]] = int(on)
-        return KernelParams(cfg, self.fill)
+# What the kernels read: every rule number in one int64 vector (layout K_* above; one array,
+# because numba passes each array argument as a dozen words), plus `fill`, the policies'
+# precomputed expectations: float64[2, MAX_FACES + 1, occ, height, dice], [0] expected points,
+# [1] expected X's of populating a building (type, occupants, height) in one go with that many dice.
+# Python reads the rule numbers by name: `kp.columns`, `kp.table` (int64[MAX_FACES + 1, MAX_FLOORS + 1]).
+KernelParams = kernel_params_type(PARAMS, __name__, aux="fill", shapes={"table": (MAX_FACES + 1, TABLE_STRIDE)})
 
 
 def _rule_to_mask(rule: str, params: list[int], faces: int) -> tuple[int, int]:

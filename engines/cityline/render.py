@@ -14,8 +14,8 @@ import numpy as np
 
 from engines.cityline.params import KernelParams
 from engines.cityline.state import (
-    AS, DV, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, O0, P_C_EVEN, P_C_ODD, P_PEND_V, P_SKY, PB, PBASE,
-    PHASE_NAMES, PS, R0, SKY_NAMES, X0, E0, State, n_players_of,
+    ACT_STRIDE, AS, DV, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, O0, P_C_EVEN, P_C_ODD, P_PEND_V, P_SKY, PB, PBASE,
+    PHASE_NAMES, PS, R0, SKY_NAMES, X0, E0, OCC_BASE, ROOF_BASE, State, dice_of, n_players_of,
 )
 
 SHORT = ["--", "Odd", "Evn", "Low", "Hi", "Prs", "Any"]
@@ -68,3 +68,16 @@ def render(st: State, kp: KernelParams, names: list[str] | None = None) -> str:
     for p in range(n_players_of(st)):
         parts.append(render_sheet(st, kp, p, names))
     return "\n\n".join(parts)
+
+
+def action_name(st: State, a: int, names: list[str]) -> str:
+    """An action in words (names: roof type names, params.roof_names)."""
+    if 0 <= a < ROOF_BASE:
+        dice = dice_of(st)
+        chosen = [dice[i] for i in range(len(dice)) if (a >> i) & 1]
+        return f"re-roll {chosen}" if chosen else "keep all dice"
+    if ROOF_BASE <= a < OCC_BASE:
+        v, c = (a - ROOF_BASE) // ACT_STRIDE + 1, (a - ROOF_BASE) % ACT_STRIDE
+        return f"set aside {v}, roof column {c + 1} as {names[v]}"
+    v, c = (a - OCC_BASE) // ACT_STRIDE + 1, (a - OCC_BASE) % ACT_STRIDE
+    return f"populate column {c + 1}, set aside {v}"

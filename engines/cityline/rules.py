@@ -41,7 +41,7 @@ import numpy as np
 
 from engines.cityline.params import (
     K_CLOUD_BONUS, K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS,
-    K_MOON_MIN_EVEN, K_N_PLAYERS, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES,
+    K_MOON_MIN_EVEN, K_OCCUPANCY_TURNS, K_REROLL_MULTI, K_REROLL_SOLO, K_ROOF_COPIES,
     K_EMPTY_SCORES, K_TIE_BREAK, K_ROOF_FACES, K_ROOF_NEEDS_WALLS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_SUN_MIN_ODD, K_TABLE, K_X_PENALTY, K_X_PER_PENALTY,
     MAX_COLUMNS, MAX_DICE, MAX_FACES, MAX_TURNS, TABLE_STRIDE,
 )
@@ -50,7 +50,6 @@ from engines.cityline.state import (
     M_REROLLED, M_TURN, MOON, O0, OCC_BASE, P_ACTIVE, P_C_EVEN, P_C_ODD, P_FORCED_X, P_O_EVEN, P_O_ODD,
     P_OCC_TURNS, P_PEND_C, P_PEND_V, P_REROLLED, P_SKY, P_WASTED_EARLY, P_WASTED_WALLS, PB, PBASE,
     PH_OCCUPY, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN, X0,
-    State,
 )
 from engines.core.harness import seed_chance_nb
 from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
@@ -530,55 +529,7 @@ def redraw_hidden_choices_nb(d, cfg, p, prng, buf):
             d[b + PS + P_PEND_C] = c
 
 
-# ---------------------------------------------------------------- NamedTuple API
-
-@kernel
-def reset_state_nb(st, kp, seed, game_index):
-    reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
-
-
-@allocating_kernel
-def new_state_nb(kp, seed, game_index):
-    """A fresh game `game_index` of run `seed`."""
-    st = State(np.zeros(PBASE + kp.cfg[K_N_PLAYERS] * PB, np.int64), np.zeros(4, np.uint64))
-    reset_nb(st.data, st.rng, kp.cfg, seed, game_index)
-    return st
-
-
-@kernel
-def current_player_nb(st):
-    return st.data[M_PLAYER]
-
-
-@kernel
-def phase_nb(st):
-    return st.data[M_PHASE]
-
-
-@kernel
-def legal_actions_nb(st, kp, out):
-    return legal_nb(st.data, kp.cfg, out)
-
-
-@kernel
-def apply_action_nb(st, kp, action):
-    apply_nb(st.data, st.rng, kp.cfg, action)
-
-
-@kernel
-def is_terminal_nb(st):
-    return st.data[M_PHASE] == PH_OVER
-
-
-@allocating_kernel
-def scores_nb(st, kp, out):
-    """out[p] = each player's score (final once the game is over)."""
-    tp = np.zeros(MAX_FACES + 1, np.int64)
-    cp = np.zeros(MAX_COLUMNS, np.int64)
-    for p in range(st.data[M_NPLAYERS]):
-        s, _, _, _, _ = score_nb(st.data, kp.cfg, p, tp, cp)
-        out[p] = s
-
+# ---------------------------------------------------------------- what a seat sees
 
 @allocating_kernel
 def observe_nb(st, kp, player):

@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engines.cityline.params import MAX_COLUMNS, MAX_DICE, MAX_TURNS
+from engines.core.adapter import State
 from engines.core.layout import Field, Layout
 
 # Each part of the vector is declared once below; `export` defines the offsets the kernels use
@@ -125,19 +126,6 @@ ROOF_BASE = 256
 OCC_BASE = 320
 N_ACTIONS = 384
 ACT_STRIDE = 8
-
-
-class State(NamedTuple):
-    data: np.ndarray   # int64[n_data(P)], layout above
-    rng: np.ndarray    # uint64[4]
-
-
-def alloc_state(n_players: int) -> State:
-    return State(np.zeros(n_data(n_players), np.int64), np.zeros(4, np.uint64))
-
-
-def copy_state(st: State) -> State:
-    return State(st.data.copy(), st.rng.copy())
 
 
 def n_players_of(st: State) -> int:

@@ -41,7 +41,7 @@ an error, so the vector can never be half set.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -223,3 +223,29 @@ class ParamLayout(Layout):
         """A slot by name: an int for a one-number slot, else a view."""
         o, n = self[name], self.sizes[name]
         return int(vec[o]) if n == 1 else vec[o:o + n]
+
+
+def kernel_params_type(layout: ParamLayout, module: str, aux: str | None = None,
+                       shapes: Mapping[str, tuple[int, ...]] | None = None) -> type:
+    """The NamedTuple a game's kernels read, from its declared parameters: `cfg` (the layout's int64
+    vector) and, with `aux`, one more array under that name (a float table its policies read).
+    Python reads a slot by name (`kp.columns`; a sized slot is a view, reshaped by `shapes`), and
+    `kp.with_slot(name, value)` is a copy with one slot changed. Bind it in `module` as
+    `KernelParams`: numba's cache and pickle find the class by that name."""
+    shapes = dict(shapes or {})
+    base = NamedTuple("KernelParams", [("cfg", np.ndarray)] + ([(aux, np.ndarray)] if aux else []))
+
+    def __getattr__(self, name: str):
+        if name not in layout.sizes:
+            raise AttributeError(name)
+        value = layout.get(self.cfg, name)
+        return value.reshape(shapes[name]) if name in shapes else value
+
+    def with_slot(self, name: str, value: int):
+        cfg = self.cfg.copy()
+        cfg[layout[name]] = int(value)
+        return self._replace(cfg=cfg)
+
+    return type("KernelParams", (base,), dict(
+        __slots__=(), __getattr__=__getattr__, with_slot=with_slot, __module__=module, __qualname__="KernelParams",
+        __doc__=f"The kernels' parameters: cfg (layout {layout.name})" + (f" and {aux}" if aux else "") + "."))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.cityline.game import new_game
+from engines.cityline import new_game
 from engines.cityline.state import (
     DC, DR, DV, M_NDICE, M_PHASE, M_PLAYER, M_TURN, P_ACTIVE, P_O_EVEN, P_O_ODD, P_SKY, S_FILLED, S_H, S_OCC,
     S_ROOF, S_X, views,

@@ -5,7 +5,7 @@ search at small budgets), states() (the decision states to check them at), scram
 engine's determinization) and check_states(states) (the states reach the situations that matter)."""
 import numpy as np
 
-from engines.cityline.game import new_game
+from engines.cityline import new_game
 from engines.cityline.state import (
     DR, M_PHASE, M_PLAYER, P_PEND_C, P_PEND_V, PB, PBASE, PH_OCCUPY, PH_ROOF, PS,
 )
@@ -21,9 +21,9 @@ def decision_states(n_players, n_games=6, seed=2):
     out = []
     for gi in range(n_games):
         g = new_game(n_players=n_players, seed=seed, game_index=gi)
-        while not g.is_terminal():
+        while not g.is_over():
             out.append(g.clone())
-            g.apply_action(g.policy_action("heuristic"))
+            g.apply(g.policy_action("heuristic"))
     return out
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import polars as pl
 
 from engines.cityline import SPEC, simulate
-from engines.cityline.game import new_game
+from engines.cityline import new_game
 from engines.cityline.params import VARIANTS, kernel_params
 from engines.cityline.policies import HEURISTIC_WEIGHTS, JITTER, heuristic_action_nb
 from engines.core.lineup import make_lineup
@@ -28,7 +28,7 @@ def test_zero_jitter_is_the_plain_heuristic_decision_for_decision():
     w = np.array([*list(HEURISTIC_WEIGHTS.values())[:-1], 0.0])
     for gi in range(5):
         g = new_game(n_players=2, seed=8, game_index=gi)
-        while not g.is_terminal():
+        while not g.is_over():
             a = g.policy_action("heuristic(jitter=0)")
             n = 0
             if g.phase() != "reroll":
@@ -37,4 +37,4 @@ def test_zero_jitter_is_the_plain_heuristic_decision_for_decision():
             plain = heuristic_action_nb(g.state.data, g.kp.cfg, g.kp.fill, g.current_player(), w, g._legal, n,
                                         np.empty(256))
             assert a == plain
-            g.apply_action(a)
+            g.apply(a)

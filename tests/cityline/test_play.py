@@ -3,15 +3,15 @@ import numpy as np
 import pytest
 
 from engines.cityline import SPEC, simulate
-from engines.cityline.game import new_game
+from engines.cityline import new_game
 from engines.cityline.params import VARIANTS, kernel_params
 from engines.cityline.policies import POLICIES, default_weights
-from engines.cityline.state import DR, P_SKY, S_FILLED, S_H, S_OCC, S_ROOF, S_X, views
+from engines.cityline.state import DR, P_SKY, S_FILLED, S_H, S_OCC, S_ROOF, S_X, dice_of, views
 from cityline_helpers import score_parts
 
 
 def run(policies, n_players=1, start=0, count=200, seed=11, rotate=False, variant=None, record=True):
-    kp = kernel_params(VARIANTS.load(variant), n_players).with_record_decisions(record)
+    kp = kernel_params(VARIANTS.load(variant), n_players).with_slot("record_decisions", record)
     ids = np.array([POLICIES[p].policy_id for p in policies])
     w = np.stack([default_weights(p, 16) for p in policies])  # one width for rows of any policy
     return simulate(kp, ids, w, rotate, seed, start, count)
@@ -20,12 +20,12 @@ def run(policies, n_players=1, start=0, count=200, seed=11, rotate=False, varian
 def test_random_play_invariants_step_by_step():
     for i in range(1500):
         g = new_game(n_players=1 + i % 3, seed=3, game_index=i)
-        while not g.is_terminal():
+        while not g.is_over():
             legal = g.legal_actions()
             assert legal
             a = g.policy_action("random")
             assert a in legal
-            g.apply_action(a)
+            g.apply(a)
         for p in range(g.n_players):
             v = views(g.state, p)
             sh = v.sheet
@@ -89,8 +89,8 @@ def test_step_api_replays_batch_games(policies):
     out = run(policies, n_players=P, count=40, seed=99)
     for i in range(40):
         g = new_game(n_players=P, seed=99, game_index=i)
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(policies[g.current_player()]))
+        while not g.is_over():
+            g.apply(g.policy_action(policies[g.current_player()]))
         assert g.scores() == out["players"]["score"][i * P:(i + 1) * P].tolist()
 
 
@@ -98,10 +98,10 @@ def test_strong_policy_plays_legal_moves_in_step_and_batch():
     w = default_weights("strong")
     w[0], w[1], w[2] = 2, 3, 1
     g = new_game(n_players=2, seed=5)
-    while not g.is_terminal():
+    while not g.is_over():
         a = g.policy_action("strong", w)
         assert a in g.legal_actions()
-        g.apply_action(a)
+        g.apply(a)
     kp = kernel_params(VARIANTS.load(), 1)
     out = simulate(kp, np.array([POLICIES["strong"].policy_id]), w[None, :], False, 1, 0, 3)
     assert len(out["players"]["score"]) == 3
@@ -112,17 +112,17 @@ def test_multiplayer_players_share_the_dice():
     # no re-roll with 2+ players by default: turn 1 walls are on every sheet, identical
     hs = [views(g.state, p).sheet[S_H, :6].tolist() for p in range(3)]
     assert hs[0] == hs[1] == hs[2] and sum(hs[0]) == 6
-    while not g.is_terminal():
+    while not g.is_over():
         obs = [g.observation(p) for p in range(3)]
         assert all(np.array_equal(obs[0][8:16], o[8:16]) for o in obs)  # same dice for everyone
         assert all((o[DR:DR + 8] == 0).all() for o in obs)                 # the re-roll reserve is hidden
-        g.apply_action(g.policy_action("random"))
+        g.apply(g.policy_action("random"))
 
 
 def test_starting_player_rerolls_for_the_table():
     g = new_game("starting_player_reroll", n_players=2, seed=8)
     assert g.phase() == "reroll" and g.current_player() == 0
-    g.apply_action(g.legal_actions()[-1])  # re-roll everything
+    g.apply(g.legal_actions()[-1])  # re-roll everything
     hs = [views(g.state, p).sheet[S_H, :6].tolist() for p in range(2)]
     assert hs[0] == hs[1]
 
@@ -130,16 +130,16 @@ def test_starting_player_rerolls_for_the_table():
 def test_common_random_numbers_across_choices():
     """The same game index rolls the same dice whatever is re-rolled or roofed."""
     a, b = new_game(seed=4), new_game(seed=4)
-    a.apply_action(0)
-    b.apply_action(63)
-    a.apply_action(a.legal_actions()[0])
-    b.apply_action(b.legal_actions()[-1])
-    assert a.dice() == b.dice() and a.phase() == b.phase() == "reroll"
+    a.apply(0)
+    b.apply(63)
+    a.apply(a.legal_actions()[0])
+    b.apply(b.legal_actions()[-1])
+    assert dice_of(a.state) == dice_of(b.state) and a.phase() == b.phase() == "reroll"
 
 
 def test_observation_hides_pending_choices_of_others():
     g = new_game(n_players=2, seed=1)
-    g.apply_action(g.legal_actions()[0])  # seat 0 roofs; seat 1 to choose
+    g.apply(g.legal_actions()[0])  # seat 0 roofs; seat 1 to choose
     from engines.cityline.state import P_PEND_V, PB, PBASE, PS
     assert g.observation(1)[PBASE + PS + P_PEND_V] == 0
     assert g.observation(0)[PBASE + PS + P_PEND_V] != 0
@@ -153,11 +153,11 @@ def test_random_choice_without_list_matches_the_legal_list():
     legal = np.empty(256, np.int64)
     for i in range(300):
         g = new_game(n_players=1 + i % 3, seed=12, game_index=i)
-        while not g.is_terminal():
+        while not g.is_over():
             p = g.current_player()
             n = legal_nb(g.state.data, g.kp.cfg, legal)
             r1, r2 = g._prngs[p].copy(), g._prngs[p].copy()
             n_draw = 0 if g.phase() == "reroll" else n
             a = random_action_nb(g.state.data, r1, legal, n_draw)
             assert random_choice_nb(g.state.data, g.kp.cfg, r2) == a and (r1 == r2).all()
-            g.apply_action(g.policy_action("random"))
+            g.apply(g.policy_action("random"))

@@ -4,7 +4,7 @@ import pytest
 
 from engines.cityline.state import (
     M_PHASE, OCC_BASE, P_FORCED_X, P_WASTED_EARLY, P_WASTED_WALLS, PH_OCCUPY, PH_REROLL, PH_ROOF, ROOF_BASE,
-    S_FILLED, S_H, S_OCC, S_X, views,
+    S_FILLED, S_H, S_OCC, S_X, dice_of, views,
 )
 from cityline_helpers import occupancy_position, set_dice, sheet_game
 
@@ -21,8 +21,8 @@ def test_reroll_replaces_chosen_dice_with_the_reserve_then_builds():
     g = sheet_game([(0, 0, 0, 0, 0)] * 6)
     set_dice(g, [1, 2, 3, 3, 5, 6], reserve=[4, 4, 4, 4, 4, 4], phase=PH_REROLL, turn=0)
     assert g.legal_actions() == list(range(64))
-    g.apply_action(0b001100)  # re-roll both 3s
-    assert g.dice() == [1, 2, 4, 4, 5, 6]
+    g.apply(0b001100)  # re-roll both 3s
+    assert dice_of(g.state) == [1, 2, 4, 4, 5, 6]
     sheet = views(g.state, 0).sheet
     assert sheet[S_H, :6].tolist() == [1, 1, 0, 2, 1, 1]
     assert g.phase() == "roof"
@@ -31,14 +31,14 @@ def test_reroll_replaces_chosen_dice_with_the_reserve_then_builds():
 def test_keep_all_dice():
     g = sheet_game([(0, 0, 0, 0, 0)] * 6)
     set_dice(g, [2, 2, 2], reserve=[6, 6, 6], phase=PH_REROLL, turn=3)
-    g.apply_action(0)
-    assert g.dice() == [2, 2, 2] and views(g.state, 0).sheet[S_H, 1] == 3
+    g.apply(0)
+    assert dice_of(g.state) == [2, 2, 2] and views(g.state, 0).sheet[S_H, 1] == 3
 
 
 def test_walls_past_max_floors_are_wasted():
     g = sheet_game([(4, 0, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 5)
     set_dice(g, [1, 1, 1], reserve=[2, 2, 2], phase=PH_REROLL, turn=3)
-    g.apply_action(0)
+    g.apply(0)
     v = views(g.state, 0)
     assert v.sheet[S_H, 0] == 5 and v.stat[P_WASTED_WALLS] == 2
 
@@ -47,7 +47,7 @@ def test_early_occupants_fill_a_roofed_building_and_extra_ones_are_wasted():
     #            h roof occ x filled
     g = sheet_game([(0, 0, 0, 0, 0), (2, 3, 1, 0, 0)] + [(0, 0, 0, 0, 0)] * 4)
     set_dice(g, [2, 2, 2, 4], reserve=[1, 1, 1, 1], phase=PH_REROLL, turn=2)
-    g.apply_action(0)
+    g.apply(0)
     v = views(g.state, 0)
     assert v.sheet[S_OCC, 1] == 2 and v.sheet[S_H, 1] == 2   # a roofed column grows no more
     assert v.stat[P_WASTED_EARLY] == 2
@@ -79,7 +79,7 @@ def test_roof_on_a_column_without_walls_unless_the_variant_asks_for_walls(needs_
 def test_populate_fills_in_one_go_with_occupants_then_xs():
     # column 1: Odds, height 5, one early occupant; dice 1 3 3 4 -> three odd dice
     g = occupancy_position([(5, 1, 1, 0, 0), (2, 2, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 4, [1, 3, 3, 4])
-    g.apply_action(occ_action(3, 1))
+    g.apply(occ_action(3, 1))
     v = views(g.state, 0)
     assert (v.sheet[S_OCC, 0], v.sheet[S_X, 0], v.sheet[S_FILLED, 0]) == (4, 1, 1)
 
@@ -90,14 +90,14 @@ def test_only_matching_buildings_and_occupant_dice_are_legal():
                            [1, 1, 3])
     assert set(g.legal_actions()) == {occ_action(1, 1), occ_action(3, 1)}
     with pytest.raises(ValueError):
-        g.apply_action(occ_action(1, 2))
+        g.apply(occ_action(1, 2))
 
 
 def test_pairs_count_only_dice_whose_value_repeats():
     g = occupancy_position([(5, 5, 0, 0, 0)] + [(0, 0, 0, 0, 0)] * 5, [2, 2, 4, 6, 6, 6])
     # the set-aside die must be one that placed an occupant: 2 or 6, not the lone 4
     assert set(g.legal_actions()) == {occ_action(2, 1), occ_action(6, 1)}
-    g.apply_action(occ_action(6, 1))
+    g.apply(occ_action(6, 1))
     v = views(g.state, 0)
     assert v.sheet[S_OCC, 0] == 5 and v.sheet[S_X, 0] == 0
 
@@ -107,7 +107,7 @@ def test_forced_x_fill_when_no_building_matches():
     g = occupancy_position([(0, 1, 0, 0, 0), (3, 2, 1, 0, 0), (0, 0, 0, 0, 0), (2, 4, 0, 0, 0),
                             (0, 0, 0, 0, 0), (0, 0, 0, 0, 0)], [1, 3], turn=4)
     assert set(g.legal_actions()) == {occ_action(v, c) for v in (1, 3) for c in (2, 4)}
-    g.apply_action(occ_action(3, 2))
+    g.apply(occ_action(3, 2))
     v = views(g.state, 0)
     assert (v.sheet[S_OCC, 1], v.sheet[S_X, 1]) == (1, 2) and v.stat[P_FORCED_X] == 1
 
@@ -115,12 +115,12 @@ def test_forced_x_fill_when_no_building_matches():
 def test_game_stops_when_every_building_is_full():
     g = occupancy_position([(2, 1, 0, 0, 0), (0, 2, 0, 0, 0), (1, 3, 1, 0, 0)] + [(0, 0, 0, 0, 0)] * 3,
                            [1, 1, 2, 5, 6, 6])
-    g.apply_action(occ_action(1, 1))
-    assert g.is_terminal() and g.legal_actions() == []
+    g.apply(occ_action(1, 1))
+    assert g.is_over() and g.legal_actions() == []
 
 
 def test_illegal_action_is_refused():
     g = sheet_game([(0, 0, 0, 0, 0)] * 6)
     set_dice(g, [2, 3], phase=PH_ROOF, turn=4)
     with pytest.raises(ValueError):
-        g.apply_action(roof_action(4, 1))  # no 4 was rolled
+        g.apply(roof_action(4, 1))  # no 4 was rolled

@@ -69,13 +69,13 @@ def test_empty_building_scores_its_zero_occupant_points_in_the_variant():
 
 
 def test_sky_is_judged_on_construction_dice():
-    from engines.cityline.game import new_game
+    from engines.cityline import new_game
     from engines.cityline.state import P_SKY, views
     # play any game to the occupancy phase and check the sky against the set-aside dice
     for seed in range(30):
         g = new_game(seed=seed)
-        while g.phase() != "occupy" and not g.is_terminal():
-            g.apply_action(g.policy_action("random"))
+        while g.phase() != "occupy" and not g.is_over():
+            g.apply(g.policy_action("random"))
         v = views(g.state, 0)
         odd = sum(1 for x in v.aside[0] if x % 2 == 1)
         even = sum(1 for x in v.aside[0] if x and x % 2 == 0)
@@ -128,6 +128,6 @@ def test_every_roof_type_counts_its_dice(roof, counted):
     set_dice(g, [1, 2, 3, 4, 5, 5], phase=PH_OCCUPY, turn=0)
     views(g.state, 0).stat[P_ACTIVE] = 1
     die = next(v for v in (5, 4, 3, 2, 1) if g.legal_actions() and OCC_BASE + (v - 1) * 8 in g.legal_actions())
-    g.apply_action(OCC_BASE + (die - 1) * 8)
+    g.apply(OCC_BASE + (die - 1) * 8)
     v = views(g.state, 0)
     assert (v.sheet[S_OCC, 0], v.sheet[S_X, 0]) == (min(counted, 5), 5 - min(counted, 5))

@@ -2,11 +2,10 @@
 stronger than the scripts it rolls out, and blind to what its seat cannot see."""
 import numpy as np
 
-from engines.cityline import SPEC, simulate
-from engines.cityline.game import new_game
+from engines.cityline import SPEC, new_game, simulate
 from engines.cityline.params import VARIANTS, kernel_params
 from engines.cityline.rules import observe_nb
-from engines.cityline.search import determinize_nb, search_context_nb
+from engines.cityline.search import determinize_nb
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
@@ -34,8 +33,8 @@ def test_step_api_replays_the_batch_game_with_search_seats():
         g = new_game(n_players=3, seed=9, game_index=gi)
         slots = [(s + gi) % 3 for s in range(3)]
         names = ["search(iterations=30)", "heuristic", "search(iterations=20, rollout=greedy)"]
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[slots[g.current_player()]]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[slots[g.current_player()]]))
         got = t["players"]["score"][k * 3:(k + 1) * 3]
         assert list(got) == g.scores()
     assert (t["games"]["search_simulated"] > 0).all()
@@ -81,8 +80,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
         p = g.current_player()
         h = g.clone()
         before = h.state.rng.copy(), h.state.data.copy()
-        ctx = search_context_nb(g.kp.cfg, g.kp.fill)
-        determinize_nb((h.state.data, h.state.rng), ctx, p, new_stream(1, 2, 3))
+        determinize_nb(h.state.data, h.state.rng, g.kp.cfg, p, new_stream(1, 2, 3), np.empty(256, np.int64))
         assert np.array_equal(observe_nb(h.state, h.kp, p), observe_nb(g.state, g.kp, p))
         changed += not np.array_equal(before[0], h.state.rng)
     assert changed > 0

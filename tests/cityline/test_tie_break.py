@@ -12,7 +12,7 @@ from engines.core.variant import VariantError
 
 
 def _players(tie_break, count=1500):
-    kp = kernel_params(VARIANTS.load(None, {"scoring.tie_break": tie_break}), 4).with_record_decisions(False)
+    kp = kernel_params(VARIANTS.load(None, {"scoring.tie_break": tie_break}), 4).with_slot("record_decisions", False)
     pols = ["heuristic", "greedy", "random", "random"]
     ids = np.array([POLICIES[p].policy_id for p in pols])
     w = np.stack([default_weights(p, 16) for p in pols])

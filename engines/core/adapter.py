@@ -1,0 +1,468 @@
+"""The engine adapter: a game supplies its rule kernels and its tables, the core builds the rest.
+
+A vector-state game (one int64 state vector `d` plus its chance stream `rng`, rule numbers in
+`cfg`, an optional float table `aux` its policies read) declares an `Engine`:
+
+    ENGINE = Engine(
+        game_file=__file__, name="cityline", tables=TABLES, dtypes=DTYPES, records="decisions",
+        wide=("dice_code",), kernels=dict(reset_nb=..., legal_nb=..., ...), ...)
+
+and gets from it, with no loop, view or lifetime of its own:
+
+    ENGINE.simulate(kp, seat_policy_ids, seat_weights, rotate, seed, start, count)
+        the batch run (spec.simulate): a scripted loop and, for line-ups with a look-ahead seat,
+        a loop that also compiles the search; both cached kernels in the game's own __pycache__
+    ENGINE.new_game(variant, n_players, seed, game_index, overrides) -> Game
+        the step API with the contract's names only (engines.core.spec.StepGame)
+    ENGINE.search_nb(st, ctx, w, prng, stats)
+        the search player (engines.core.search) over the game's kernels
+
+The kernels a game supplies (all compiled with engines.core.kernel's decorators):
+
+    reset_nb(d, rng, cfg, seed, gi)            set up game gi of run `seed` (its chance stream too)
+    legal_nb(d, cfg, out) -> n                 the legal actions (the step API's list)
+    apply_nb(d, rng, cfg, a)                   apply a legal action and run the automatic steps
+    to_move_nb(d) -> seat                      -1 once the game is over
+    decide_nb(d, cfg, aux, pid, w, prng, legal, scratch) -> a
+                                               scripted policy `pid` decides for the seat to move
+                                               (the search's rollouts and every non-search seat)
+    decide_scripted_nb(...)                    the same without the look-ahead policies (the
+                                               scripted loop: compiles no rollouts)
+    search_actions_nb(d, cfg, out) -> n        the actions the search tries (>= 1 while running)
+    determinize_nb(d, rng, cfg, p, prng, buf)  redraw in place what seat p cannot see
+    outcome_nb(d, cfg, work, score, key) -> use_key
+                                               score and tie-break key per seat (work[s] keeps
+                                               the parts the column writer reports)
+    step_nb(d, rng, cfg, a, rec, wide, row) -> row
+                                               the per-decision record hook: apply `a` (apply_nb)
+                                               and write the rows it records into rec[:, row:]
+                                               (narrow columns) and wide[:, row:] (the `wide`
+                                               ones, int64); returns the next free row
+    finish_nb(d, cfg, work, score, k, row0, players, games, rec, wide, r0, r1, slots)
+                                               the end-of-game column writer: game k's own
+                                               players rows row0.., games row k, and its record
+                                               rows r0..r1 (the required columns are the core's)
+
+The numba discipline lives here. The batch loop owns every working array, plays on views
+without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
+end; the entry points convert every scalar to int64 / uint64 / bool before any kernel sees it,
+so no game wraps a literal for the loop's sake. The loops are one source (below) compiled per
+game: `_rebind` gives the template the game's kernels as globals and files it under the game's
+own source file, so numba caches it in the game's __pycache__ (which engines.core.cache_guard
+clears when the game's or the core's source changes).
+"""
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable, NamedTuple
+
+import numba
+import numpy as np
+
+from engines.core.harness import (
+    REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
+    rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
+)
+from engines.core.kernel import INLINE, KERNEL_OPTIONS, allocating_kernel, kernel
+from engines.core.lineup import policy_row, seat_arrays
+from engines.core.lowlevel import unowned
+from engines.core.rng import POLICY_STREAM, new_stream
+from engines.core.search import N_STATS, SEARCH_SIMULATED, STAT_SIMULATED, clone_pair_nb, copy_pair_into_nb, make_search
+from engines.core.spec import TableSpec
+
+KERNEL_NAMES = ("reset_nb", "legal_nb", "apply_nb", "to_move_nb", "decide_nb", "decide_scripted_nb",
+                "search_actions_nb", "determinize_nb", "outcome_nb", "step_nb", "finish_nb")
+
+
+class State(NamedTuple):
+    """A vector-state game's state: the state vector and its chance stream (xoshiro256**)."""
+
+    data: np.ndarray   # int64[state_size(P)]
+    rng: np.ndarray    # uint64[4]
+
+
+def copy_state(st: State) -> State:
+    return State(st.data.copy(), st.rng.copy())
+
+
+# ---------------------------------------------------------------- the loops, one source for every game
+# Names in capitals are the game's, bound per game by `_rebind`: RESET_NB ... FINISH_NB (its
+# kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes
+# and, per loop variant, PLAY_NB (the game loop the chunk calls) and SEARCH_CONTEXT_NB.
+
+def _templates(with_search):
+    """play_game_nb / simulate_chunk_nb for line-ups with a look-ahead seat (with_search) or
+    without one. `with_search` is a constant of the closure: numba prunes the look-ahead branches
+    before typing, so a run of scripted players never compiles the search nor the rollouts."""
+
+    def play_game_nb(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row, sctx, sstats):
+        """Play game gi of run `seed` to the end; returns (next free record row, decisions)."""
+        RESET_NB(d, rng, cfg, seed, gi)
+        seed_policies_nb(prngs, seed, gi)
+        decisions = 0
+        while True:
+            p = TO_MOVE_NB(d)
+            if p < 0:
+                break
+            if with_search and pol[p] == SEARCH_ID:
+                a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
+            elif with_search:
+                a = DECIDE_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
+            else:
+                a = DECIDE_SCRIPTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
+            row = STEP_NB(d, rng, cfg, a, rec, wide, row)
+            decisions += 1
+        return row, decisions
+
+    def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
+                          per_game):
+        """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
+        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows]); matrix row j is
+        table column j."""
+        P = seat_policy_ids.shape[0]
+        rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
+        wide_own = np.empty((N_WIDE, count * per_game), np.int64)
+        rgame_own = np.empty(count * per_game, np.int64)
+        players = np.zeros((N_PL, count * P), PL_DTYPE)
+        games = np.zeros((N_GA, count), GA_DTYPE)
+        # working arrays, allocated once per chunk; the hot loop uses views without reference counts
+        # (engines.core.lowlevel), the owners are kept alive at the end
+        d_own = np.zeros(state_size, np.int64)
+        rng_own = np.zeros(4, np.uint64)
+        prngs_own = np.zeros((P, 4), np.uint64)
+        legal_own = np.empty(MAX_ACTIONS, np.int64)
+        scratch_own = np.empty(MAX_ACTIONS)
+        pol_own = np.empty(P, np.int64)
+        wts_own = np.empty((P, seat_weights.shape[1]))
+        work_own = np.zeros((P, WORK_WIDTH), np.int64)
+        slots_own = np.empty(P, np.int64)
+        score_own = np.zeros(P, np.int64)
+        rank_own = np.zeros(P, np.int64)
+        key_own = np.zeros(P, np.int64)
+        d, rng, prngs, legal, scratch = unowned(d_own), unowned(rng_own), unowned(prngs_own), unowned(legal_own), \
+            unowned(scratch_own)
+        pol, wts, work = unowned(pol_own), unowned(wts_own), unowned(work_own)
+        rec, wide, rgame = unowned(rec_own), unowned(wide_own), unowned(rgame_own)
+        slots, score, rank, key = unowned(slots_own), unowned(score_own), unowned(rank_own), unowned(key_own)
+        cfg = unowned(cfg)
+        aux = unowned(aux)
+        sctx = SEARCH_CONTEXT_NB(cfg, aux)
+        sstats = np.zeros(N_STATS, np.int64)
+        pl_b, ga_b = unowned(players), unowned(games)
+        ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
+        row = np.int64(0)
+        for k in range(count):
+            gi = start + k
+            seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
+            r0 = row
+            sstats[STAT_SIMULATED] = 0
+            row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row,
+                                     sctx, sstats)
+            use_key = OUTCOME_NB(d, cfg, work, score, key)
+            n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
+            write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
+            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, decisions, 0)
+            ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+            for r in range(r0, row):
+                rgame[r] = gi   # the run's game number: no conversion on the Python side
+            FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
+        keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
+                       slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights)
+        return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row]
+
+    return play_game_nb, simulate_chunk_nb
+
+
+def search_context_nb(cfg, aux):
+    """The ctx tuple the search glue reads: (cfg, aux, int buffer, float scratch, work)."""
+    return (cfg, aux, np.empty(MAX_ACTIONS, np.int64), np.empty(MAX_ACTIONS),
+            np.zeros((MAX_PLAYERS, WORK_WIDTH), np.int64))
+
+
+def search_action_nb(d, rng, cfg, aux, w, prng, stats):
+    """The search player's action for the seat to move (the step API's entry; cached)."""
+    return SEARCH_NB((d, rng), SEARCH_CONTEXT_NB(cfg, aux), w, prng, stats)
+
+
+def outcome_of_nb(d, cfg, work, score, key):
+    """The step API's scores (a cached entry from Python)."""
+    return OUTCOME_NB(d, cfg, work, score, key)
+
+
+def _rebind(fn, glb: dict, game_file: str, module: str, name: str):
+    """`fn`'s code with the game's globals, under `name`, filed under the game's source file: numba
+    keys its cache on that file (its stamp and folder), so the compiled loop lives and dies with
+    the game's own cache. Plain Python (NUMBA_DISABLE_JIT) keeps the core's file for debuggers."""
+    code = fn.__code__
+    if not numba.config.DISABLE_JIT:
+        code = code.replace(co_filename=game_file)
+    out = types.FunctionType(code, glb, name, fn.__defaults__, fn.__closure__)
+    out.__qualname__ = name
+    out.__module__ = module
+    out.__doc__ = fn.__doc__
+    return out
+
+
+_GLUE = dict({k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"}, **INLINE)
+
+
+def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
+    """engines.core.search's adapter over the game's kernels, for the (vector, stream) state and
+    the ctx of search_context_nb. Closures over the game's kernels: compiled into the cached
+    kernels that call the search, never cached on their own."""
+    to_move, apply, decide, actions, determinize, outcome = (
+        k.to_move_nb, k.apply_nb, k.decide_nb, k.search_actions_nb, k.determinize_nb, k.outcome_nb)
+    jit = numba.njit(**_GLUE) if not numba.config.DISABLE_JIT else (lambda f: f)
+
+    @jit
+    def n_players_nb(st):
+        return st[0][N_PLAYERS_SLOT]
+
+    @jit
+    def determinize_nb(st, ctx, p, prng):
+        determinize(st[0], st[1], ctx[0], p, prng, ctx[2])
+
+    @jit
+    def to_move_nb(st):
+        return to_move(st[0])
+
+    @jit
+    def actions_nb(st, ctx, out):
+        return actions(st[0], ctx[0], out)
+
+    @jit
+    def apply_nb(st, ctx, a):
+        apply(st[0], st[1], ctx[0], a)
+
+    @jit
+    def rollout_nb(st, ctx, pid, w, prng, buf):
+        return decide(st[0], ctx[0], ctx[1], pid, w, prng, buf, ctx[3])
+
+    @jit
+    def outcome_nb(st, ctx, score, key):
+        return outcome(st[0], ctx[0], ctx[4], score, key)
+
+    N_PLAYERS_SLOT = k.n_players_slot
+    return SimpleNamespace(MAX_ACTIONS=max_actions, n_players_nb=n_players_nb, clone_nb=clone_pair_nb,
+                           copy_into_nb=copy_pair_into_nb, determinize_nb=determinize_nb, to_move_nb=to_move_nb,
+                           actions_nb=actions_nb, apply_nb=apply_nb, rollout_nb=rollout_nb, outcome_nb=outcome_nb)
+
+
+@dataclass
+class Engine:
+    """A vector-state game's declaration (module docstring). Python-side hooks:
+
+    kernel_params(variant, n_players) -> kp    kp.cfg (int64) and kp.<aux> (float64) are what the
+                                               kernels read; `aux` names that field
+    state_size(P) -> int                       the state vector's length
+    rows_per_game(kp, P) -> int                record rows one game writes at most
+    phase(data) -> str, action_name(game, a) -> str, render(game) -> str,
+    observe(kp, state, player) -> array        the step API's game-specific answers
+    """
+
+    name: str
+    game_file: str
+    module: str
+    kernels: dict[str, Callable]
+    tables: dict[str, TableSpec]
+    dtypes: dict[str, dict[str, type]]
+    records: str                      # the table the record hook writes
+    wide: tuple[str, ...]             # its columns kept in int64 beside the narrow matrix
+    policies: dict
+    search_id: int                    # the search player's policy id
+    lookahead_ids: tuple[int, ...]    # policies that need the search loop (search and rollout players)
+    max_actions: int
+    max_players: int
+    work_width: int
+    n_players_slot: int               # the state vector's slot holding the player count
+    variants: Any
+    kernel_params: Callable
+    state_size: Callable[[int], int]
+    rows_per_game: Callable[[Any, int], int]
+    phase: Callable
+    action_name: Callable
+    render: Callable
+    observe: Callable
+    default_players: int = 1
+    aux: str = "aux"
+    weight_width: int = 8
+    built: SimpleNamespace = field(default=None, repr=False)
+
+    def __post_init__(self):
+        missing = [n for n in KERNEL_NAMES if n not in self.kernels]
+        if missing:
+            raise KeyError(f"engine {self.name}: no kernel(s) {', '.join(missing)}")
+        check_tables(self.tables)
+        rec = self.tables[self.records]
+        k = SimpleNamespace(**self.kernels, n_players_slot=self.n_players_slot)
+        players, games = self.tables["players"], self.tables["games"]
+        glb = dict(globals())
+        glb.update({n.upper(): f for n, f in self.kernels.items()})
+        glb.update(
+            SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), WORK_WIDTH=int(self.work_width),
+            MAX_PLAYERS=int(self.max_players),
+            N_PL=len(players.names), N_GA=len(games.names), N_REC=len(rec.names), N_WIDE=max(1, len(self.wide)),
+            PL_DTYPE=_matrix_dtype(self.dtypes["players"], players, ()),
+            GA_DTYPE=_matrix_dtype(self.dtypes["games"], games, ()),
+            REC_DTYPE=_matrix_dtype(self.dtypes[self.records], rec, ("game",) + tuple(self.wide)),
+            PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
+            GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
+            GA_SEARCH=columns(games, SEARCH_SIMULATED.name))
+        glue = _search_glue(k, self.max_actions)
+        glb["SEARCH_NB"] = make_search(glue)
+
+        def compiled(fn, name, allocates):
+            f = _rebind(fn, glb, self.game_file, self.module, f"{self.name}_{name}")
+            return allocating_kernel(f) if allocates else kernel(f)
+
+        def compiled_in(fn, g, name):
+            return allocating_kernel(_rebind(fn, g, self.game_file, self.module, f"{self.name}_{name}"))
+
+        def bound(fn, name):   # the search context: numba's inlining, typed in each caller
+            f = _rebind(fn, glb, self.game_file, self.module, f"{self.name}_{name}")
+            return f if numba.config.DISABLE_JIT else numba.njit(inline="always", **KERNEL_OPTIONS)(f)
+
+        glb["SEARCH_CONTEXT_NB"] = bound(search_context_nb, "search_context_nb")
+        built = {}
+        for with_search in (True, False):
+            play, chunk = _templates(with_search)
+            tag = "" if with_search else "_scripted"
+            g = dict(glb)
+            g["PLAY_NB"] = built[f"play_game{tag}_nb"] = compiled(play, f"play_game{tag}_nb", False)
+            built[f"simulate_chunk{tag}_nb"] = compiled_in(chunk, g, f"simulate_chunk{tag}_nb")
+        # the compiled kernels under their names (tests and benchmarks look them up here)
+        self.built = SimpleNamespace(
+            **built, glue=glue, search_nb=glb["SEARCH_NB"], search_context_nb=glb["SEARCH_CONTEXT_NB"],
+            search_action_nb=compiled(search_action_nb, "search_action_nb", True),
+            outcome_nb=compiled(outcome_of_nb, "outcome_nb", False))
+
+    # ------------------------------------------------------------ batch
+    def simulate(self, kparams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
+                 count: int) -> dict[str, dict[str, np.ndarray]]:
+        """Play games [start, start + count) of run `seed` -> {table: {column: array}}."""
+        P = int(kparams.n_players)
+        ids, w = seat_arrays(seat_policy_ids, seat_weights, P, min_width=self.weight_width)
+        b = self.built
+        chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
+        players, games, rec, wide, rgame = chunk(
+            kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+            np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)))
+        special = {"game": rgame, **{name: wide[i] for i, name in enumerate(self.wide)}}
+        return {
+            "players": column_arrays(players, self.tables["players"], self.dtypes["players"], start),
+            "games": column_arrays(games, self.tables["games"], self.dtypes["games"], start),
+            self.records: column_arrays(rec, self.tables[self.records], self.dtypes[self.records], start, special),
+        }
+
+    # ------------------------------------------------------------ step API
+    def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,
+                 overrides: dict | None = None) -> "Game":
+        """Game `game_index` of run `seed` (variant name, path or loaded Variant)."""
+        from engines.core.variant import Variant
+        if not isinstance(variant, Variant):
+            variant = self.variants.load(variant, overrides)
+        P = self.default_players if n_players is None else int(n_players)
+        kp = self.kernel_params(variant, P)
+        st = State(np.zeros(self.state_size(P), np.int64), np.zeros(4, np.uint64))
+        self.kernels["reset_nb"](st.data, st.rng, kp.cfg, np.uint64(seed), np.int64(game_index))
+        prngs = [new_stream(np.uint64(seed), np.int64(game_index), POLICY_STREAM + s) for s in range(P)]
+        return Game(self, kp, variant, st, seed, game_index, prngs)
+
+
+def _matrix_dtype(dtypes: dict[str, type], table: TableSpec, outside: tuple[str, ...]):
+    """The one dtype a table's kernel matrix holds: its columns' (those kept outside excepted)
+    when they agree, else int64 (column_arrays casts each column to its own dtype)."""
+    kinds = {np.dtype(dtypes[n]) for n in table.names if n not in outside and n != "game"}
+    return kinds.pop().type if len(kinds) == 1 else np.int64
+
+
+class Game:
+    """The step-by-step API over the batch loop's kernels (engines.core.spec.StepGame). Game
+    `game_index` of run `seed` rolls the same chance as the batch game, and `policy_action` draws
+    from the same per-seat policy stream, so a game played with policy_action for every decision
+    replays the batch game exactly."""
+
+    def __init__(self, engine: Engine, kp, variant, state: State, seed: int, game_index: int,
+                 prngs: list[np.ndarray]):
+        self.engine = engine
+        self.kp = kp
+        self.variant = variant
+        self.state = state
+        self.seed = seed
+        self.game_index = game_index
+        self._prngs = prngs
+        self._legal = np.empty(engine.max_actions, np.int64)
+        self._scratch = np.empty(engine.max_actions)
+        self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
+
+    @property
+    def n_players(self) -> int:
+        return len(self._prngs)
+
+    def phase(self) -> str:
+        return self.engine.phase(self.state.data)
+
+    def current_player(self) -> int:
+        """Seat to decide, -1 when the game is over."""
+        return int(self.engine.kernels["to_move_nb"](self.state.data))
+
+    def legal_actions(self) -> list[int]:
+        if self.is_over():
+            return []
+        n = self.engine.kernels["legal_nb"](self.state.data, self.kp.cfg, self._legal)
+        return [int(a) for a in self._legal[:n]]
+
+    def action_name(self, action: int) -> str:
+        return self.engine.action_name(self, int(action))
+
+    def apply(self, action: int) -> None:
+        """Apply a legal action (ValueError otherwise)."""
+        if self.is_over():
+            raise ValueError("the game is over")
+        if int(action) not in self.legal_actions():
+            raise ValueError(f"illegal action {action} ({self.action_name(action)}) in phase {self.phase()}")
+        self.engine.kernels["apply_nb"](self.state.data, self.state.rng, self.kp.cfg, np.int64(action))
+
+    def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
+        """The action policy `name` picks for the player to move (draws from that seat's stream).
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
+        e = self.engine
+        p = self.current_player()
+        info, row = policy_row(e.policies, name, e.weight_width)
+        if weights is not None:   # a shorter row reads zeros past its end, as simulate's
+            given = np.asarray(weights, np.float64)
+            row = np.zeros(max(e.weight_width, len(given)))
+            row[:len(given)] = given
+        aux = getattr(self.kp, e.aux)
+        if info.policy_id == e.search_id:
+            return int(e.built.search_action_nb(self.state.data, self.state.rng, self.kp.cfg, aux, row,
+                                                self._prngs[p], self.search_stats))
+        return int(e.kernels["decide_nb"](self.state.data, self.kp.cfg, aux, np.int64(info.policy_id), row,
+                                          self._prngs[p], self._legal, self._scratch))
+
+    def observation(self, player: int) -> np.ndarray:
+        """The state as `player` sees it."""
+        return self.engine.observe(self.kp, self.state, int(player))
+
+    def is_over(self) -> bool:
+        return self.current_player() < 0
+
+    def scores(self) -> list[int]:
+        """Score per seat (final once the game is over)."""
+        P = self.n_players
+        score, key = np.zeros(P, np.int64), np.zeros(P, np.int64)
+        self.engine.built.outcome_nb(self.state.data, self.kp.cfg, np.zeros((P, self.engine.work_width), np.int64),
+                                     score, key)
+        return [int(x) for x in score]
+
+    def clone(self) -> "Game":
+        return Game(self.engine, self.kp, self.variant, copy_state(self.state), self.seed, self.game_index,
+                    [p.copy() for p in self._prngs])
+
+    def render(self) -> str:
+        return self.engine.render(self)
+
+    def __str__(self) -> str:
+        return self.render()
