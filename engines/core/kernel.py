@@ -73,6 +73,21 @@ class JitCallerDispatcher(CPUDispatcher):
 
     _python_entry = None
     _signature = None
+    _declared_compiled = True
+
+    def _compile_declared(self):
+        """A `typed_kernel` compiles its one signature when it is first needed (a jitted caller
+        types a call to it, or Python calls it), not when its module is imported: a process that
+        only reads a game's tables (a report) loads no machine code, and a caller loaded from the
+        cache never needs the callee's."""
+        if not self._declared_compiled:
+            self._declared_compiled = True
+            self.compile(self._signature)
+            self.disable_compile()
+
+    def get_call_template(self, args, kws):
+        self._compile_declared()
+        return super().get_call_template(args, kws)
 
     def __call__(self, *args, **kwargs):
         if self._python_entry is None:
@@ -95,9 +110,9 @@ def _jit_caller_kernel(fn, options: dict, signature=None):
         nopython=True, no_cpython_wrapper=True, **options, **compile_options))
     dispatcher.enable_caching()
     dispatcher._signature = signature
-    if signature is not None:   # as numba.njit(signature): compiled now, for that signature only
-        dispatcher.compile(signature)
-        dispatcher.disable_compile()
+    # as numba.njit(signature), for that signature only (jitted callers convert their arguments to
+    # it), but compiled on first use (_compile_declared)
+    dispatcher._declared_compiled = signature is None
     return dispatcher
 
 
@@ -120,7 +135,7 @@ def inline_kernel(fn):
 
 
 def typed_kernel(signature, inline: bool = False):
-    """`kernel` (or `inline_kernel`, inline=True) compiled now, for one signature only: jitted
+    """`kernel` (or `inline_kernel`, inline=True) for one signature only, compiled on first use: jitted
     callers convert their arguments to it (an int32 or a literal to int64), so a helper called
     with mixed integer types compiles once instead of once per combination."""
     def deco(fn):
