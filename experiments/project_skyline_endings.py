@@ -8,7 +8,8 @@
 Every batch is an ordinary run folder (experiments.runner.run_batch) under results/_ps_endings/,
 played afresh each time (a folder is keyed on the engine's code and variant values, not on the
 contents of maps/*.toml and cards/*.toml, which this script serves to calibrate). For each map and player count it prints the
-share of games ended by money, by the last floor and by the round cap (stalled), the share in
+share of games ended by money, by the last floor (with its 95% Wilson interval over games: the
+calibration's bound is "at most 10%") and by the round cap (stalled), the share in
 which someone placed a last floor at all (anyLF: also in the money end's last round), the game length
 in rounds, the winner's money (money track before final scoring, and final score), floors built
 per player and, on an "areas" map (Tokyo), the share of player-games whose highest end-bonus tier
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import polars as pl
 
+from analysis.stats import wilson_interval
 from experiments.runner import run_batch
 
 OUT = Path("results/_ps_endings")
@@ -56,6 +58,7 @@ def summarize(run, tiers: list[tuple[int, int]]) -> dict:
         "games": n,
         "money_end": float((g["ending"] == 1).mean()),
         "floor_end": float((g["ending"] == 2).mean()),
+        "floor_end_ci": wilson_interval(int((g["ending"] == 2).sum()), n),
         "stalled": float((g["ending"] == 3).mean()),
         # someone placed a last floor at all (also in the money end's last round, which changes nothing)
         "any_last_floor": float((g["floor_round"] > 0).mean()) if "floor_round" in g.columns else float("nan"),
@@ -94,7 +97,8 @@ def main(argv: list[str] | None = None) -> None:
     extra = parse_overrides(args.set)
     print(f"policy {args.policy}, {args.games} games per cell, seed {args.seed}" +
           (f", overrides {extra}" if extra else ""))
-    head = (f"{'map':6} {'P':>2} {'money%':>7} {'floor%':>7} {'stall%':>7} {'rounds':>7} {'win$':>6} "
+    head = (f"{'map':6} {'P':>2} {'money%':>7} {'floor%':>7} {'floor% 95%':>13} {'stall%':>7} "
+            f"{'rounds':>7} {'win$':>6} "
             f"{'winscore':>8} {'floors':>6} {'areas':>6} {'anyLF%':>6}  end-bonus tier shares (best tier: share)")
     print(head)
     for m in args.maps:
@@ -112,7 +116,9 @@ def main(argv: list[str] | None = None) -> None:
             if tiers:
                 t = ("  ".join(f"{need}+:{share:.0%}" for need, _, share in r["tiers"]) + f"  none:{r['no_tier']:.0%}"
                      + "  (at least: " + " ".join(f"{need}+:{share:.0%}" for need, share in r["reached"]) + ")")
-            print(f"{m:6} {p:>2} {r['money_end']:7.1%} {r['floor_end']:7.1%} {r['stalled']:7.1%} "
+            lo, hi = r["floor_end_ci"]
+            print(f"{m:6} {p:>2} {r['money_end']:7.1%} {r['floor_end']:7.1%} {f'[{lo:.1%}, {hi:.1%}]':>13} "
+                  f"{r['stalled']:7.1%} "
                   f"{r['rounds']:7.1f} {r['winner_money']:6.1f} {r['winner_score']:8.1f} {r['floors_built']:6.1f} "
                   f"{r['areas_present']:6.1f} {r['any_last_floor']:6.1%}  {t}", flush=True)
 
