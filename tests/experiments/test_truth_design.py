@@ -196,6 +196,6 @@ def test_sobol_index_read_only_when_its_interval_holds_the_luck_free_truth():
 @pytest.mark.slow
 def test_sobol_reading_wrong_at_most_5_percent_across_noise_levels():
     for point_sd, seed in ((1.0, 11), (1.8, 12), (2.0, 13), (2.2, 14), (3.0, 15)):
-        rows, _ = sobol_readings(point_sd, 120, seed=seed)
+        rows, _ = sobol_readings(point_sd, 60, seed=seed)
         n_read, wrong = wrong_share(rows)
         assert wrong <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / max(n_read, 1)), (point_sd, n_read, wrong)
