@@ -830,20 +830,20 @@ def sensitivity_answer(experiment: DesignExperiment, screening: pl.DataFrame, so
             lines.append(f"- Key {key}: no effect shown on any output at {games:,} games per point (not shown to be "
                          f"without effect).")
     if sobol.height:
-        readable = sobol.filter(pl.col("reading") == "readable")
-        if readable.height:
-            top = readable.sort("ST", descending=True).group_by("output", maintain_order=True).first()
-            lines.append("Largest readable total Sobol' index per output: " + "; ".join(
+        # an output's largest index is named only when that very index is readable: the largest readable one
+        # could sit under an unreadable larger one
+        top = sobol.sort("ST", descending=True).group_by("output", maintain_order=True).first().sort("output")
+        read = top.filter(pl.col("reading") == "readable")
+        if read.height:
+            lines.append("Largest total Sobol' index per output: " + "; ".join(
                 f"{r['output']}: {r['key']} ST {_unit(r['ST']):.2f} [{_unit(r['ST_low']):.2f}, "
-                f"{_unit(r['ST_high']):.2f}]" for r in top.sort("output").iter_rows(named=True)) + ".")
-        unread = sobol.filter(~pl.col("output").is_in(readable["output"].unique().to_list()))
+                f"{_unit(r['ST_high']):.2f}]" for r in read.iter_rows(named=True)) + ".")
+        unread = top.filter(pl.col("reading") != "readable")
         if unread.height:
-            worst = unread.group_by("output", maintain_order=True).agg(pl.col("noise_share").first(),
-                                                                      pl.col("ST_high").max())
-            lines.append("Sobol' indices too wide to read (the table's figures there, some above 1, are luck and "
-                         "too few points, not influence; play more games per point or raise sobol_base): " + "; ".join(
-                             f"{r['output']} (game luck {r['noise_share']:.0%} of its spread over the points)"
-                             for r in worst.sort("output").iter_rows(named=True)) + ".")
+            lines.append("Largest Sobol' index too wide to read (the table's figures there, some above 1, are luck "
+                         "and too few points, not influence; play more games per point or raise sobol_base): "
+                         + "; ".join(f"{r['output']} ({r['reading'].removeprefix('too wide to read: ')})"
+                                     for r in unread.iter_rows(named=True)) + ".")
     return "\n".join(lines)
 
 

@@ -190,7 +190,7 @@ def test_sobol_index_read_only_when_its_interval_holds_the_luck_free_truth():
     rows, answers = sobol_readings(5.0, 10, seed=4)
     assert any(r["ST"] > 1 for r in rows)                      # the case the rule is for
     assert all(r["reading"] != "readable" for r in rows if r["ST"] > 1 or r["ST_low"] < -0.25)
-    assert all("too wide to read" in a and "Largest readable" not in a for a in answers if "Sobol'" in a)
+    assert all("too wide to read" in a and "Largest total" not in a for a in answers if "Sobol'" in a)
 
 
 @pytest.mark.slow
@@ -199,3 +199,19 @@ def test_sobol_reading_wrong_at_most_5_percent_across_noise_levels():
         rows, _ = sobol_readings(point_sd, 60, seed=seed)
         n_read, wrong = wrong_share(rows)
         assert wrong <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / max(n_read, 1)), (point_sd, n_read, wrong)
+
+
+def test_an_output_whose_largest_index_is_unreadable_names_no_largest_key():
+    # the shipped Skyline 3000 map's game_length: draw_per_round ST 1.05 [0.57, 1.53] (too wide), deal_contract
+    # 0.04 [0.02, 0.06] (readable): naming deal_contract as the largest would be wrong
+    import polars as pl
+    sobol = pl.DataFrame({"key": ["a", "b"], "output": ["y", "y"], "S1": [0.9, 0.03], "S1_low": [0.6, 0.01],
+                          "S1_high": [1.2, 0.05], "ST": [1.05, 0.04], "ST_low": [0.57, 0.02], "ST_high": [1.53, 0.06],
+                          "noise_share": [0.001, 0.001]})
+    sobol = sobol.with_columns(pl.Series("reading", [D.sobol_reading(r["ST_low"], r["ST_high"], r["S1_low"],
+                                                                     r["S1_high"], r["noise_share"])
+                                                     for r in sobol.iter_rows(named=True)]))
+    screening = pl.DataFrame({"key": ["a", "b"], "output": ["y", "y"], "matters": [True, True],
+                              "p_adjusted": [0.001, 0.01]})
+    answer = D.sensitivity_answer(experiment(n_keys=2), screening, sobol, 100)
+    assert "Largest total" not in answer and "y (interval 0.96 wide)" in answer
