@@ -709,6 +709,32 @@ def _mean_matrix(values: list[dict], outputs: list[tuple[str, str]]) -> tuple[np
     return Y, V
 
 
+# When a Sobol' index can be read. The estimator sees each point's mean over its games, so game-to-game luck
+# adds the same variance to every key's total index (an output that is mostly luck gives every key an ST
+# near 1 or above, however little it matters), and SALib's intervals do not widen for it: in worlds of known
+# truth (tests/experiments/test_truth_design.py) their coverage of the luck-free index fell to 86% at a noise
+# share of 0.08 and 80% at 0.14; at or below NOISE_READABLE it held at 95%. An interval wider than
+# WIDTH_READABLE (half of the index's range [0, 1]) tells nothing a designer can use. Anything else is
+# printed as too wide to read.
+NOISE_READABLE = 0.05
+WIDTH_READABLE = 0.5
+
+
+def sobol_reading(st_low: float, st_high: float, s1_low: float, s1_high: float, noise_share: float) -> str:
+    """'readable', or why the index cannot be read."""
+    if not (math.isfinite(noise_share) and noise_share <= NOISE_READABLE):
+        return f"too wide to read: game luck is {noise_share:.0%} of the spread over the points"
+    width = max(st_high - st_low, s1_high - s1_low)
+    if not (math.isfinite(width) and width <= WIDTH_READABLE):
+        return f"too wide to read: interval {width:.2f} wide"
+    return "readable"
+
+
+def _unit(x: float) -> float:
+    """An index's figure inside [0, 1], where every Sobol' index lies."""
+    return min(max(x, 0.0), 1.0)
+
+
 @dataclass
 class SensitivityResult:
     experiment: DesignExperiment
@@ -784,9 +810,11 @@ def analyse_sensitivity(experiment: DesignExperiment, evaluate, check=None
                                     float(s["ST_conf"][i]))
                 sobol_rows.append({"key": r.name, "output": output_name(out), "S1": s1, "S1_low": s1 - s1c,
                                    "S1_high": s1 + s1c, "ST": st, "ST_low": st - stc, "ST_high": st + stc,
-                                   "noise_share": noise})
+                                   "noise_share": noise,
+                                   "reading": sobol_reading(st - stc, st + stc, s1 - s1c, s1 + s1c, noise)})
     schema = {"key": pl.Utf8, "output": pl.Utf8, "S1": pl.Float64, "S1_low": pl.Float64, "S1_high": pl.Float64,
-              "ST": pl.Float64, "ST_low": pl.Float64, "ST_high": pl.Float64, "noise_share": pl.Float64}
+              "ST": pl.Float64, "ST_low": pl.Float64, "ST_high": pl.Float64, "noise_share": pl.Float64,
+              "reading": pl.Utf8}
     return screening, pl.DataFrame(sobol_rows, schema=schema), survivors, units.shape[0], n_sobol
 
 
@@ -802,16 +830,26 @@ def sensitivity_answer(experiment: DesignExperiment, screening: pl.DataFrame, so
             lines.append(f"- Key {key}: no effect shown on any output at {games:,} games per point (not shown to be "
                          f"without effect).")
     if sobol.height:
-        top = sobol.sort("ST", descending=True).group_by("output", maintain_order=True).first()
-        lines.append("Largest total Sobol' index per output: " + "; ".join(
-            f"{r['output']}: {r['key']} ST {r['ST']:.2f} [{r['ST_low']:.2f}, {r['ST_high']:.2f}]"
-            for r in top.sort("output").iter_rows(named=True)) + ".")
+        # an output's largest index is named only when that very index is readable: the largest readable one
+        # could sit under an unreadable larger one
+        top = sobol.sort("ST", descending=True).group_by("output", maintain_order=True).first().sort("output")
+        read = top.filter(pl.col("reading") == "readable")
+        if read.height:
+            lines.append("Largest total Sobol' index per output: " + "; ".join(
+                f"{r['output']}: {r['key']} ST {_unit(r['ST']):.2f} [{_unit(r['ST_low']):.2f}, "
+                f"{_unit(r['ST_high']):.2f}]" for r in read.iter_rows(named=True)) + ".")
+        unread = top.filter(pl.col("reading") != "readable")
+        if unread.height:
+            lines.append("Largest Sobol' index too wide to read (the table's figures there, some above 1, are luck "
+                         "and too few points, not influence; play more games per point or raise sobol_base): "
+                         + "; ".join(f"{r['output']} ({r['reading'].removeprefix('too wide to read: ')})"
+                                     for r in unread.iter_rows(named=True)) + ".")
     return "\n".join(lines)
 
 
 def heat_map(screening: pl.DataFrame, sobol: pl.DataFrame, keys: list[str]):
-    """Keys x outputs: each key's total Sobol' index where Sobol' ran, else its Morris mu* as a share of the
-    output's largest; a star marks 'matters' (screening test)."""
+    """Keys x outputs: each key's total Sobol' index where Sobol' ran and it is readable, else its Morris mu* as
+    a share of the output's largest; a star marks 'matters' (screening test)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -824,8 +862,8 @@ def heat_map(screening: pl.DataFrame, sobol: pl.DataFrame, keys: list[str]):
         i, j = keys.index(r["key"]), outputs.index(r["output"])
         grid[i, j] = r["share"]
         stars[i, j] = bool(r["matters"])
-    for r in sobol.iter_rows(named=True):
-        grid[keys.index(r["key"]), outputs.index(r["output"])] = min(max(r["ST"], 0.0), 1.0)
+    for r in sobol.filter(pl.col("reading") == "readable").iter_rows(named=True):
+        grid[keys.index(r["key"]), outputs.index(r["output"])] = _unit(r["ST"])
     fig, ax = plt.subplots(figsize=(1.2 + 0.9 * len(outputs), 1.0 + 0.45 * len(keys)))
     im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(outputs)), outputs, rotation=45, ha="right", fontsize=8)
@@ -1137,7 +1175,10 @@ def write_sensitivity(result: SensitivityResult) -> Path:
               f"N = {exp.options['sobol_base']}, {result.sobol_points} points) for the surviving keys "
               f"({', '.join(result.survivors) or 'none'}), with SALib's bootstrap intervals; noise_share is the "
               f"game-to-game noise of a point's mean as a share of the output's variance over the points (near 1: "
-              f"more games per point needed). Every point plays games 0..{exp.games - 1} of seed {exp.seed}.")
+              f"more games per point needed). An index is read (answer, heat map) only when noise_share is at most "
+              f"{NOISE_READABLE:g} and its intervals are at most {WIDTH_READABLE:g} wide, clipped to [0, 1]; else "
+              f"the table's 'reading' says it is too wide to read: luck adds to every key's total index, which is "
+              f"how an ST above 1 arises. Every point plays games 0..{exp.games - 1} of seed {exp.seed}.")
     sections = [Section("Question", f"> {exp.question or '(no question written in the file)'}"),
                 Section("Answer", result.answer),
                 Section("Set-up", tables=[("experiment", _setup(exp)), ("ranges", ranges)]),

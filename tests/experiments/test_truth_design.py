@@ -152,3 +152,66 @@ def test_survivors_tied_in_influence_keep_the_files_order():
         evaluate = world(lambda u, name: 3 * u[0] if name == "y1" else 3 * u[1], 100, np.random.default_rng(2),
                          point_sd=0.0, outputs=("y1", "y2"))
         assert D.analyse_sensitivity(exp, evaluate)[2] == ["a", "b"]
+
+
+# y = 2a + b + 1.5ac on the unit cube: V_a = 2.75^2/12, V_b = 1/12, V_c = 0.75^2/12, V_ac = 2.25/144, so the
+# luck-free total indices are a 0.832, b 0.107, c 0.081.
+V_PARTS = {"a": 2.75**2 / 12, "b": 1 / 12, "c": 0.75**2 / 12, "ac": 2.25 / 144}
+TRUE_ST = {k: (V_PARTS[k] + V_PARTS["ac"] * (k != "b")) / sum(V_PARTS.values()) for k in "abc"}
+
+
+def sobol_readings(point_sd, replicates, seed, games=100):
+    """Sobol' rows of the [sensitivity] kind at N = 32 over replicates of a world with point noise and no
+    common luck (so the noise share the rule reads is the real one: the worst case for it)."""
+    rng = np.random.default_rng(seed)
+    exp = experiment(n_keys=3, sobol_base=32)
+    rows, answers = [], []
+    for _ in range(replicates):
+        evaluate = world(lambda u, name: 2 * u[0] + u[1] + 1.5 * u[0] * u[2], games, rng, point_sd=point_sd,
+                         common_sd=0.0)
+        screening, sobol, *_ = D.analyse_sensitivity(exp, evaluate)
+        rows += list(sobol.iter_rows(named=True))
+        answers.append(D.sensitivity_answer(exp, screening, sobol, games))
+    return rows, answers
+
+
+def wrong_share(rows):
+    read = [r for r in rows if r["reading"] == "readable"]
+    wrong = [r for r in read if not max(r["ST_low"], 0.0) <= TRUE_ST[r["key"]] <= min(r["ST_high"], 1.0)]
+    return len(read), len(wrong) / max(len(read), 1)
+
+
+def test_sobol_index_read_only_when_its_interval_holds_the_luck_free_truth():
+    # point_sd 2 on 100 games: noise share ~0.05, at the rule's boundary (at 2.5, ~0.08, 14% of all intervals
+    # missed the truth); at 5, ~0.25, an ST above 1 happens
+    rows, _ = sobol_readings(2.0, 25, seed=3)
+    n_read, wrong = wrong_share(rows)
+    assert n_read >= 10 and wrong <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / n_read)
+    rows, answers = sobol_readings(5.0, 10, seed=4)
+    assert any(r["ST"] > 1 for r in rows)                      # the case the rule is for
+    assert all(r["reading"] != "readable" for r in rows if r["ST"] > 1 or r["ST_low"] < -0.25)
+    assert all("too wide to read" in a and "Largest total" not in a for a in answers if "Sobol'" in a)
+
+
+@pytest.mark.slow
+def test_sobol_reading_wrong_at_most_5_percent_across_noise_levels():
+    for point_sd, seed in ((1.0, 11), (1.8, 12), (2.0, 13), (2.2, 14), (3.0, 15)):
+        rows, _ = sobol_readings(point_sd, 60, seed=seed)
+        n_read, wrong = wrong_share(rows)
+        assert wrong <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / max(n_read, 1)), (point_sd, n_read, wrong)
+
+
+def test_an_output_whose_largest_index_is_unreadable_names_no_largest_key():
+    # the shipped Skyline 3000 map's game_length: draw_per_round ST 1.05 [0.57, 1.53] (too wide), deal_contract
+    # 0.04 [0.02, 0.06] (readable): naming deal_contract as the largest would be wrong
+    import polars as pl
+    sobol = pl.DataFrame({"key": ["a", "b"], "output": ["y", "y"], "S1": [0.9, 0.03], "S1_low": [0.6, 0.01],
+                          "S1_high": [1.2, 0.05], "ST": [1.05, 0.04], "ST_low": [0.57, 0.02], "ST_high": [1.53, 0.06],
+                          "noise_share": [0.001, 0.001]})
+    sobol = sobol.with_columns(pl.Series("reading", [D.sobol_reading(r["ST_low"], r["ST_high"], r["S1_low"],
+                                                                     r["S1_high"], r["noise_share"])
+                                                     for r in sobol.iter_rows(named=True)]))
+    screening = pl.DataFrame({"key": ["a", "b"], "output": ["y", "y"], "matters": [True, True],
+                              "p_adjusted": [0.001, 0.01]})
+    answer = D.sensitivity_answer(experiment(n_keys=2), screening, sobol, 100)
+    assert "Largest total" not in answer and "y (interval 0.96 wide)" in answer
