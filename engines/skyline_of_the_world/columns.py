@@ -91,13 +91,14 @@ def step_nb(d, rng, cfg, a, inc, wide, row, rs, rrows):
     t0 = d[M_TURN]
     apply_nb(d, rng, cfg, a)
     t = d[M_TURN]
-    over = d[M_PHASE] == PH_OVER
-    if record and t != t0 and not over:
-        row = record_income_nb(d, inc, row)
-    P = d[M_NPLAYERS]
-    done = t0 // P
-    if t >= (done + 1) * P or (over and t > done * P):
-        rrows[0] = record_round_nb(d, cfg, rs, rrows[0], done + 1, P)
+    if t != t0:   # only a turn's end records (and the division stays off the other decisions)
+        over = d[M_PHASE] == PH_OVER
+        if record and not over:
+            row = record_income_nb(d, inc, row)
+        P = d[M_NPLAYERS]
+        done = t0 // P
+        if t >= (done + 1) * P or (over and t > done * P):
+            rrows[0] = record_round_nb(d, cfg, rs, rrows[0], done + 1, P)
     return row
 
 
