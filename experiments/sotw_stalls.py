@@ -22,7 +22,7 @@ import sys
 
 import polars as pl
 
-from engines.skyline_of_the_world.game import new_game
+from engines.skyline_of_the_world import new_game
 from engines.skyline_of_the_world.policies import NO_FEE, stuck_nb, way_out_nb
 from engines.skyline_of_the_world.rules import build_masks_nb, income_nb, supply_index_nb
 from engines.skyline_of_the_world.state import BH, BS, LEVELS, P_HAND, P_STOCK, PB, PBASE

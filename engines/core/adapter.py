@@ -43,6 +43,14 @@ The kernels a game supplies (all compiled with engines.core.kernel's decorators)
                                                players rows row0.., games row k, and its record
                                                rows r0..r1 (the required columns are the core's)
 
+A game with a second record table (`extra`, e.g. a row per round beside a row per turn) declares
+it with `extra_rows_per_game`; its record hook then takes that table's matrix and a one-element
+row counter and advances the counter itself:
+
+    step_nb(d, rng, cfg, a, rec, wide, row, xrec, xrows) -> row
+                                               as above, and the extra table's rows into
+                                               xrec[:, xrows[0]:] (its `game` column is the core's)
+
 The numba discipline lives here. The batch loop owns every working array, plays on views
 without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
 end; the entry points convert every scalar to int64 / uint64 / bool before any kernel sees it,
@@ -92,12 +100,15 @@ def copy_state(st: State) -> State:
 # kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes
 # and, per loop variant, PLAY_NB (the game loop the chunk calls) and SEARCH_CONTEXT_NB.
 
-def _templates(with_search):
+def _templates(with_search, extra=False):
     """play_game_nb / simulate_chunk_nb for line-ups with a look-ahead seat (with_search) or
     without one. `with_search` is a constant of the closure: numba prunes the look-ahead branches
-    before typing, so a run of scripted players never compiles the search nor the rollouts."""
+    before typing, so a run of scripted players never compiles the search nor the rollouts.
+    `extra` (a constant too) adds the second record table; without it its branches are pruned
+    and its arguments stay omitted."""
 
-    def play_game_nb(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row, sctx, sstats):
+    def play_game_nb(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row, sctx, sstats,
+                     xrec=None, xrows=None):
         """Play game gi of run `seed` to the end; returns (next free record row, decisions)."""
         RESET_NB(d, rng, cfg, seed, gi)
         seed_policies_nb(prngs, seed, gi)
@@ -112,15 +123,18 @@ def _templates(with_search):
                 a = DECIDE_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
             else:
                 a = DECIDE_SCRIPTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
-            row = STEP_NB(d, rng, cfg, a, rec, wide, row)
+            if extra:
+                row = STEP_NB(d, rng, cfg, a, rec, wide, row, xrec, xrows)
+            else:
+                row = STEP_NB(d, rng, cfg, a, rec, wide, row)
             decisions += 1
         return row, decisions
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
-                          per_game):
+                          per_game, xper_game=0):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
-        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows]); matrix row j is
-        table column j."""
+        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows]) and, with `extra`,
+        (extra records[N_XREC, xrows], their game numbers); matrix row j is table column j."""
         P = seat_policy_ids.shape[0]
         rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
         wide_own = np.empty((N_WIDE, count * per_game), np.int64)
@@ -150,6 +164,11 @@ def _templates(with_search):
         aux = unowned(aux)
         sctx = SEARCH_CONTEXT_NB(cfg, aux)
         sstats = np.zeros(N_STATS, np.int64)
+        if extra:
+            xrec_own = np.empty((N_XREC, count * xper_game), XREC_DTYPE)
+            xgame_own = np.empty(count * xper_game, np.int64)
+            xrows = np.zeros(1, np.int64)
+            xrec, xgame = unowned(xrec_own), unowned(xgame_own)
         pl_b, ga_b = unowned(players), unowned(games)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
         row = np.int64(0)
@@ -158,8 +177,15 @@ def _templates(with_search):
             seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
             r0 = row
             sstats[STAT_SIMULATED] = 0
-            row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row,
-                                     sctx, sstats)
+            if extra:
+                x0 = xrows[0]
+                row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row,
+                                         sctx, sstats, xrec, xrows)
+                for r in range(x0, xrows[0]):
+                    xgame[r] = gi
+            else:
+                row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide,
+                                         row, sctx, sstats)
             use_key = OUTCOME_NB(d, cfg, work, score, key)
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
@@ -170,6 +196,9 @@ def _templates(with_search):
             FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
                        slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights)
+        if extra:
+            return (players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], xrec_own[:, :xrows[0]],
+                    xgame_own[:xrows[0]])
         return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row]
 
     return play_game_nb, simulate_chunk_nb
@@ -288,6 +317,8 @@ class Engine:
     default_players: int = 1
     aux: str = "aux"
     weight_width: int = 8
+    extra: str | None = None          # a second table the record hook writes (module docstring)
+    extra_rows_per_game: Callable[[Any, int], int] | None = None
     built: SimpleNamespace = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -310,6 +341,9 @@ class Engine:
             PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
             GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
             GA_SEARCH=columns(games, SEARCH_SIMULATED.name))
+        if self.extra:
+            xt = self.tables[self.extra]
+            glb.update(N_XREC=len(xt.names), XREC_DTYPE=_matrix_dtype(self.dtypes[self.extra], xt, ("game",)))
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
 
@@ -327,7 +361,7 @@ class Engine:
         glb["SEARCH_CONTEXT_NB"] = bound(search_context_nb, "search_context_nb")
         built = {}
         for with_search in (True, False):
-            play, chunk = _templates(with_search)
+            play, chunk = _templates(with_search, bool(self.extra))
             tag = "" if with_search else "_scripted"
             g = dict(glb)
             g["PLAY_NB"] = built[f"play_game{tag}_nb"] = compiled(play, f"play_game{tag}_nb", False)
@@ -346,15 +380,22 @@ class Engine:
         ids, w = seat_arrays(seat_policy_ids, seat_weights, P, min_width=self.weight_width)
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
-        players, games, rec, wide, rgame = chunk(
-            kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
-            np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)))
+        args = (kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+                np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)))
+        if self.extra:
+            args += (np.int64(self.extra_rows_per_game(kparams, P)),)
+        out = chunk(*args)
+        players, games, rec, wide, rgame = out[:5]
         special = {"game": rgame, **{name: wide[i] for i, name in enumerate(self.wide)}}
-        return {
+        tables = {
             "players": column_arrays(players, self.tables["players"], self.dtypes["players"], start),
             "games": column_arrays(games, self.tables["games"], self.dtypes["games"], start),
             self.records: column_arrays(rec, self.tables[self.records], self.dtypes[self.records], start, special),
         }
+        if self.extra:
+            tables[self.extra] = column_arrays(out[5], self.tables[self.extra], self.dtypes[self.extra], start,
+                                               {"game": out[6]})
+        return tables
 
     # ------------------------------------------------------------ step API
     def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,

@@ -5,22 +5,58 @@ most buildings), pay fees to the owner below, buy floors of your own colour from
 30M, build penthouses for prestige; a player's third penthouse ends the game after the round.
 
 Layout: params.py (variant schema -> KernelParams), state.py (flat state vector), rules.py
-(rule kernels, one per decision kind), policies.py, batch.py (simulate), game.py (step API),
-render.py, tables.py, search.py (the search player's adapter), variants/ (default.toml documents
-every rule choice), gen_paths.py (the one-off generator of the default bonus and mission paths).
+(rule kernels, one per decision kind), policies.py, search.py (how a seat decides, what it cannot
+see, the final scores), columns.py (the income and rounds records and the result columns),
+render.py, tables.py, variants/ (default.toml documents every rule choice), gen_paths.py (the
+one-off generator of the default bonus and mission paths). The batch loop, the step API and the
+search glue are the core's (engines.core.adapter), built from ENGINE below.
 """
 from pathlib import Path
+
+import numpy as np
 
 from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
-from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder, one_search_seat_case  # noqa: E402
-from engines.skyline_of_the_world.batch import simulate
-from engines.skyline_of_the_world.game import Game, new_game
+from engines.core.adapter import Engine, Game  # noqa: E402
+from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder, one_search_seat_case
+from engines.skyline_of_the_world import columns, rules, search
 from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
-from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES
-from engines.skyline_of_the_world.tables import TABLES
+from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES, SEARCH
+from engines.skyline_of_the_world.render import action_name, render
+from engines.skyline_of_the_world.state import M_NPLAYERS, M_PHASE, PHASE_NAMES, n_data
+from engines.skyline_of_the_world.tables import DTYPES, TABLES
+
+ENGINE = Engine(
+    name="skyline_of_the_world", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES,
+    records="income", wide=columns.WIDE, extra="rounds", extra_rows_per_game=columns.round_rows_per_game,
+    policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,), max_actions=search.MAX_ACTIONS,
+    max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH, n_players_slot=M_NPLAYERS, variants=VARIANTS,
+    kernel_params=kernel_params, aux="cfg", default_players=4, weight_width=MAX_WEIGHTS, state_size=n_data,
+    rows_per_game=columns.rows_per_game,
+    phase=lambda data: PHASE_NAMES[int(data[M_PHASE])],
+    action_name=lambda g, a: action_name(a, g.kp),
+    render=lambda g: render(g.state.data, g.kp),
+    observe=lambda kp, st, p: rules.observe_nb(st.data, kp.cfg, p),
+    # no scripted policy looks ahead: the scripted loop decides as the search's rollouts do
+    kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
+                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
+                 search_actions_nb=search.search_actions_nb, determinize_nb=search.determinize_nb,
+                 outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb))
+new_game = ENGINE.new_game
+
+
+def simulate(kparams: KernelParams, seat_policy_ids, seat_weights, rotate: bool, seed: int, start: int,
+             count: int) -> dict[str, dict[str, np.ndarray]]:
+    """Play games [start, start + count) of run `seed` -> {table: {column: array}} (tables.py); the
+    income table only while recording it (KernelParams.with_record_income)."""
+    t = ENGINE.simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
+    out = {name: t[name] for name in ("players", "games", "rounds")}
+    if kparams.record_income:
+        out["income"] = t["income"]
+    return out
+
 
 ENGINE_VERSION = "1.0.0"
 

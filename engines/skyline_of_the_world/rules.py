@@ -1,7 +1,7 @@
 """Skyline of the World rules as kernels over the flat state vector (state.py) and the
 rule vector `cfg` (params.KernelParams.cfg).
 
-The step API (game.py), the batch loop (batch.py) and the policies call these same
+The step API and the batch loop (engines.core.adapter) and the policies call these same
 kernels; no rule exists twice. One kernel per decision kind (build_nb, stop_nb,
 cash_nb, trade_nb, buy_nb, sell_nb, end_turn_nb), each paired with the legality
 kernel it shares with legal_nb and the policies (can_build_nb / fee_nb, can_cash_nb,
@@ -46,7 +46,7 @@ from engines.skyline_of_the_world.state import (
     P_BOUGHT, P_BUILT, P_CAP_HITS, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_N, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID,
     P_FEES_RECV, P_GOT_SELL, P_HAND, P_INCOME_MAX, P_INCOME_SUM, P_MISSION, P_PENTHOUSES, P_SKY_GOT, P_SKY_PLACED,
     P_SKY_STOCK, P_SOLD, P_SPENT_BUY, P_STOCK, P_TRADE_MASK, P_TRADED_N, P_TURNS, PB, PBASE, PH_BUILD,
-    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, CSUP, TOPV, TRADE_BASE, State,
+    PH_INVEST, PH_OVER, PH_TRADE, SELL_BASE, STOP, SUP, CSUP, TOPV, TRADE_BASE,
 )
 
 BANK = -1      # fee recipient: the bank
@@ -842,16 +842,6 @@ def tie_key_nb(d, cfg, p):
     if cfg[K_TIEBREAK] == 1 and d[M_TRIGGER] == p:
         key += 1
     return key
-
-
-# ---------------------------------------------------------------- NamedTuple API
-
-@allocating_kernel
-def new_state_nb(cfg, seed, game_index):
-    """A fresh game `game_index` of run `seed`."""
-    st = State(np.zeros(PBASE + cfg[K_N_PLAYERS] * PB, np.int64), np.zeros(4, np.uint64))
-    reset_nb(st.data, st.rng, cfg, seed, game_index)
-    return st
 
 
 @allocating_kernel

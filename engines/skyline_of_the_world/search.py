@@ -1,8 +1,5 @@
-"""Skyline of the World's side of the search player (engines.core.search): its state, what a seat
-cannot see, and the actions the search tries.
-
-    st  = (d, rng)                 the state vector and the chance stream (State's arrays)
-    ctx = (cfg, cards, missions)   the rule vector and two scratch lists for determinize_nb
+"""Skyline of the World's side of the engine adapter (engines.core.adapter): how a seat decides,
+what the search tries, what a seat cannot see, and the final scores.
 
 Hidden from seat p (rules.observe_nb), and what determinize_nb puts there instead (drawn only from
 the searcher's policy stream; it never reads a hidden value, only the size of a hidden place and
@@ -38,27 +35,22 @@ the union of the hidden card places, which the seat knows):
     money counters and the bank balance: statistics no rule reads; zeroed.
 
 Actions: the full legal list (legal_nb). Rollouts play `rollout` (greedy by default, see
-policies.py; random or heuristic) over the listed legal actions exactly as the batch loop does; a rollout always ends, at the third
-penthouse's round or at the game's own turn cap (end.turn_cap, a stall), so the default rollout_cap
+policies.py; random or heuristic) through decide_nb, the batch loop's own decision; a rollout
+always ends, at the third penthouse's round or at the game's own turn cap (end.turn_cap, a stall), so the default rollout_cap
 is 0 (to the end). Reward: prestige with the tie chain (rules.tie_key_nb), ranked by the harness.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
+from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below, next_u64, seed_into, shuffle
-from engines.core.search import make_search
-from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 from engines.skyline_of_the_world.params import (
-    K_POOL, K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, MAX_CARDS,
-    MAX_MISSIONS, N_STOCK,
+    K_POOL, K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, N_STOCK,
 )
 from engines.skyline_of_the_world.policies import choose_action_nb
-from engines.skyline_of_the_world.rules import apply_nb, legal_nb, pb_nb, score_parts_nb, tie_key_nb
+from engines.skyline_of_the_world.rules import legal_nb, pb_nb, score_parts_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL,
     NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
@@ -67,11 +59,9 @@ from engines.skyline_of_the_world.state import (
 )
 
 MAX_ACTIONS = N_ACTIONS
-
-
-@inline_kernel
-def n_players_nb(st):
-    return st[0][M_NPLAYERS]
+# a seat's row of the adapter's work matrix: the score parts the tables report
+W_PENTHOUSES, W_STRATEGIC, W_MISSION = range(3)
+WORK_WIDTH = 3
 
 
 @kernel
@@ -204,63 +194,43 @@ def sample_covered_nb(d, cfg, p, prng):
             d[pb_nb(q) + P_STOCK + k] += 1
 
 
+
 @inline_kernel
-def determinize_nb(st, ctx, p, prng):
-    d, rng = st
-    cfg = ctx[0]
+def determinize_nb(d, rng, cfg, p, prng, buf):
+    """Redraw what seat p cannot see (module docstring); `buf` is the pool of cards, then of missions."""
     seed_into(rng, next_u64(prng))
-    deal_hidden_cards_nb(d, cfg, p, ctx[1], prng)
-    deal_hidden_missions_nb(d, cfg, p, ctx[2], prng)
+    deal_hidden_cards_nb(d, cfg, p, buf, prng)
+    deal_hidden_missions_nb(d, cfg, p, buf, prng)
     if cfg[K_COVERED] == 1:
         sample_covered_nb(d, cfg, p, prng)
 
 
 @inline_kernel
-def to_move_nb(st):
-    d = st[0]
+def to_move_nb(d):
     return -1 if d[M_PHASE] == PH_OVER else d[M_PLAYER]
 
 
-@inline_kernel
-def actions_nb(st, ctx, out):
-    return legal_nb(st[0], ctx[0], out)
-
-
-@inline_kernel
-def apply_nb_(st, ctx, a):
-    apply_nb(st[0], st[1], ctx[0], a)
-
-
-@inline_kernel
-def rollout_nb(st, ctx, pid, w, prng, buf):
-    """The batch loop's decision: list the legal actions, let policy pid choose."""
-    d = st[0]
-    n = legal_nb(d, ctx[0], buf)
-    return choose_action_nb(pid, d, ctx[0], d[M_PLAYER], w, prng, buf, n)
-
-
-@inline_kernel
-def outcome_nb(st, ctx, score, key):
-    d = st[0]
-    for s in range(d[M_NPLAYERS]):
-        score[s] = score_parts_nb(d, ctx[0], s)[0]
-        key[s] = tie_key_nb(d, ctx[0], s)
-    return True
-
-
-search_nb = make_search(SimpleNamespace(
-    MAX_ACTIONS=MAX_ACTIONS, n_players_nb=n_players_nb, clone_nb=clone_nb, copy_into_nb=copy_into_nb,
-    determinize_nb=determinize_nb, to_move_nb=to_move_nb, actions_nb=actions_nb, apply_nb=apply_nb_,
-    rollout_nb=rollout_nb, outcome_nb=outcome_nb))
-
-
 @ir_inline_kernel
-def search_context_nb(cfg):
-    """The ctx tuple a search needs (allocated once per batch chunk or step decision)."""
-    return cfg, np.empty(MAX_CARDS, np.int64), np.empty(MAX_MISSIONS, np.int64)
+def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """Policy `pid` decides for the seat to move over the listed legal actions (the search seat is
+    the adapter's: no scripted policy looks ahead, so this is also decide_scripted_nb)."""
+    n = legal_nb(d, cfg, legal)
+    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
 
 
-@allocating_kernel
-def search_action_nb(d, rng, cfg, w, prng, stats):
-    """The search player's action for the seat to move (the step API's entry; cached)."""
-    return search_nb((d, rng), search_context_nb(cfg), w, prng, stats)
+@inline_kernel
+def search_actions_nb(d, cfg, out):
+    return legal_nb(d, cfg, out)
+
+
+@inline_kernel
+def outcome_nb(d, cfg, work, score, key):
+    """Prestige and the tie chain per seat; work[s] keeps the score parts the tables report."""
+    for s in range(d[M_NPLAYERS]):
+        prestige, pent, strat, md = score_parts_nb(d, cfg, s)
+        score[s] = prestige
+        key[s] = tie_key_nb(d, cfg, s)
+        work[s, W_PENTHOUSES] = pent
+        work[s, W_STRATEGIC] = strat
+        work[s, W_MISSION] = md
+    return True

@@ -1,4 +1,4 @@
-"""Skyline of the World game state: one int64 vector plus the chance stream.
+"""Skyline of the World game state: one int64 vector plus the chance stream (engines.core.adapter.State).
 
 Each part of the vector is declared once (engines.core.layout); the offsets the kernels
 use are module-level ints derived from those declarations.
@@ -32,8 +32,6 @@ Piece codes (one per floor on the board):
     kind = (code - 1) >> 2 (KIND_*), owner = (code - 1) & 3
 """
 from __future__ import annotations
-
-from typing import NamedTuple
 
 import numpy as np
 
@@ -154,25 +152,8 @@ N_KINDS = 9
 KIND_NAMES = ("floor", "neutral", "skyline", "stop", "cash", "trade", "buy", "sell", "end")
 
 
-class State(NamedTuple):
-    data: np.ndarray   # int64[n_data(P)]
-    rng: np.ndarray    # uint64[4]
-
-
 def n_data(n_players: int) -> int:
     return PBASE + n_players * PB
-
-
-def alloc_state(n_players: int) -> State:
-    return State(np.zeros(n_data(n_players), np.int64), np.zeros(4, np.uint64))
-
-
-def copy_state(st: State) -> State:
-    return State(st.data.copy(), st.rng.copy())
-
-
-def n_players_of(st: State) -> int:
-    return (len(st.data) - PBASE) // PB
 
 
 def fields(data: np.ndarray, p: int | None = None) -> dict[str, np.ndarray]:

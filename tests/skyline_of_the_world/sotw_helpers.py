@@ -11,10 +11,15 @@ import numpy as np
 
 from engines.skyline_of_the_world import new_game
 from engines.skyline_of_the_world.params import LEVELS, N_STOCK
-from engines.skyline_of_the_world.rules import income_nb, recompute_tops_nb, start_turn_nb
+from engines.skyline_of_the_world.rules import income_nb, recompute_tops_nb, start_turn_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, M_PHASE, M_PLAYER, M_SKY_BUILT, NEUTRAL, P_CASH, P_HAND, P_SKY_STOCK, P_STOCK, PB, PBASE, PH_BUILD,
 )
+
+
+def tie_keys(g) -> list[int]:
+    """The tie chain per seat (rules.tie_key_nb: higher wins a tie on prestige)."""
+    return [int(tie_key_nb(g.state.data, g.kp.cfg, p)) for p in range(g.n_players)]
 
 
 def codes(text: str) -> list[int]:

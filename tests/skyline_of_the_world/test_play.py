@@ -6,6 +6,7 @@ import pytest
 from engines.skyline_of_the_world import SPEC, kernel_params, new_game, simulate
 from engines.skyline_of_the_world.params import LEVELS, N_STOCK, VARIANTS
 from engines.skyline_of_the_world.policies import default_weights
+from engines.skyline_of_the_world.render import render
 from engines.skyline_of_the_world.rules import recompute_tops_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, M_BANK_NET, M_DECISIONS, M_STALLED, M_TURN, OWN, P_CASH, P_HAND, P_MISSION, P_SKY_STOCK, P_STOCK, PB,
@@ -196,7 +197,7 @@ def test_observation_hides_private_parts(covered):
     if not covered:  # cash and stock are open information in the normal game
         d[b1 + P_CASH] += 3
         assert not np.array_equal(g.observation(0), h.observation(0))
-    text = g.render(0)
+    text = render(g.observation(0), g.kp, viewer=0)
     assert "hidden" in text
 
 

@@ -8,7 +8,7 @@ from engines.skyline_of_the_world.state import (
     B_FLOOR, B_NEUTRAL, B_SKY, CASH_BASE, END, TRADE_BASE, M_BANK_NET, M_END_LEFT, M_PHASE, M_PLAYER, M_START, M_TRIGGER,
     P_CASH, P_FEES_PAID, P_FEES_RECV, P_HAND, P_PENTHOUSES, P_SKY_GOT, P_SKY_STOCK, P_STOCK, PH_OVER, STOP,
 )
-from sotw_helpers import cell, income, player, position
+from sotw_helpers import cell, income, player, position, tie_keys
 
 FULL = [5, 5, 5, 5, 5, 1]  # one of every floor in stock, one neutral
 
@@ -241,7 +241,7 @@ def test_scoring_and_tie_chain():
     d = g.state.data
     d[player(g, 0) + P_PENTHOUSES] = 1
     assert g.scores() == [2, 2]
-    keys = g.tie_keys()
+    keys = tie_keys(g)
     assert keys[0] > keys[1]                      # tie chain: more penthouses wins
     from engines.core.harness import rank_nb
     rank = np.zeros(2, np.int64)
@@ -269,11 +269,11 @@ def test_tournament_tiebreak_first_to_end():
     g = position({}, overrides={"scoring.tiebreak": "tournament"})
     d = g.state.data
     d[M_TRIGGER] = 1
-    keys = g.tie_keys()
+    keys = tie_keys(g)
     assert keys[1] == keys[0] + 1
     g2 = position({})
     g2.state.data[M_TRIGGER] = 1
-    assert g2.tie_keys()[0] == g2.tie_keys()[1]   # rulebook: still tied ("rematch")
+    assert tie_keys(g2)[0] == tie_keys(g2)[1]   # rulebook: still tied ("rematch")
 
 
 def test_turn_cap_during_the_last_round_is_not_a_stall():

@@ -17,7 +17,7 @@ from engines.skyline_of_the_world.state import (
     CSUP, END, M_DECK_POS, B_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
     STOP, TRADE_BASE,
 )
-from sotw_helpers import cell, income, player, position
+from sotw_helpers import cell, income, player, position, tie_keys
 
 pytestmark = pytest.mark.jit_off   # rule tests: also in CI's plain-Python subset (16 s there)
 
@@ -179,7 +179,7 @@ def test_four_cell_bonus_card_pays_eight_and_needs_every_cell():
 
 def _ranks(g):
     rank = np.zeros(g.n_players, np.int64)
-    n_win, _, winner, _ = rank_nb(np.array(g.scores()), np.array(g.tie_keys()), True, rank)
+    n_win, _, winner, _ = rank_nb(np.array(g.scores()), np.array(tie_keys(g)), True, rank)
     return n_win, winner
 
 

@@ -9,7 +9,7 @@ from engines.core.search import SEARCH_HEAD
 from engines.core.rng import new_stream
 from engines.skyline_of_the_world import SPEC, kernel_params, new_game, simulate
 from engines.skyline_of_the_world.params import N_STOCK, VARIANTS
-from engines.skyline_of_the_world.search import determinize_nb, search_context_nb
+from engines.skyline_of_the_world.search import MAX_ACTIONS, determinize_nb
 from engines.skyline_of_the_world.state import (
     DECK, M_DECISIONS, M_DECK_POS, MISSIONS, P_CASH, P_HAND, P_MISSION, P_STOCK, P_TURNS, PB, PBASE,
 )
@@ -78,7 +78,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest(overrides
         h = g.clone()
         d0 = g.state.data
         d = h.state.data
-        determinize_nb((d, h.state.rng), search_context_nb(g.kp.cfg), p, new_stream(1, 2, 3))
+        determinize_nb(d, h.state.rng, g.kp.cfg, p, new_stream(1, 2, 3), np.empty(MAX_ACTIONS, np.int64))
         assert np.array_equal(h.observation(p), g.observation(p))
         others = [q for q in range(3) if q != p]
         for q in others:
