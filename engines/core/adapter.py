@@ -43,13 +43,16 @@ The kernels a game supplies (all compiled with engines.core.kernel's decorators)
                                                players rows row0.., games row k, and its record
                                                rows r0..r1 (the required columns are the core's)
 
-A game with a second record table (`extra`, e.g. a row per round beside a row per turn) declares
-it with `extra_rows_per_game`; its record hook then takes that table's matrix and a one-element
-row counter and advances the counter itself:
+Optional, for a game that records a second table as it plays (Engine.side, e.g. the running
+score per round):
 
-    step_nb(d, rng, cfg, a, rec, wide, row, xrec, xrows) -> row
-                                               as above, and the extra table's rows into
-                                               xrec[:, xrows[0]:] (its `game` column is the core's)
+    side_nb(d, cfg, side, srow, s0, k) -> srow  after each step: write rows of game k (its first
+                                               row s0) into side[:, srow:]; returns the next free
+                                               row. The pool grows before a game when fewer than
+                                               side_rows_per_game(kp, P)[1] rows are free.
+
+The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
+drop what does not fit (a game may use what another left).
 
 The numba discipline lives here. The batch loop owns every working array, plays on views
 without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
@@ -97,19 +100,20 @@ def copy_state(st: State) -> State:
 
 # ---------------------------------------------------------------- the loops, one source for every game
 # Names in capitals are the game's, bound per game by `_rebind`: RESET_NB ... FINISH_NB (its
-# kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes
-# and, per loop variant, PLAY_NB (the game loop the chunk calls) and SEARCH_CONTEXT_NB.
+# kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes,
+# HAS_SIDE (a constant: without a side table its branches fold away) and, per loop variant, PLAY_NB
+# (the game loop the chunk calls) and SEARCH_CONTEXT_NB.
 
-def _templates(with_search, extra=False):
+def _templates(with_search):
     """play_game_nb / simulate_chunk_nb for line-ups with a look-ahead seat (with_search) or
     without one. `with_search` is a constant of the closure: numba prunes the look-ahead branches
-    before typing, so a run of scripted players never compiles the search nor the rollouts.
-    `extra` (a constant too) adds the second record table; without it its branches are pruned
-    and its arguments stay omitted."""
+    before typing, so a run of scripted players never compiles the search nor the rollouts."""
 
     def play_game_nb(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row, sctx, sstats,
-                     xrec=None, xrows=None):
-        """Play game gi of run `seed` to the end; returns (next free record row, decisions)."""
+                     side, srow, k):
+        """Play game gi of run `seed` (chunk game k) to the end; returns (next free record row,
+        decisions, next free side row)."""
+        s0 = srow
         RESET_NB(d, rng, cfg, seed, gi)
         seed_policies_nb(prngs, seed, gi)
         decisions = 0
@@ -123,24 +127,25 @@ def _templates(with_search, extra=False):
                 a = DECIDE_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
             else:
                 a = DECIDE_SCRIPTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
-            if extra:
-                row = STEP_NB(d, rng, cfg, a, rec, wide, row, xrec, xrows)
-            else:
-                row = STEP_NB(d, rng, cfg, a, rec, wide, row)
+            row = STEP_NB(d, rng, cfg, a, rec, wide, row)
+            if HAS_SIDE:
+                srow = SIDE_NB(d, cfg, side, srow, s0, k)
             decisions += 1
-        return row, decisions
+        return row, decisions, srow
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
-                          per_game, xper_game=0):
+                          per_game, side_first, side_most):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
-        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows]) and, with `extra`,
-        (extra records[N_XREC, xrows], their game numbers); matrix row j is table column j."""
+        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
+        side rows]); matrix row j is table column j."""
         P = seat_policy_ids.shape[0]
         rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
         wide_own = np.empty((N_WIDE, count * per_game), np.int64)
         rgame_own = np.empty(count * per_game, np.int64)
         players = np.zeros((N_PL, count * P), PL_DTYPE)
         games = np.zeros((N_GA, count), GA_DTYPE)
+        side_own = np.empty((N_SIDE, count * side_first), SIDE_DTYPE)
+        srow = np.int64(0)
         # working arrays, allocated once per chunk; the hot loop uses views without reference counts
         # (engines.core.lowlevel), the owners are kept alive at the end
         d_own = np.zeros(state_size, np.int64)
@@ -164,11 +169,6 @@ def _templates(with_search, extra=False):
         aux = unowned(aux)
         sctx = SEARCH_CONTEXT_NB(cfg, aux)
         sstats = np.zeros(N_STATS, np.int64)
-        if extra:
-            xrec_own = np.empty((N_XREC, count * xper_game), XREC_DTYPE)
-            xgame_own = np.empty(count * xper_game, np.int64)
-            xrows = np.zeros(1, np.int64)
-            xrec, xgame = unowned(xrec_own), unowned(xgame_own)
         pl_b, ga_b = unowned(players), unowned(games)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
         row = np.int64(0)
@@ -177,15 +177,11 @@ def _templates(with_search, extra=False):
             seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
             r0 = row
             sstats[STAT_SIMULATED] = 0
-            if extra:
-                x0 = xrows[0]
-                row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row,
-                                         sctx, sstats, xrec, xrows)
-                for r in range(x0, xrows[0]):
-                    xgame[r] = gi
-            else:
-                row, decisions = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide,
-                                         row, sctx, sstats)
+            if HAS_SIDE:
+                side_own = room_for_rows_nb(side_own, srow, side_most)
+            side = unowned(side_own)   # this game's view (side_own keeps the pool alive)
+            row, decisions, srow = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide,
+                                           row, sctx, sstats, side, srow, k)
             use_key = OUTCOME_NB(d, cfg, work, score, key)
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
@@ -195,13 +191,26 @@ def _templates(with_search, extra=False):
                 rgame[r] = gi   # the run's game number: no conversion on the Python side
             FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
-                       slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights)
-        if extra:
-            return (players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], xrec_own[:, :xrows[0]],
-                    xgame_own[:xrows[0]])
-        return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row]
+                       slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights, side_own)
+        return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], side_own[:, :srow]
 
     return play_game_nb, simulate_chunk_nb
+
+
+@allocating_kernel
+def room_for_rows_nb(m, row, need):
+    """m, or a copy twice as large (or enough) when fewer than `need` columns are free after `row`."""
+    if row + need <= m.shape[1]:
+        return m
+    grown = np.empty((m.shape[0], max(2 * m.shape[1], row + need)), m.dtype)
+    grown[:, :row] = m[:, :row]
+    return grown
+
+
+@kernel
+def no_side_nb(d, cfg, side, srow, s0, k):
+    """The side hook of a game without a side table (never called: HAS_SIDE folds it away)."""
+    return srow
 
 
 def search_context_nb(cfg, aux):
@@ -317,12 +326,17 @@ class Engine:
     default_players: int = 1
     aux: str = "aux"
     weight_width: int = 8
-    extra: str | None = None          # a second table the record hook writes (module docstring)
-    extra_rows_per_game: Callable[[Any, int], int] | None = None
+    side: str | None = None           # a second record table, written by side_nb as the game goes
+    side_rows_per_game: Callable | None = None   # (kp, P) -> (rows a game usually writes, at most)
+    extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
+    #                                              array}}: columns kept outside the kernels' matrices
+    scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
     built: SimpleNamespace = field(default=None, repr=False)
 
     def __post_init__(self):
         missing = [n for n in KERNEL_NAMES if n not in self.kernels]
+        if self.side is not None and "side_nb" not in self.kernels:
+            missing.append("side_nb")
         if missing:
             raise KeyError(f"engine {self.name}: no kernel(s) {', '.join(missing)}")
         check_tables(self.tables)
@@ -331,6 +345,8 @@ class Engine:
         players, games = self.tables["players"], self.tables["games"]
         glb = dict(globals())
         glb.update({n.upper(): f for n, f in self.kernels.items()})
+        side = self.tables[self.side] if self.side is not None else None
+        glb.setdefault("SIDE_NB", no_side_nb)
         glb.update(
             SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), WORK_WIDTH=int(self.work_width),
             MAX_PLAYERS=int(self.max_players),
@@ -340,10 +356,9 @@ class Engine:
             REC_DTYPE=_matrix_dtype(self.dtypes[self.records], rec, ("game",) + tuple(self.wide)),
             PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
             GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
-            GA_SEARCH=columns(games, SEARCH_SIMULATED.name))
-        if self.extra:
-            xt = self.tables[self.extra]
-            glb.update(N_XREC=len(xt.names), XREC_DTYPE=_matrix_dtype(self.dtypes[self.extra], xt, ("game",)))
+            GA_SEARCH=columns(games, SEARCH_SIMULATED.name),
+            HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
+            SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
 
@@ -361,7 +376,7 @@ class Engine:
         glb["SEARCH_CONTEXT_NB"] = bound(search_context_nb, "search_context_nb")
         built = {}
         for with_search in (True, False):
-            play, chunk = _templates(with_search, bool(self.extra))
+            play, chunk = _templates(with_search)
             tag = "" if with_search else "_scripted"
             g = dict(glb)
             g["PLAY_NB"] = built[f"play_game{tag}_nb"] = compiled(play, f"play_game{tag}_nb", False)
@@ -380,22 +395,18 @@ class Engine:
         ids, w = seat_arrays(seat_policy_ids, seat_weights, P, min_width=self.weight_width)
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
-        args = (kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
-                np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)))
-        if self.extra:
-            args += (np.int64(self.extra_rows_per_game(kparams, P)),)
-        out = chunk(*args)
-        players, games, rec, wide, rgame = out[:5]
+        side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
+        players, games, rec, wide, rgame, side = chunk(
+            kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
+            np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
+            np.int64(side_first), np.int64(side_most))
+        raw = {"players": players, "games": games, self.records: rec}
+        if self.side is not None:
+            raw[self.side] = side
+        extra = self.extra_columns(kparams, count, raw) if self.extra_columns is not None else {}
         special = {"game": rgame, **{name: wide[i] for i, name in enumerate(self.wide)}}
-        tables = {
-            "players": column_arrays(players, self.tables["players"], self.dtypes["players"], start),
-            "games": column_arrays(games, self.tables["games"], self.dtypes["games"], start),
-            self.records: column_arrays(rec, self.tables[self.records], self.dtypes[self.records], start, special),
-        }
-        if self.extra:
-            tables[self.extra] = column_arrays(out[5], self.tables[self.extra], self.dtypes[self.extra], start,
-                                               {"game": out[6]})
-        return tables
+        extra[self.records] = {**extra.get(self.records, {}), **special}
+        return {t: column_arrays(m, self.tables[t], self.dtypes[t], start, extra.get(t)) for t, m in raw.items()}
 
     # ------------------------------------------------------------ step API
     def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,
@@ -492,6 +503,8 @@ class Game:
 
     def scores(self) -> list[int]:
         """Score per seat (final once the game is over)."""
+        if self.engine.scores is not None:
+            return self.engine.scores(self)
         P = self.n_players
         score, key = np.zeros(P, np.int64), np.zeros(P, np.int64)
         self.engine.built.outcome_nb(self.state.data, self.kp.cfg, np.zeros((P, self.engine.work_width), np.int64),

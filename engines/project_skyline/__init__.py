@@ -2,7 +2,10 @@
 
 Layout: cards/*.toml and maps/*.toml (validated data, params.py), params.py (variant schema ->
 KernelParams), state.py (flat state vector), rules.py (rule kernels, one per decision kind),
-policies.py, batch.py (simulate), game.py (step API), render.py, tables.py.
+policies.py, search.py (how a seat decides, what it cannot see, the final scores), columns.py
+(the card events and rounds records and the result columns), render.py, tables.py. The batch
+loop, the step API and the search glue are the core's (engines.core.adapter), built from ENGINE
+below.
 """
 from pathlib import Path
 
@@ -10,12 +13,36 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
+from engines.core.adapter import Engine, Game  # noqa: E402
 from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case  # noqa: E402
-from engines.project_skyline.batch import simulate  # noqa: E402
-from engines.project_skyline.game import Game, new_game  # noqa: E402
+from engines.project_skyline import columns, rules, search  # noqa: E402
 from engines.project_skyline.params import MAP_NAMES, MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
-from engines.project_skyline.policies import N_WEIGHTS, POLICIES  # noqa: E402
-from engines.project_skyline.tables import TABLES  # noqa: E402
+from engines.project_skyline.policies import N_WEIGHTS, POLICIES, ROW_WIDTH, SEARCH  # noqa: E402
+from engines.project_skyline.render import action_name, render  # noqa: E402
+from engines.project_skyline.state import M_NPLAYERS, M_PHASE, PHASE_NAMES, n_data  # noqa: E402
+from engines.project_skyline.tables import DTYPES, TABLES  # noqa: E402
+
+ENGINE = Engine(
+    name="project_skyline", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES,
+    records="card_events", wide=(), side="rounds", side_rows_per_game=columns.rounds_per_game,
+    extra_columns=columns.extra_columns, policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,),
+    max_actions=search.MAX_ACTIONS, max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH,
+    n_players_slot=M_NPLAYERS, variants=VARIANTS, kernel_params=kernel_params,
+    aux="cfg",   # no float table: the policies read the rule vector only
+    default_players=4, weight_width=ROW_WIDTH, state_size=n_data, rows_per_game=columns.rows_per_game,
+    phase=lambda data: PHASE_NAMES[int(data[M_PHASE])],
+    action_name=lambda g, a: action_name(g.state, g.kp, a),
+    render=lambda g: render(g.state, g.kp),
+    observe=lambda kp, st, p: rules.observe_nb(st.data, kp.cfg, p),
+    # the money track during the game (the step API's scores; outcome_nb scores a capped rollout)
+    scores=lambda g: [int(rules.score_of_nb(g.state.data, p)) for p in range(g.n_players)],
+    kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
+                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
+                 search_actions_nb=rules.legal_nb, determinize_nb=search.determinize_nb,
+                 outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb,
+                 side_nb=columns.round_nb))
+simulate = ENGINE.simulate
+new_game = ENGINE.new_game
 
 ENGINE_VERSION = "0.1.0"
 

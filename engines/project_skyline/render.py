@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from engines.project_skyline.params import COLOUR_SHORT, COLOURS, KernelParams
 from engines.project_skyline.state import (
-    B_A_SCORED, B_A_SITE, B_BTAKEN, B_H, B_TOP, ENDING_NAMES, M_ENDING, M_PHASE, M_PLAYER, M_ROUND, M_SYMBOL,
+    A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP, A_SYM,
+    A_TAKE, A_UPG, B_A_SCORED, B_A_SITE, B_BTAKEN, B_H, B_TOP, ENDING_NAMES, M_ENDING, M_PHASE, M_PLAYER, M_ROUND, M_SYMBOL,
     MK_BASIC, MK_UMK, MK_UPG_N, P_DISC_N, P_DRAW_N, P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_UPOS, PB, PBASE,
     PH_OVER, PHASE_NAMES, State, n_players_of,
 )
@@ -97,3 +98,46 @@ def render(st: State, kp: KernelParams, viewer: int | None = None) -> str:
                      f"upgrade track {track}  hand [{hand}]  draw {int(d[b + P_DRAW_N])}  "
                      f"discard {int(d[b + P_DISC_N])}")
     return "\n".join(lines)
+
+
+# actions without an argument
+NAMED_ACTIONS = {A_SKIP: "neither buy nor upgrade", A_STOP: "stop playing", A_SELL_SKIP: "sell nothing",
+                 A_DONE: "draw"}
+
+
+def action_name(st: State, kp: KernelParams, a: int) -> str:
+    """Action `a` of the seat to move, in words."""
+    d, mp = st.data, kp.map
+    hand = PBASE + max(int(d[M_PLAYER]), 0) * PB + P_HAND
+
+    def held(h):
+        return card_code(kp, int(d[hand + h]))
+
+    def buy(c):
+        t = int(kp.basic_type[c])
+        return f"buy {card_code(kp, t)} ({COLOURS[c]} pile, {kp.cards[t].price} money)"
+
+    def build(s):
+        r, c, area = mp.cells[s]
+        return f"build on row {r} col {c} (area {area})"
+
+    # each action range [first, end) and its argument in words (the argument: a - first)
+    ranges = (
+        (A_BUY, A_UPG, buy),
+        (A_UPG, A_SYM, lambda i: f"upgrade {held(i // 4)} into {card_code(kp, int(d[MK_UMK + i % 4]))} "
+                                 f"(slot {i % 4})"),
+        (A_SYM, A_PLAY, lambda c: f"play {COLOURS[c]}"),
+        (A_PLAY, A_STOP, lambda h: f"play {held(h)}"),
+        (A_SPACE, A_TAKE, build),
+        (A_TAKE, A_SELL_HAND, lambda c: f"take {card_code(kp, int(kp.basic_type[c]))}"),
+        (A_SELL_HAND, A_SELL_DISC, lambda h: f"sell {held(h)} from hand"),
+        (A_SELL_DISC, A_SELL_SKIP, lambda t: f"sell {card_code(kp, t)} from discard"),
+        (A_SITE, A_DISC, lambda area: f"construction site to area {mp.area_names[area]}"),
+        (A_DISC, A_DONE, lambda h: f"discard {held(h)}"),
+    )
+    if a in NAMED_ACTIONS:
+        return NAMED_ACTIONS[a]
+    for first, end, say in ranges:
+        if first <= a < end:
+            return say(a - first)
+    return f"action {a}"

@@ -1,6 +1,6 @@
 """Project Skyline rules as kernels over the flat state vector (state.py) and the rule vector
-`cfg` (params.py). The step API (game.py), the batch loop (batch.py) and the policies call
-these same kernels; no rule exists twice.
+`cfg` (params.py). The step API and the batch loop (engines.core.adapter, over the kernels
+__init__.py's ENGINE names) and the policies call these same kernels; no rule exists twice.
 
 A turn is split into small decisions (state.PH_*), each with its own kernel:
 
@@ -65,7 +65,7 @@ from engines.project_skyline.state import (
     PH_DISCARD, PH_OVER, PH_PLAY, PH_SELL, PH_SITE, PH_SYMBOL, PH_TAKE, PH_TARGET, P_BOUGHT, P_BUILT, P_DISC,
     P_DISC_N, P_DRAW, P_DRAW_N, P_FINAL_CARDS, P_FINAL_END, P_FLOORS, P_FORFEIT, P_HAND, P_HAND_N, P_MONEY,
     P_PA, P_PLAYED, P_SOLD, P_SPENT_BUY, P_SPENT_UPG, P_SRC_AREA, P_SRC_BONUS, P_SRC_CARDS, P_SRC_MON,
-    P_SRC_SELL, P_TAKEN, P_UPGRADES, P_UPOS, State,
+    P_SRC_SELL, P_TAKEN, P_UPGRADES, P_UPOS,
 )
 
 
@@ -985,7 +985,7 @@ def discard_nb(d, rng, cfg, a):
 
 @kernel
 def apply_nb(d, rng, cfg, a):
-    """Apply a legal action of the player to move (game.py checks legality), then run the
+    """Apply a legal action of the player to move (the step API checks legality), then run the
     automatic steps to the next decision. M_EVN / EV list the card events of this decision."""
     d[M_DECISIONS] += 1
     d[M_EVN] = 0
@@ -1009,16 +1009,7 @@ def apply_nb(d, rng, cfg, a):
     advance_nb(d, rng, cfg)
 
 
-# ---------------------------------------------------------------- NamedTuple API
-
-@allocating_kernel
-def new_state_nb(cfg, seed, game_index):
-    """A fresh game `game_index` of run `seed`."""
-    from_p = cfg[K_N_PLAYERS]
-    st = State(np.zeros(PBASE + from_p * PB, np.int64), np.zeros(4, np.uint64))
-    reset_nb(st.data, st.rng, cfg, seed, game_index)
-    return st
-
+# ---------------------------------------------------------------- the step API's observation
 
 @allocating_kernel
 def observe_nb(d, cfg, player):

@@ -1,8 +1,5 @@
-"""Project Skyline's side of the search player (engines.core.search): its state, what a seat
-cannot see, and the actions the search tries.
-
-    st  = (d, rng)        the state vector and the chance stream (State's arrays)
-    ctx = (cfg, pool)     the rule vector and a scratch buffer for determinize_nb
+"""Project Skyline's side of the engine adapter (engines.core.adapter): how a seat decides, what
+the search tries, what a seat cannot see, and the final scores.
 
 Hidden from seat p (rules.observe_nb): the other players' hands (their sizes are public), the
 order of every draw pile (p's own included), the Upgrade draw pile and the chance stream (the
@@ -24,29 +21,19 @@ targets), so n >= 1 while the game runs.
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-import numpy as np
-
-from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
+from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
-from engines.core.search import make_search
-from engines.core.search import clone_pair_nb as clone_nb, copy_pair_into_nb as copy_into_nb  # (vector, stream)
 from engines.project_skyline.params import MAX_UPG
 from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
-from engines.project_skyline.rules import apply_nb, card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
+from engines.project_skyline.rules import card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
 from engines.project_skyline.state import (
     MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, M_PHASE, M_PLAYER, N_ACTIONS, PH_OVER, P_DRAW, P_DRAW_N,
     P_HAND, P_HAND_N,
 )
 
-MAX_ACTIONS = N_ACTIONS
-POOL = max(MAX_HAND + MAX_PILE, MAX_UPG)
-
-
-@inline_kernel
-def n_players_nb(st):
-    return st[0][M_NPLAYERS]
+# the legal list's size, and the adapter's int buffer determinize_nb pools the cards in
+MAX_ACTIONS = max(N_ACTIONS, MAX_HAND + MAX_PILE, MAX_UPG)
+WORK_WIDTH = 1   # outcome_nb keeps no score parts: the column writer reads the state
 
 
 @kernel
@@ -77,9 +64,7 @@ def deal_pool_nb(d, pool, i0, n0, i1, n1, prng):
 
 
 @kernel
-def determinize_nb(st, ctx, p, prng):
-    d, rng = st
-    pool = ctx[1]
+def determinize_nb(d, rng, cfg, p, prng, pool):
     seed_into(rng, next_u64(prng))                       # future reshuffles
     deal_pool_nb(d, pool, MK_UPG, d[MK_UPG_N], MK_UPG, 0, prng)   # the Upgrade draw pile
     for q in range(d[M_NPLAYERS]):
@@ -91,58 +76,28 @@ def determinize_nb(st, ctx, p, prng):
 
 
 @inline_kernel
-def to_move_nb(st):
-    d = st[0]
+def to_move_nb(d):
     return -1 if d[M_PHASE] == PH_OVER else d[M_PLAYER]
 
 
-@inline_kernel
-def actions_nb(st, ctx, out):
-    return legal_nb(st[0], ctx[0], out)
-
-
-@inline_kernel
-def apply_nb_(st, ctx, a):
-    apply_nb(st[0], st[1], ctx[0], a)
-
-
-@inline_kernel
-def rollout_nb(st, ctx, pid, w, prng, buf):
-    """The batch loop's decision: list the legal actions, random draws from them directly."""
-    d = st[0]
-    cfg = ctx[0]
-    n = legal_nb(d, cfg, buf)
+@ir_inline_kernel
+def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """Policy `pid` decides for the seat to move among the listed legal actions; random draws
+    from them directly (choose_action_nb's draw, one call layer less). No scripted policy looks
+    ahead, so this is also the scripted loop's decide_scripted_nb."""
+    n = legal_nb(d, cfg, legal)
     if pid == RANDOM:
-        return random_action_nb(d, prng, buf, n)
-    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, buf, n)
+        return random_action_nb(d, prng, legal, n)
+    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
 
 
 @inline_kernel
-def outcome_nb(st, ctx, score, key):
+def outcome_nb(d, cfg, work, score, key):
     """Final money and card count (the tie-break), as the batch ranks them; a capped rollout is
     scored as if the game ended now (card values and end condition added to the money)."""
-    d = st[0]
     if d[M_PHASE] != PH_OVER:
-        final_scoring_nb(d, ctx[0])
+        final_scoring_nb(d, cfg)
     for s in range(d[M_NPLAYERS]):
         score[s] = score_of_nb(d, s)
         key[s] = card_count_nb(d, s)
     return True
-
-
-search_nb = make_search(SimpleNamespace(
-    MAX_ACTIONS=MAX_ACTIONS, n_players_nb=n_players_nb, clone_nb=clone_nb, copy_into_nb=copy_into_nb,
-    determinize_nb=determinize_nb, to_move_nb=to_move_nb, actions_nb=actions_nb, apply_nb=apply_nb_,
-    rollout_nb=rollout_nb, outcome_nb=outcome_nb))
-
-
-@ir_inline_kernel
-def search_context_nb(cfg):
-    """The ctx tuple a search needs (allocated once per batch chunk or step decision)."""
-    return cfg, np.empty(POOL, np.int64)
-
-
-@allocating_kernel
-def search_action_nb(d, rng, cfg, w, prng, stats):
-    """The search player's action for the seat to move (the step API's entry; cached)."""
-    return search_nb((d, rng), search_context_nb(cfg), w, prng, stats)

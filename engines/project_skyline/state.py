@@ -21,10 +21,9 @@ Hidden from other players: a player's hand (its size is public) and every draw p
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
+from engines.core.adapter import State
 from engines.core.layout import Field, Layout
 from engines.project_skyline.params import MAX_AREAS, MAX_SP, MAX_T, MAX_UPG, N_COLOURS
 
@@ -148,21 +147,8 @@ A_DONE = 386               # draw
 N_ACTIONS = 400
 
 
-class State(NamedTuple):
-    data: np.ndarray
-    rng: np.ndarray
-
-
 def n_data(n_players: int) -> int:
     return PBASE + n_players * PB
-
-
-def alloc_state(n_players: int) -> State:
-    return State(np.zeros(n_data(n_players), np.int64), np.zeros(4, np.uint64))
-
-
-def copy_state(st: State) -> State:
-    return State(st.data.copy(), st.rng.copy())
 
 
 def n_players_of(st: State) -> int:

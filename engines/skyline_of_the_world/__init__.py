@@ -30,7 +30,7 @@ from engines.skyline_of_the_world.tables import DTYPES, TABLES
 
 ENGINE = Engine(
     name="skyline_of_the_world", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES,
-    records="income", wide=columns.WIDE, extra="rounds", extra_rows_per_game=columns.round_rows_per_game,
+    records="income", wide=columns.WIDE, side="rounds", side_rows_per_game=columns.round_rows_per_game,
     policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,), max_actions=search.MAX_ACTIONS,
     max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH, n_players_slot=M_NPLAYERS, variants=VARIANTS,
     kernel_params=kernel_params, aux="cfg", default_players=4, weight_width=MAX_WEIGHTS, state_size=n_data,
@@ -43,7 +43,8 @@ ENGINE = Engine(
     kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
                  to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
                  search_actions_nb=search.search_actions_nb, determinize_nb=search.determinize_nb,
-                 outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb))
+                 outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb,
+                 side_nb=columns.round_nb))
 new_game = ENGINE.new_game
 
 

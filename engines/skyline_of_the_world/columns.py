@@ -4,7 +4,7 @@ the PL_* / GA_* / IN_* / RS_* positions below are resolved from tables.py at imp
 or removed column fails here).
 
 Two record tables: `income` (the adapter's records: a row per turn, the income the player to move
-earned, while recording) and `rounds` (its extra table: each seat's running score after every
+earned, while recording) and `rounds` (its side table, written by round_nb after each step: each seat's running score after every
 round, what the game-quality metrics read).
 """
 from __future__ import annotations
@@ -38,8 +38,9 @@ PL_BUILT = columns(PLAYERS, *(f"built_{s}" for s in KIND_SUFFIX))
     "penthouses", "floors", "bank_net")
 (IN_SEAT, IN_SLOT, IN_TURN, IN_ROUND, IN_INC, IN_GROUP, IN_CASH) = columns(
     INCOME, "seat", "lineup_slot", "turn", "round", "income", "group", "cash")
-(RS_ROUND, RS_SEAT, RS_SCORE) = columns(ROUNDS, "round", "seat", "score")
+(RS_GAME, RS_ROUND, RS_SEAT, RS_SCORE) = columns(ROUNDS, "game", "round", "seat", "score")
 WIDE = ()
+ROUNDS_PER_GAME = 32   # a first guess of a game's rounds, for the pool's first allocation
 
 
 def rows_per_game(kp, n_players: int) -> int:
@@ -47,9 +48,10 @@ def rows_per_game(kp, n_players: int) -> int:
     return int(kp.turn_cap) if kp.record_income else 0
 
 
-def round_rows_per_game(kp, n_players: int) -> int:
-    """Rounds rows one game writes at most: P a round, at most ceil(turn cap / P) rounds."""
-    return n_players * ((int(kp.turn_cap) + n_players - 1) // n_players)
+def round_rows_per_game(kp, n_players: int) -> tuple[int, int]:
+    """Rounds rows: the first allocation per game (P a round, ROUNDS_PER_GAME rounds: the pool
+    grows when a game needs more) and the most one game writes (at most ceil(turn cap / P) rounds)."""
+    return n_players * ROUNDS_PER_GAME, n_players * ((int(kp.turn_cap) + n_players - 1) // n_players)
 
 
 @inline_kernel
@@ -67,11 +69,12 @@ def record_income_nb(d, inc, row):
 
 
 @kernel
-def record_round_nb(d, cfg, rs, rrow, rnd, P):
+def record_round_nb(d, cfg, rs, rrow, rnd, P, k):
     """Each seat's prestige after round rnd (1-based), into rs[:, rrow:rrow + P], scored by the
     end's own kernel (score_parts_nb); returns the next free row."""
     for s in range(P):
         prestige, _, _, _ = score_parts_nb(d, cfg, s)
+        rs[RS_GAME, rrow] = k
         rs[RS_ROUND, rrow] = rnd
         rs[RS_SEAT, rrow] = s
         rs[RS_SCORE, rrow] = prestige
@@ -80,26 +83,30 @@ def record_round_nb(d, cfg, rs, rrow, rnd, P):
 
 
 @inline_kernel
-def step_nb(d, rng, cfg, a, inc, wide, row, rs, rrows):
+def step_nb(d, rng, cfg, a, inc, wide, row):
     """Apply `a`. While recording, a turn's income row is written when the turn begins (before
-    the game's first decision, then after each decision that starts a new turn); a round's scores
-    once its last turn is over (or the game ends part-way through it). Turns advance one at a
-    time, so the rounds done before `a` are its turn // P."""
+    the game's first decision, then after each decision that starts a new turn)."""
     record = cfg[K_RECORD_INCOME] == 1
     if record and d[M_DECISIONS] == 0:
         row = record_income_nb(d, inc, row)
     t0 = d[M_TURN]
     apply_nb(d, rng, cfg, a)
-    t = d[M_TURN]
-    if t != t0:   # only a turn's end records (and the division stays off the other decisions)
-        over = d[M_PHASE] == PH_OVER
-        if record and not over:
-            row = record_income_nb(d, inc, row)
-        P = d[M_NPLAYERS]
-        done = t0 // P
-        if t >= (done + 1) * P or (over and t > done * P):
-            rrows[0] = record_round_nb(d, cfg, rs, rrows[0], done + 1, P)
+    if record and d[M_TURN] != t0 and d[M_PHASE] != PH_OVER:
+        row = record_income_nb(d, inc, row)
     return row
+
+
+@inline_kernel
+def round_nb(d, cfg, rs, rrow, r0, k):
+    """After each step: once a round's last turn is over (or the game ends part-way through one),
+    each seat's score after it into rs[:, rrow:]; game k's rounds start at row r0. Turns advance
+    one at a time, so at most one round ends per step."""
+    P = d[M_NPLAYERS]
+    done = (rrow - r0) // P   # rounds recorded
+    t = d[M_TURN]
+    if t >= (done + 1) * P or (d[M_PHASE] == PH_OVER and t > done * P):
+        rrow = record_round_nb(d, cfg, rs, rrow, done + 1, P, k)
+    return rrow
 
 
 @kernel

@@ -6,7 +6,7 @@ engine's determinization) and check_states(states) (the states reach the situati
 
 import numpy as np
 
-from engines.project_skyline.game import new_game
+from engines.project_skyline import new_game
 from engines.project_skyline.params import MAX_UPG
 from engines.project_skyline.state import (
     MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,

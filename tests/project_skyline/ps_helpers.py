@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from engines.project_skyline.game import new_game
+from engines.project_skyline import new_game
 from engines.project_skyline.rules import advance_nb, place_floors_nb
 from engines.project_skyline.state import (
     A_PLAY, B_TOP, C_PLAY, M_CONT, M_DREW, M_EXTRA, M_PHASE, M_PLAYER, M_SYMBOL, P_DISC_N, P_DRAW, P_DRAW_N,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from engines.project_skyline import SPEC
-from engines.project_skyline.batch import simulate
+from engines.project_skyline import new_game, simulate
 from engines.project_skyline.params import VARIANTS, kernel_params
 from engines.project_skyline.policies import POLICIES, default_weights
 from engines.project_skyline.state import B_H, M_DECISIONS, P_FLOORS, fields
@@ -46,7 +46,6 @@ def test_step_api_replays_the_batch_game(variant, names):
     ids, w = _lineup(names)
     out = simulate(kp, ids, w, False, 11, 3, 2)
     for k, gi in enumerate((3, 4)):
-        from engines.project_skyline.game import new_game
         g = new_game(variant, P, 11, gi)
         while not g.is_over():
             g.apply(g.policy_action(names[g.current_player()]))
@@ -61,7 +60,6 @@ def test_rounds_table_is_the_money_race_then_the_final_score(variant, names):
     the step API reads it: the money track during the game, the final score after the last round
     (= players.score: final scoring adds card values and the end condition only then). Money is spent
     (cards, upgrades), so the scores need not rise round by round: only the rounds do, 1..games.rounds."""
-    from engines.project_skyline.game import new_game
     from engines.project_skyline.state import M_ROUND
     P = len(names)
     kp = kernel_params(VARIANTS.load(variant), P)
@@ -92,7 +90,7 @@ def test_rounds_table_is_the_money_race_then_the_final_score(variant, names):
 def test_rounds_table_grows_past_its_first_allocation():
     """A chunk allocates ROUNDS_PER_GAME rounds a game and grows before a game that could overrun it
     (round_cap rounds): with a round cap 3x that, the rows kept are every round of every game."""
-    from engines.project_skyline.batch import ROUNDS_PER_GAME
+    from engines.project_skyline.columns import ROUNDS_PER_GAME
     cap = 3 * ROUNDS_PER_GAME
     kp = kernel_params(VARIANTS.load(None, {"end.round_cap": cap}), 2)
     ids, w = _lineup(("random", "random"))

@@ -9,9 +9,9 @@ from engines.core.search import SEARCH_HEAD
 from engines.core.rng import new_stream
 from engines.core.search import STAT_SIMULATED
 from engines.project_skyline import SPEC, simulate
-from engines.project_skyline.game import new_game
+from engines.project_skyline import new_game
 from engines.project_skyline.params import VARIANTS, kernel_params
-from engines.project_skyline.search import determinize_nb, search_context_nb
+from engines.project_skyline.search import MAX_ACTIONS, determinize_nb
 from engines.project_skyline.state import (
     MK_UPG, MK_UPG_N, M_NPLAYERS, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
 )
@@ -104,7 +104,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest(states):
             p = g.current_player()
             h = g.clone()
             before = h.state.data.copy(), h.state.rng.copy()
-            determinize_nb((h.state.data, h.state.rng), search_context_nb(g.kp.cfg), p, prng)
+            determinize_nb(h.state.data, h.state.rng, g.kp.cfg, p, prng, np.empty(MAX_ACTIONS, np.int64))
             d = h.state.data
             assert np.array_equal(h.observation(p), g.observation(p))
             assert _hidden_multisets(d, p) == _hidden_multisets(before[0], p)
