@@ -14,7 +14,6 @@ is no kingmaking: it can win). The measurement must find kingmaking exactly in t
 seat 2 cannot win, and the quoted Wilson interval must cover the truth about 95% of the time.
 """
 import numpy as np
-import polars as pl
 import pytest
 
 from analysis import kingmaking as K
@@ -144,36 +143,6 @@ def test_kingmaking_words_in_worlds_of_known_truth():
     # the quoted interval covers the truth about 95% of the time; "seen" is never said where there
     # is none, and almost always where 28% of the games have it (30 games sampled)
     assert cover / reps >= 0.92 and seen_at_zero == 0 and seen_large / reps >= 0.95
-
-
-def test_choice_metrics_from_the_games_table_and_not_measured_without_it(tmp_path):
-    import json
-
-    from analysis import metrics as M
-    games = pl.DataFrame({"game": [0, 1, 2], "n_winners": [1, 1, 1], "margin": [1, 2, 3], "decisions": [10, 4, 0],
-                          "stalled": [0, 0, 0], "n_choices": [5, 4, 0], "sum_legal": [30, 8, 0]})
-    players = pl.DataFrame({"game": [0, 0, 1, 1, 2, 2], "seat": [0, 1] * 3, "lineup_slot": [0, 1] * 3,
-                            "score": [1, 2, 3, 4, 5, 6], "win": [0, 1, 0, 1, 0, 1]})
-    for name, frame in (("players", players), ("games", games)):
-        (tmp_path / name).mkdir()
-        frame.write_parquet(tmp_path / name / "part-000000.parquet")
-    (tmp_path / "_done").mkdir()
-    (tmp_path / "_done" / "000000").write_text("{}")
-    (tmp_path / "manifest.json").write_text(json.dumps(
-        {"game": "cityline", "players": 2, "lineup": ["a", "a"], "variant": {"values": {}}}))
-    run = M.RunData(tmp_path, n_games=3)
-    known = M.metrics_for("cityline")
-    assert [tuple(r) for r in known["real_choice"].compute(run).iter_rows()] == [(0, "all", 0.5), (1, "all", 1.0)]
-    assert [tuple(r) for r in known["branching_factor"].compute(run).iter_rows()] == [(0, "all", 3.0),
-                                                                                        (1, "all", 2.0)]
-    assert known["kingmaking"].compute(run).height == 0          # 2 players: not a kingmaking game
-    figures = Q.choice_figures(run)
-    assert figures["sentences"][0].startswith("On average 75.0% of a game's decisions")
-    old = pl.DataFrame(games.drop("n_choices", "sum_legal"))
-    old.write_parquet(tmp_path / "games" / "part-000000.parquet")
-    run = M.RunData(tmp_path, n_games=3)
-    assert known["real_choice"].compute(run).height == 0 and known["branching_factor"].compute(run).height == 0
-    assert Q.choice_figures(run)["sentences"][0].startswith("Choice: not measured")
 
 
 def test_kingmaking_on_engine_runs(tmp_path):
