@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from analysis import plots, stats
+from analysis import plots, quality, stats
 from analysis.compare import roof_points_per_game
 from analysis.run import Run
 from analysis.frames import Metric, Plot, RunData, Section, labels, ordinal, pct, position_column, select
@@ -34,6 +34,9 @@ def sections(run: Run) -> list[Section]:
     out += [sky_outcomes(run), score_distributions(run)]
     if run.n_players > 1:
         out.append(seat_order(run))
+    game_quality = quality.quality_section(run, None)   # choice, kingmaking, ties (no running score: no race)
+    if game_quality is not None:
+        out.append(game_quality)
     return out
 
 

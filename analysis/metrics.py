@@ -30,6 +30,7 @@ from analysis.frames import fair_share as _fair_share, select as _select, zero a
 from analysis.frames import (ESTIMATE_SCHEMA, INTERVALS, T, WILSON, estimate, stall_rate,  # noqa: F401 - re-exported
                              tie_rate)
 from analysis.plugins import game_module
+from analysis.quality import CHOICE_METRICS
 
 
 
@@ -89,6 +90,8 @@ GENERIC: dict[str, Metric] = {m.name: m for m in (
     Metric("game_length", "decisions taken in a game", "mean", game_length),
     Metric("tie_rate", "share of games whose win is shared", "proportion", tie_rate, min_players=2),
     Metric("stall_rate", "share of games ended by the turn cap", "proportion", stall_rate),
+    # real_choice, branching_factor (games that record them), kingmaking (3+ players): analysis/quality.py
+    *CHOICE_METRICS.values(),
 )}
 
 def metrics_for(game_id: str) -> dict[str, Metric]:

@@ -38,12 +38,17 @@ the final score after the last) record their running score from their batch kern
 counted only when the sheet is scored at the end, and its players do not affect each other's sheets
 (default rules; with multiplayer_reroll = "starting_player" seat 0's re-roll changes everyone's dice).
 
-Not measured (no game records it yet): the share of decisions with a real choice and the
-branching factor (the batch loops skip listing legal actions where no policy reads them:
-Skyline 3000's bids, the random player's turns), and kingmaking: it asks whether a trailing
-player's move changes who wins, a counterfactual (replay the game with another move) that
-no result table can answer; under Cityline's default rules no player can change another's
-sheet, so there it is zero by the rules.
+Choice, from the games table of a game that records it (the optional columns n_choices and
+sum_legal, engines.core.harness CHOICE_COLUMNS: counted by the batch loop with the legal actions
+the step API lists; today Cityline and Skyline 3000), per game:
+
+    real_choice         share of the game's decisions with more than one legal action
+    branching_factor    legal actions per decision, averaged over the game's decisions
+
+A game whose table lacks the columns has no rows for them: "not measured", never "no choice".
+
+Kingmaking (games of 3+ players): a counterfactual no result table can answer, measured by
+replaying a sample of the run's games through the step API (analysis.kingmaking, which says how).
 """
 from __future__ import annotations
 
@@ -54,8 +59,9 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from analysis.frames import (ALL, Metric, RunData, estimate, fair_share, interval_text, pct, stall_rate, tie_rate,
-                             zero)
+from analysis import kingmaking as K
+from analysis.frames import (ALL, Metric, RunData, estimate, fair_share, interval_text, pct, select, stall_rate,
+                             tie_rate, zero)
 from analysis.sections import Finding, Section
 
 CONFIDENCE = 0.95
@@ -288,6 +294,99 @@ def metrics(spec: RoundScores) -> dict[str, Metric]:
     )}
 
 
+# --- choice (games columns n_choices, sum_legal) and kingmaking: every game ---------------------
+
+CHOICE_COLUMNS = ("n_choices", "sum_legal")   # engines.core.harness CHOICE_COLUMNS (no numba import here)
+
+
+def _choice_games(run: RunData) -> pl.DataFrame | None:
+    games = run.table("games")
+    if not set(CHOICE_COLUMNS) <= set(games.columns):
+        return None
+    return games.filter(pl.col("decisions") > 0)
+
+
+def real_choice(run: RunData) -> pl.DataFrame:
+    """Per game: the share of its decisions with more than one legal action (no rows: not recorded)."""
+    games = _choice_games(run)
+    return _empty() if games is None else select(games, ALL, pl.col("n_choices") / pl.col("decisions"))
+
+
+def branching_factor(run: RunData) -> pl.DataFrame:
+    """Per game: legal actions per decision, averaged over its decisions (no rows: not recorded)."""
+    games = _choice_games(run)
+    return _empty() if games is None else select(games, ALL, pl.col("sum_legal") / pl.col("decisions"))
+
+
+CHOICE_METRICS = {m.name: m for m in (
+    Metric("real_choice", "share of a game's decisions that offered more than one legal action (per game, "
+           "then averaged over games); only for games that record it (games.n_choices)", "proportion", real_choice),
+    Metric("branching_factor", "legal actions per decision, averaged over a game's decisions (a Skyline 3000 bid "
+           "counts every subset of the hand); only for games that record it (games.sum_legal)", "mean",
+           branching_factor),
+    Metric("kingmaking", f"share of sampled games (the first {K.GAMES} not stalled, replayed through the step API) "
+           "in which a player who could win with none of the tried actions changed who won by their choice; a "
+           "lower bound (analysis.kingmaking)", "proportion", K.kingmaking_values, min_players=3),
+)}
+
+
+def forced_verdict(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[bool, tuple[float, float, float]]:
+    """"Mostly forced": the games' mean share of decisions with a real choice is below 50%, said only
+    when the interval's upper end is (Student t over the per-game shares)."""
+    est = bonferroni_lower(values, 1, confidence)
+    return bool(est[2] < 0.5), est
+
+
+def kingmaking_verdict(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[bool, tuple[float, float, float]]:
+    """"Kingmaking seen": the Wilson interval of the per-game 0/1 values excludes 0 (every counted
+    game is an observed case, so this is said only when one was found)."""
+    est = bonferroni_lower(values, 1, confidence)
+    return bool(est[1] > 0), est
+
+
+def choice_figures(data: RunData) -> dict:
+    """The choice and kingmaking sentences, table rows and findings (empty parts when not measured)."""
+    rows, sentences, findings = [], [], []
+    share, branching = real_choice(data), branching_factor(data)
+    if share.height:
+        forced, (est, low, high) = forced_verdict(share["value"].to_numpy())
+        b = estimate(CHOICE_METRICS["branching_factor"], branching, CONFIDENCE).row(0, named=True)
+        rows.append(_row("real_choice", share.height, est, low, high))
+        rows.append(_row("branching_factor", b["n"], b["estimate"], b["low"], b["high"]))
+        text = (f"On average {_pct(est)} of a game's decisions offered more than one legal action (95% CI "
+                f"{_ci(low, high, clip=(0, 1))}), with {b['estimate']:.1f} legal actions per decision (95% CI "
+                f"{_ci(b['low'], b['high'], unit='', scale=1)}).")
+        if forced:
+            text = "Mostly forced moves: " + text[0].lower() + text[1:]
+            findings.append(Finding(text, 53.0))
+        sentences.append(text)
+    else:
+        sentences.append("Choice: not measured (this game's batch loop does not record its legal-action counts, "
+                         "games.n_choices and sum_legal).")
+    if data.players_count >= 3:
+        try:
+            frame = K.kingmaking_frame(data)
+        except K.NotReplayable as why:
+            sentences.append(f"Kingmaking: not measured ({why}).")
+        else:
+            if frame.height:
+                seen, (est, low, high) = kingmaking_verdict(frame["kingmaking"].to_numpy().astype(float))
+                rows.append(_row("kingmaking", frame.height, est, low, high))
+                what = (f"in {_pct(est)} of {frame.height} sampled games (95% CI {_ci(low, high, clip=(0, 1))}) a "
+                        "player who could win with none of the tried actions changed who won by their choice")
+                how = (f"(each game replayed, the last {K.WINDOW_PER_SEAT} decisions per seat tried with up to "
+                       f"{K.ACTIONS} actions each: a lower bound)")
+                text = f"Kingmaking seen: {what} {how}." if seen else f"No kingmaking found: {what} {how}."
+                sentences.append(text)
+                if seen:
+                    findings.append(Finding(text, 52.0))
+    return {"rows": rows, "sentences": sentences, "findings": findings}
+
+
+def _row(metric: str, n: int, est: float, low: float, high: float) -> dict:
+    return {"metric": metric, "key": ALL, "games": n, "estimate": est, "95% low": low, "95% high": high}
+
+
 # --- verdicts (each checked in tests/analysis/test_null_quality.py) ---------------------------
 
 def bonferroni_lower(values: np.ndarray, families: int, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
@@ -357,13 +456,26 @@ def outcome_figures(data: RunData, confidence: float = CONFIDENCE) -> dict:
 _pct, _ci = pct, interval_text
 
 
-def quality_section(run, spec: RoundScores) -> Section | None:
-    """The report's "Game quality" section, from the running score the game declares (`spec`);
-    None for a solo run."""
+CHOICE_METHOD = ("Choice: per game, the share of its decisions with more than one legal action and the legal "
+                 "actions per decision (counted by the batch loop as the step API lists them), then averaged over "
+                 "games (Student t); \"mostly forced\" is said only when the interval's upper end is below 50%.")
+
+
+def quality_section(run, spec: RoundScores | None) -> Section | None:
+    """The report's "Game quality" section: the race from the running score the game declares
+    (`spec`; None: the game has none, e.g. Cityline), choice and kingmaking where measured, ties and
+    stalls; None for a solo run."""
     if run.n_players < 2:
         return None
     data = RunData(run.path, run.games_done)
     data.__dict__["run"] = run
+    generic = choice_figures(data)
+    if spec is None:
+        outcome = outcome_figures(data)
+        text = " ".join(generic["sentences"] + [outcome["sentence"]]) + "\n\n" + CHOICE_METHOD
+        return Section("Game quality", text, [("Game-quality metrics (per game, game as unit)",
+                                               pl.DataFrame(generic["rows"] + outcome["rows"]))],
+                       findings=generic["findings"])
     if spec.table not in run.tables():
         return Section("Game quality", f"This run folder has no `{spec.table}` table (the running score per "
                        "round; written by engines newer than this run): run the games again for these figures.")
@@ -422,8 +534,9 @@ def quality_section(run, spec: RoundScores) -> Section | None:
                          f"eventual winner was {dd['estimate']:.1f} points behind the leader on average (95% CI "
                          f"{_ci(dd['95% low'], dd['95% high'], unit=' points', scale=1)}).")
     outcome = outcome_figures(data)
-    rows += outcome["rows"]
-    sentences.append(outcome["sentence"])
+    rows += generic["rows"] + outcome["rows"]
+    sentences += generic["sentences"] + [outcome["sentence"]]
+    findings += generic["findings"]
     table = pl.DataFrame(rows)
     n_single = int(r.single.sum())
     rounds_text = (f"each of the {r.rounds} rounds" if r.fixed_length else
@@ -435,9 +548,7 @@ def quality_section(run, spec: RoundScores) -> Section | None:
               f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
               "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "
               "means; the verdicts (runaway leader, decided late or early) are said only when the interval's "
-              "lower end is above 50%, simultaneous over the rounds (Bonferroni). Not measured: the share of decisions with a real choice and the "
-              "branching factor (no game records its legal-action counts), and kingmaking (a counterfactual: "
-              "no result table says whether a trailing player's other move would have changed the winner).")
+              "lower end is above 50%, simultaneous over the rounds (Bonferroni). " + CHOICE_METHOD)
     text = " ".join(sentences) + "\n\n" + method
     return Section("Game quality", text, [("Game-quality metrics (per game, game as unit)", table)],
                    findings=findings)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engines.core import cache_guard
+from engines.core.harness import CHOICE_COLUMNS
 from engines.core.lineup import make_lineup
 from engines.core.spec import StepGame
 from engines.registry import game_ids, get_game
@@ -74,6 +75,31 @@ def test_simulate_matches_declared_tables_and_is_chunk_independent(spec):
         assert col in whole["players"]
     for col in ("game", "winner", "n_winners", "margin", "decisions", "stalled"):
         assert col in whole["games"]
+
+
+@pytest.mark.parametrize("policy", ["random", "heuristic"])
+def test_choice_columns_count_what_the_step_api_lists(spec, policy):
+    # a game that declares the optional choice columns (engines.core.harness CHOICE_COLUMNS) counts in
+    # its batch loop exactly what a step-API replay of the same games lists: len(legal_actions()) at
+    # every decision, and the decisions with more than one
+    names = [c.name for c in CHOICE_COLUMNS]
+    if not set(names) <= set(spec.tables["games"].names):
+        assert not set(names) & set(spec.tables["games"].names), "declare both choice columns or neither"
+        return
+    players = min(3, spec.max_players)
+    lineup = make_lineup(spec, [policy], players, True)
+    variant = spec.variants.load(None)
+    kp = spec.kernel_params(variant, players)
+    games = spec.simulate(kp, lineup.policy_ids(), lineup.weight_rows(spec.max_weights), True, 4, 0, 3)["games"]
+    for i in range(3):
+        game = spec.new_game(variant, players, seed=4, game_index=i)
+        decisions = choices = total = 0
+        while not game.is_over():
+            n = len(game.legal_actions())
+            decisions, choices, total = decisions + 1, choices + (n > 1), total + n
+            game.apply(game.policy_action(policy))
+        assert (decisions, choices, total) == (games["decisions"][i], games["n_choices"][i], games["sum_legal"][i])
+        assert 0 < choices <= decisions <= total
 
 
 def test_every_policy_plays(spec):

@@ -7,6 +7,7 @@ Columns are 1..6 as on the sheet; roof types are the set-aside die value 1..6
 """
 import numpy as np
 
+from engines.core.harness import N_CHOICES, SUM_LEGAL
 from engines.core.search import SEARCH_SIMULATED
 
 from engines.core.spec import Column, TableSpec
@@ -64,6 +65,8 @@ GAMES = TableSpec(
         Column("stalled", "always 0: a Cityline game always ends within 12 turns"),
         Column("top_score", "best score at the table"),
         SEARCH_SIMULATED,
+        N_CHOICES,
+        SUM_LEGAL,
     ),
 )
 
@@ -103,6 +106,6 @@ PLAYER_DTYPES = {
 }
 GAME_DTYPES = {"game": np.int64, "winner": np.int8, "n_winners": np.int8, "margin": np.int16,
                "decisions": np.int16, "stalled": np.int8, "top_score": np.int16,
-               "search_simulated": np.int64}
+               "search_simulated": np.int64, "n_choices": np.int16, "sum_legal": np.int32}
 DECISION_DTYPES = {**{n: np.int8 for n in DECISIONS.names}, "game": np.int64, "dice_code": np.int32}
 DTYPES = {"players": PLAYER_DTYPES, "games": GAME_DTYPES, "decisions": DECISION_DTYPES}

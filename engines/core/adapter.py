@@ -54,6 +54,10 @@ score per round):
 The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
 drop what does not fit (a game may use what another left).
 
+A game whose `games` table declares the optional choice columns (engines.core.harness
+CHOICE_COLUMNS: n_choices, sum_legal) gets them counted by the loop: one legal_nb listing per
+decision, compiled out for a game that does not declare them.
+
 The numba discipline lives here. The batch loop owns every working array, plays on views
 without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
 end; the entry points convert every scalar to int64 / uint64 / bool before any kernel sees it,
@@ -73,7 +77,7 @@ import numba
 import numpy as np
 
 from engines.core.harness import (
-    REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
+    CHOICE_COLUMNS, REQUIRED_GAME_COLUMNS, REQUIRED_PLAYER_COLUMNS, check_tables, column_arrays, columns, keep_alive_all,
     rank_nb, required_columns, seats_for_game_nb, seed_policies_nb, write_game_result_nb, write_seat_results_nb,
 )
 from engines.core.kernel import INLINE, KERNEL_OPTIONS, allocating_kernel, kernel
@@ -112,15 +116,24 @@ def _templates(with_search):
     def play_game_nb(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide, row, sctx, sstats,
                      side, srow, k):
         """Play game gi of run `seed` (chunk game k) to the end; returns (next free record row,
-        decisions, next free side row)."""
+        decisions, next free side row, decisions with more than one legal action, legal actions
+        summed over the decisions); the last two are counted only for a game that declares the
+        choice columns (COUNT_CHOICES), else 0."""
         s0 = srow
         RESET_NB(d, rng, cfg, seed, gi)
         seed_policies_nb(prngs, seed, gi)
         decisions = 0
+        choices = 0
+        sum_legal = 0
         while True:
             p = TO_MOVE_NB(d)
             if p < 0:
                 break
+            if COUNT_CHOICES:   # a constant: the listing is compiled out for a game without the columns
+                n = LEGAL_NB(d, cfg, legal)
+                sum_legal += n
+                if n > 1:
+                    choices += 1
             if with_search and pol[p] == SEARCH_ID:
                 a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
             elif with_search:
@@ -131,7 +144,7 @@ def _templates(with_search):
             if HAS_SIDE:
                 srow = SIDE_NB(d, cfg, side, srow, s0, k)
             decisions += 1
-        return row, decisions, srow
+        return row, decisions, srow, choices, sum_legal
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
                           per_game, side_first, side_most):
@@ -180,13 +193,16 @@ def _templates(with_search):
             if HAS_SIDE:
                 side_own = room_for_rows_nb(side_own, srow, side_most)
             side = unowned(side_own)   # this game's view (side_own keeps the pool alive)
-            row, decisions, srow = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal, scratch, rec, wide,
-                                           row, sctx, sstats, side, srow, k)
+            row, decisions, srow, choices, sum_legal = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal,
+                                                               scratch, rec, wide, row, sctx, sstats, side, srow, k)
             use_key = OUTCOME_NB(d, cfg, work, score, key)
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, decisions, 0)
             ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+            if COUNT_CHOICES:
+                ga_b[GA_CHOICES, k] = choices
+                ga_b[GA_SUM_LEGAL, k] = sum_legal
             for r in range(r0, row):
                 rgame[r] = gi   # the run's game number: no conversion on the Python side
             FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
@@ -356,7 +372,7 @@ class Engine:
             REC_DTYPE=_matrix_dtype(self.dtypes[self.records], rec, ("game",) + tuple(self.wide)),
             PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
             GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
-            GA_SEARCH=columns(games, SEARCH_SIMULATED.name),
+            GA_SEARCH=columns(games, SEARCH_SIMULATED.name), **_choice_columns(games),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
@@ -421,6 +437,19 @@ class Engine:
         self.kernels["reset_nb"](st.data, st.rng, kp.cfg, np.uint64(seed), np.int64(game_index))
         prngs = [new_stream(np.uint64(seed), np.int64(game_index), POLICY_STREAM + s) for s in range(P)]
         return Game(self, kp, variant, st, seed, game_index, prngs)
+
+
+def _choice_columns(games: TableSpec) -> dict:
+    """COUNT_CHOICES and the positions of the optional choice columns (engines.core.harness
+    CHOICE_COLUMNS): counted when the games table declares both, a KeyError when only one."""
+    names = [c.name for c in CHOICE_COLUMNS]
+    declared = [n for n in names if n in games.names]
+    if declared and len(declared) < len(names):
+        raise KeyError(f"table 'games' declares {declared} but not all of {names}: declare both or neither")
+    if not declared:
+        return dict(COUNT_CHOICES=False, GA_CHOICES=0, GA_SUM_LEGAL=0)
+    at = columns(games, *names)
+    return dict(COUNT_CHOICES=True, GA_CHOICES=at[0], GA_SUM_LEGAL=at[1])
 
 
 def _matrix_dtype(dtypes: dict[str, type], table: TableSpec, outside: tuple[str, ...]):

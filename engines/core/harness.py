@@ -71,13 +71,23 @@ import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.rng import CHANCE_STREAM, POLICY_STREAM, derive_seed, seed_into
-from engines.core.spec import TableSpec
+from engines.core.spec import Column, TableSpec
 
 # ---------------------------------------------------------------- required columns (the toolkit's)
 # order here is the order of the index tuples the writers take, not the table's order
 REQUIRED_PLAYER_COLUMNS = ("game", "seat", "lineup_slot", "score", "rank", "win", "shared_win")
 REQUIRED_GAME_COLUMNS = ("game", "winner", "n_winners", "margin", "decisions", "stalled")
 REQUIRED = {"players": REQUIRED_PLAYER_COLUMNS, "games": REQUIRED_GAME_COLUMNS}
+
+# Optional `games` columns: how much choice the game offered (analysis.quality's real_choice and
+# branching_factor). A game whose games table declares both gets them counted by its batch loop
+# (the core adapter's does it for any game that declares them); a game without them is reported as
+# "not measured", never as no choice. Counted over every decision the loop asks a policy for, with
+# the legal actions the step API would list (legal_actions()).
+N_CHOICES = Column("n_choices", "decisions with more than one legal action (a real choice)")
+SUM_LEGAL = Column("sum_legal", "legal actions summed over the game's decisions (/ decisions: the mean "
+                   "branching factor)")
+CHOICE_COLUMNS = (N_CHOICES, SUM_LEGAL)
 
 
 def columns(table: TableSpec, *names: str):

@@ -94,7 +94,8 @@ SimulateFn = Callable[[Any, np.ndarray, np.ndarray, bool, int, int, int], dict[s
 class StepGame(Protocol):
     """The step-by-step API every game's `new_game()` returns (same names in
     every game). Actions are ints; `legal_actions()` may return any container
-    of them (Skyline 3000 returns a BidSpace for bids)."""
+    of them with len() (Skyline 3000 returns a BidSpace for bids); a container
+    too large to list offers sample(numpy Generator) -> a legal action."""
 
     def phase(self) -> str: ...               # the current phase's name
 

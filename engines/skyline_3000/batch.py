@@ -3,10 +3,11 @@ result tables of tables.py.
 
 The loop calls exactly the kernels the step API calls (current player,
 legal_actions_nb, choose_action_nb, apply_action_nb; search.search_move_nb for
-a search seat): there is one copy of the rules. It skips the listing where no policy reads it: bids, and the
-random player's construction turns (policy_random_nb counts and picks with
-rules.main_kind_counts_nb / main_kind_action_nb, the helpers
-legal_actions_nb lists with, and draws what it would draw from the list).
+a search seat): there is one copy of the rules. It counts every decision's legal actions for the
+games columns n_choices and sum_legal (rules.n_legal_nb: bids are counted, 2^cards, not listed);
+the random player's construction turns still get no list (policy_random_nb counts and picks with
+rules.main_kind_counts_nb / main_kind_action_nb, the helpers legal_actions_nb lists with, and
+draws what it would draw from the list).
 
 What every game's loop does is the shared harness's (engines.core.harness):
 seat rotation, the policy streams, rank / win / shared win / margin into the
@@ -29,7 +30,7 @@ from engines.core.lowlevel import unowned
 from engines.core.search import N_STATS, STAT_SIMULATED
 from engines.skyline_3000.policies import RANDOM, SEARCH, choose_action_nb
 from engines.skyline_3000.search import search_buffers_nb, search_move_nb
-from engines.skyline_3000.rules import apply_action_nb, final_result_nb, legal_actions_nb, reset_state_nb
+from engines.skyline_3000.rules import apply_action_nb, final_result_nb, n_legal_nb, reset_state_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_CUR,
     C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_P, N_ALOG, P_PAID, P_PLAYED,
@@ -48,20 +49,31 @@ def _play_game_kernel(with_search):
     numba copies it into simulate_chunk_nb (ir_inline_kernel; its callees stay compiled kernels):
     as a kernel of its own, the whole game's code was optimised and emitted to machine code once
     for it and once more inside the batch loop, about 2.5 s of a cold start."""
-    def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats):
+    def play_game_nb(tab, pub, hands, sec, legal, prng, seat_pids, seat_w, run_seed, game_index, sbufs, sstats,
+                     choice):
         """Play one whole game into the buffers pub, hands, sec (preallocated;
         reset here from the variant table tab = KernelParams.tab). seat_pids[s]
         and seat_w[s] are the policy id and weight row of the seat s; legal is an
         int64[kp.max_actions] buffer and prng uint64[P, 4] the policy streams; a
         search seat searches with the buffers sbufs (search.search_buffers_nb) and
-        adds its counters to sstats (engines.core.search STAT_*).
+        adds its counters to sstats (engines.core.search STAT_*). choice int64[2] gets the
+        decisions with more than one legal action and the legal actions summed over the
+        decisions (rules.n_legal_nb: what the step API lists; a bid counts every subset).
         Returns False if a policy chose an illegal action (the game stops there;
         the caller raises: a raise inside the kernel costs seconds of compile)."""
         reset_state_nb(pub, hands, sec, tab, run_seed, game_index)
         seed_policies_nb(prng, run_seed, game_index)
+        choice[0] = 0
+        choice[1] = 0
         while pub[C_PHASE] != PH_OVER:
             p = pub[C_CUR]
             pid = seat_pids[p]
+            # counted before the policy decides (it may use `legal` as scratch); a policy that
+            # does not read the list still gets n = 0, as before
+            n_legal = n_legal_nb(pub, hands, legal)
+            choice[1] += n_legal
+            if n_legal > 1:
+                choice[0] += 1
             if with_search and pid == SEARCH:
                 a = search_move_nb((pub, hands, sec), sbufs, seat_w[p], prng[p], sstats)
             else:
@@ -69,7 +81,7 @@ def _play_game_kernel(with_search):
                 # (policy_random_nb), and nobody needs one to bid
                 n = 0
                 if not (pub[C_PHASE] == PH_BID or (pid == RANDOM and pub[C_PHASE] == PH_MAIN)):
-                    n = legal_actions_nb(pub, hands, legal)
+                    n = n_legal
                 a = choose_action_nb(pid, pub, hands[p], legal, n, seat_w[p], prng[p])
             if not apply_action_nb(pub, hands, sec, a):
                 return False
@@ -102,21 +114,22 @@ AU_HIGHS = columns(AUCTIONS, *[f"high_{q}" for q in range(MAX_P)])
     GAMES, "first_key", "points_tied", "tie_break_decided", "construction_turns")
 PL_COLS = PLAYERS_TABLE.names
 AU_COLS = AUCTIONS.names
-# every games column but the last comes from the int32 matrix `ga`; search_simulated (int64: a
-# long search overflows int32) from its own vector
-assert GAMES.names[-1] == "search_simulated"
-GA_COLS = GAMES.names[:-1]
+# every games column but the int64 ones comes from the int32 matrix `ga`; search_simulated (a long
+# search overflows int32) and sum_legal (a bid counts 2^cards) from their own vector `ga_wide`
+GA_WIDE = ("sum_legal", "search_simulated")
+GA_COLS = [c for c in GAMES.names if c not in GA_WIDE]
+GA_CHOICES = GA_COLS.index("n_choices")
 
 
 def _simulate_chunk_kernel(with_search):
     """simulate_chunk_nb over play_game_nb (with_search) or play_game_scripted_nb: two cached
     kernels, chosen by simulate from the line-up."""
     @kernel_named("simulate_chunk_nb" if with_search else "simulate_chunk_scripted_nb", allocates=True)
-    def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_search, cu, rs):
+    def simulate_chunk_nb(tab, slot_pids, slot_w, rotate, run_seed, start, count, pl, au, au_n, ga, ga_wide, cu, rs):
         """Play games [start, start + count). Fills the column-major matrices
         pl int32[len(PL_COLS), count * P], au int32[len(AU_COLS), count * n_auctions]
         (au_n[g] rows used by game g) and ga int32[len(GA_COLS), count], the
-        search seats' simulated decisions per game in ga_search int64[count], and
+        int64 columns GA_WIDE per game in ga_wide int64[2, count], and
         cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
         Returns -1, or the index of a game where a policy chose an illegal action."""
         P = tab[T_N_PLAYERS]
@@ -135,6 +148,7 @@ def _simulate_chunk_kernel(with_search):
         hv = np.zeros(P, np.int64)
         sbufs = search_buffers_nb()
         sstats = np.zeros(N_STATS, np.int64)
+        choice = np.zeros(2, np.int64)
         # the game loop runs on borrowed views (no reference counting); the
         # arrays above stay alive to the end of this kernel (keep_alive_all);
         # views: engines/core/lowlevel.py
@@ -150,10 +164,11 @@ def _simulate_chunk_kernel(with_search):
             seats_for_game_nb(gi, rotate, slot_pids, slot_w, slot_of, seat_pids, seat_w)
             sstats[STAT_SIMULATED] = 0
             if with_search:
-                ok = play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi, sbufs, sstats)
+                ok = play_game_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi, sbufs, sstats,
+                                  choice)
             else:
                 ok = play_game_scripted_nb(tab, pub_b, hands_b, sec_b, legal_b, prng_b, pids_b, w_b, run_seed, gi,
-                                           sbufs, sstats)
+                                           sbufs, sstats, choice)
             if not ok:
                 keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
                 return gi
@@ -209,7 +224,9 @@ def _simulate_chunk_kernel(with_search):
             ga[GA_POINTS_TIED, g] = 1 if n_top > 1 else 0
             ga[GA_TIE_BREAK_DECIDED, g] = 1 if tb else 0
             ga[GA_TURNS, g] = pub[C_TURNS_TOTAL]
-            ga_search[g] = sstats[STAT_SIMULATED]
+            ga[GA_CHOICES, g] = choice[0]
+            ga_wide[0, g] = choice[1]
+            ga_wide[1, g] = sstats[STAT_SIMULATED]
         keep_alive_all(pub, hands, sec, legal, prng, seat_pids, seat_w)
         return -1
     return simulate_chunk_nb
@@ -234,12 +251,12 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     au = np.zeros((len(AU_COLS), count * kp.n_auctions), np.int32)
     au_n = np.zeros(count, np.int32)
     ga = np.zeros((len(GA_COLS), count), np.int32)
-    ga_search = np.zeros(count, np.int64)
+    ga_wide = np.zeros((len(GA_WIDE), count), np.int64)
     cu = np.zeros((P, kp.n_cards, 3), np.int32)
     rs = np.zeros((count, P, kp.rounds), np.int32)
     chunk = simulate_chunk_nb if (ids == SEARCH).any() else simulate_chunk_scripted_nb
     bad = chunk(kp.tab, ids, w, bool(rotate), np.uint64(seed), np.int64(start), np.int64(count),
-                pl, au, au_n, ga, ga_search, cu, rs)
+                pl, au, au_n, ga, ga_wide, cu, rs)
     if bad >= 0:
         raise ValueError(f"a policy chose an illegal action in game {bad} of run {seed}")
     keep = (np.arange(kp.n_auctions)[None, :] < au_n[:, None]).reshape(-1)
@@ -247,7 +264,7 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
     out = {
         "players": {c: pl[j].copy() for j, c in enumerate(PL_COLS)},
         "auctions": {c: au[j].copy() for j, c in enumerate(AU_COLS)},
-        "games": {**{c: ga[j].copy() for j, c in enumerate(GA_COLS)}, "search_simulated": ga_search},
+        "games": _games_columns(ga, ga_wide),
         "card_use": _card_use(kp, cu, int(start)),
         "rounds": rounds_table(rs, int(start)),
     }
@@ -258,6 +275,13 @@ def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
             if c in out[name]:
                 out[name][c] = out[name][c].astype(np.int8)
     return out
+
+
+def _games_columns(ga, ga_wide):
+    """The games table in tables.py's column order, from the int32 matrix and the int64 vectors."""
+    narrow = {c: ga[j].copy() for j, c in enumerate(GA_COLS)}
+    wide = {c: ga_wide[j].copy() for j, c in enumerate(GA_WIDE)}
+    return {c: narrow[c] if c in narrow else wide[c] for c in GAMES.names}
 
 
 def _card_use(kp, cu, start):

@@ -69,6 +69,11 @@ class BidSpace:
             m |= 1 << int(c)
         return BID_FLAG | m
 
+    def sample(self, rng: np.random.Generator) -> int:
+        """A bid drawn uniformly from the space (each hand card joins with probability 1/2): the
+        StepGame way to draw from a container too large to list."""
+        return self.bid(c for c in self.cards if rng.random() < 0.5)
+
     def bid_values(self, values: Iterable[int]) -> int:
         """A bid of hand cards with these values (any cards carrying them)."""
         left = list(self.cards)

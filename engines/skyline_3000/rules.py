@@ -944,6 +944,16 @@ def legal_actions_nb(pub, hands, out):
 
 
 @inline_kernel
+def n_legal_nb(pub, hands, out):
+    """How many legal actions the seat to move has: the step API's len(legal_actions()). A bid is
+    any subset of the hand (2^cards; legal_actions_nb lists none); otherwise legal_actions_nb's
+    count (it lists into `out`)."""
+    if pub[C_PHASE] == PH_BID:
+        return np.int64(1) << pub[PLAYERS + pub[C_CUR] * N_PROW + P_NHAND]
+    return legal_actions_nb(pub, hands, out)
+
+
+@inline_kernel
 def do_pass_nb(pub, p):
     """Pass: final for this construction phase."""
     pub[C_PASSED] |= 1 << p

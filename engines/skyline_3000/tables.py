@@ -3,6 +3,7 @@
 Seats are numbered 0..P-1 clockwise; `lineup_slot` is the position in the
 run's policy line-up (equal to the seat unless seats rotate).
 """
+from engines.core.harness import N_CHOICES, SUM_LEGAL
 from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
@@ -78,6 +79,8 @@ GAMES = TableSpec(
         Column("decisions", "decisions taken in the game"),
         Column("construction_turns", "construction turns played, all rounds"),
         Column("stalled", "1 if the turn cap ended the game"),
+        N_CHOICES,
+        SUM_LEGAL,
         SEARCH_SIMULATED,
     ),
 )

@@ -219,6 +219,10 @@ def _skyline_tables(rng, n_games, players, lineup, rotate, seat_bonus, policy_bo
         "passes_round1": per_seat(rng.integers(0, 6, size=game.size), np.int16),
         "policy": policy,
     })
+    decisions = rng.integers(60, 140, size=n_games).astype(np.int32)
+    # the choice columns from a generator of their own: the other columns keep their draws
+    choice_rng = np.random.default_rng(n_games)
+    n_choices = choice_rng.binomial(decisions, 0.8).astype(np.int32)
     games_frame = pl.DataFrame({
         "game": np.arange(n_games, dtype=np.int64),
         "first_key": first_key.astype(np.int8),
@@ -227,9 +231,11 @@ def _skyline_tables(rng, n_games, players, lineup, rotate, seat_bonus, policy_bo
         "margin": margin.astype(np.int32),
         "points_tied": points_tied.astype(np.int8),
         "tie_break_decided": tie_break_decided.astype(np.int8),
-        "decisions": rng.integers(60, 140, size=n_games).astype(np.int32),
+        "decisions": decisions,
         "construction_turns": rng.integers(20, 60, size=n_games).astype(np.int32),
         "stalled": (rng.random(n_games) < 0.01).astype(np.int8),
+        "n_choices": n_choices,
+        "sum_legal": (decisions + n_choices * choice_rng.integers(1, 12, size=n_games)).astype(np.int64),
         "search_simulated": np.zeros(n_games, np.int64),   # no search seat in these line-ups
     })
     auctions_frame = pl.DataFrame(auctions)

@@ -117,3 +117,21 @@ def test_turn_order_declared_as_a_players_flag(tmp_path, monkeypatch):
     by_flag = M.seat_win_rate(_run(tmp_path / "b", players, games, 3, game="coin")).sort(["game", "key"])
     assert by_flag.equals(by_column)
     assert by_flag.filter(pl.col("key") == "1st")["value"].to_list() == [1.0, 1.0]  # seat 2, then seat 1
+
+
+def test_choice_metrics_from_the_games_table_and_not_measured_without_it(tmp_path):
+    from analysis import quality as Q
+    games = pl.DataFrame({"game": [0, 1, 2], "n_winners": [1, 1, 1], "margin": [1, 2, 3], "decisions": [10, 4, 0],
+                          "stalled": [0, 0, 0], "n_choices": [5, 4, 0], "sum_legal": [30, 8, 0]})
+    players = pl.DataFrame({"game": [0, 0, 1, 1, 2, 2], "seat": [0, 1] * 3, "lineup_slot": [0, 1] * 3,
+                            "score": [1, 2, 3, 4, 5, 6], "win": [0, 1, 0, 1, 0, 1]})
+    run = _run(tmp_path / "new", players, games, 2, game="cityline")
+    known = M.metrics_for("cityline")
+    assert [tuple(r) for r in known["real_choice"].compute(run).iter_rows()] == [(0, "all", 0.5), (1, "all", 1.0)]
+    assert [tuple(r) for r in known["branching_factor"].compute(run).iter_rows()] == [(0, "all", 3.0),
+                                                                                        (1, "all", 2.0)]
+    assert known["kingmaking"].compute(run).height == 0          # 2 players: not a kingmaking game
+    assert Q.choice_figures(run)["sentences"][0].startswith("On average 75.0% of a game's decisions")
+    run = _run(tmp_path / "old", players, games.drop("n_choices", "sum_legal"), 2, game="cityline")
+    assert known["real_choice"].compute(run).height == 0 and known["branching_factor"].compute(run).height == 0
+    assert Q.choice_figures(run)["sentences"][0].startswith("Choice: not measured")

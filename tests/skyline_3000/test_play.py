@@ -12,7 +12,7 @@ from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.search import search_buffers_nb
 from engines.skyline_3000.state import (
-    A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
+    A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_DECISIONS, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
     PI_DISCARDS, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
     P_NHAND, P_ROOFS, P_SCORE, P_ST_BB_OVER, PH_BID, PH_OVER, PI_DECK, PI_DISC, PL_H, PL_R, State,
 )
@@ -74,11 +74,14 @@ def test_invariants_over_many_games(players, policy):
     ids = np.array([POLICIES[n].policy_id for n in mix], np.int64)
     w = weight_rows(mix)
     n_games = 1500 if policy == "random" else 600
+    choice = np.zeros(2, np.int64)
     for i in range(n_games):
         play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i), SBUFS,
-                     np.zeros(N_STATS, np.int64))
+                     np.zeros(N_STATS, np.int64), choice)
         check_invariants(st, kp)
         assert st.ctrl[C_N_AUC] == 12
+        # choices counted: every decision has at least one legal action
+        assert 0 < choice[0] <= st.ctrl[C_DECISIONS] <= choice[1]
 
 
 def test_invariants_on_other_variants():
@@ -92,7 +95,8 @@ def test_invariants_on_other_variants():
         names = ["heuristic", "greedy"] + ["random"] * (P - 2)
         for i in range(300):
             play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
-                         weight_rows(names), np.uint64(3), np.int64(i), SBUFS, np.zeros(N_STATS, np.int64))
+                         weight_rows(names), np.uint64(3), np.int64(i), SBUFS, np.zeros(N_STATS, np.int64),
+                         np.zeros(2, np.int64))
             check_invariants(st, kp)
 
 
@@ -241,7 +245,7 @@ def test_invariants_when_a_billboard_costs_a_card(players):
     placed = np.zeros(players, np.int64)
     for i in range(300):
         assert play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, weight_rows(names), np.uint64(23),
-                            np.int64(i), SBUFS, np.zeros(N_STATS, np.int64))
+                            np.int64(i), SBUFS, np.zeros(N_STATS, np.int64), np.zeros(2, np.int64))
         check_invariants(st, kp)
         placed += -st.players[:, P_EV_BILLBOARD] // kp.billboard_cost
     assert (placed > 0).all(), placed
