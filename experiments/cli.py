@@ -399,6 +399,41 @@ def tune_cmd(
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
+@app.command("train", short_help="Learn a game's expert policy by expert iteration.")
+def train_cmd(
+    game: str = typer.Argument(..., metavar="GAME", help="Game id."),
+    out: Optional[Path] = typer.Option(None, "--out", help="The training folder (default results/train/GAME-sSEED); "
+                                       "a rerun with the same options resumes it."),
+    players: int = typer.Option(4, "--players", "-p", help="Seats per game."),
+    seed: int = typer.Option(0, "--seed", help="Training seed (every game and sample derives from it)."),
+    iterations: int = typer.Option(3, "--iterations", help="Expert iterations at most (stops at the first that "
+                                   "does not improve)."),
+    games: int = typer.Option(100, "--games", "-n", help="Search games recorded per iteration."),
+    budget: int = typer.Option(20, "--budget", help="The search player's play-outs per decision."),
+    eval_games: int = typer.Option(2000, "--eval-games", help="Expert vs heuristic games judging each iteration."),
+    ridge: float = typer.Option(1e-3, "--ridge", help="Ridge penalty of the fit."),
+    target: str = typer.Option("choice", "--target", help="What the evaluation is fitted to: choice (the "
+                               "search's choices, conditional logit) or score (the mover's final score, "
+                               "least squares)."),
+    install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
+                                       "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
+):
+    """Learn GAME's expert: record search games, fit a linear evaluation, play it against the heuristic,
+    roll it out in the next iteration's search (engines/core/expert.py, experiments/train.py)."""
+    from experiments.train import TrainError, TrainPlan, install, train
+
+    plan = TrainPlan(game, players, seed, iterations, games, budget, eval_games, ridge, target)
+    folder = out or Path("results") / "train" / f"{game}-s{seed}"
+    try:
+        manifest = train(plan, folder, progress=True, log=typer.echo)
+        typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"
+                   + (f"; stopped: {manifest['stopped']}" if manifest["stopped"] else ""))
+        if install_model:
+            typer.echo(f"model written to {install(plan, folder)}")
+    except (TrainError, *_user_errors()) as exc:
+        _fail(str(exc))
+
+
 @app.command("bench", short_help="Measure games per second, start-up, memory.")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),

@@ -19,7 +19,9 @@ from engines.cityline.policies import POLICIES, SEARCH, STRONG
 from engines.cityline.render import action_name, render
 from engines.cityline.state import M_NPLAYERS, PHASE_NAMES, M_PHASE, n_data
 from engines.cityline.tables import DTYPES, SKY_NAMES, TABLES
+from engines.cityline.features import FEATURES
 from engines.core.adapter import Engine, Game
+from engines.core.expert import EXPERT_FILE, ExpertSpec
 from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case
 
 ENGINE = Engine(
@@ -64,6 +66,8 @@ SPEC = GameSpec(
                              c_games=2_000_000), BenchmarkCase(1, "greedy", 100_000),
                BenchmarkCase(1, "heuristic", 100_000), BenchmarkCase(1, "strong", 200),
                BenchmarkCase(4, "random", 100_000),
+               # the learned expert's speed (issue 27's goal: 1,000 four-player games/s per core)
+               BenchmarkCase(4, "expert", 20_000),
                # the search player's cost (experiments/benchmark.py prints ns per simulated decision)
                BenchmarkCase(1, "search(iterations=400)", 40),
                one_search_seat_case(8)),
@@ -80,6 +84,8 @@ SPEC = GameSpec(
     ladder_players=5,
     ladder_games=3000,
     ladder_findings_games=200,
+    expert=ExpertSpec(FEATURES, Path(__file__).parent / EXPERT_FILE, search.afterstate_nb, search.choices_nb,
+                      search.MAX_ACTIONS),
 )
 
 __all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

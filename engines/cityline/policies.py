@@ -29,28 +29,29 @@ from pathlib import Path
 import numpy as np
 
 from engines.cityline.params import (
-    K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_BONUS, K_MOON_MIN_EVEN,
-    K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_SUN_BONUS, K_TABLE,
-    K_CLOUD_BONUS, K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
+    K_COLUMNS, K_CONSTRUCTION_TURNS, K_DICE, K_FACES, K_MAX_FLOORS, K_MOON_MIN_EVEN,
+    K_OCCUPANCY_TURNS, K_SAME_TYPE_ONCE, K_TABLE,
+    K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
 from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
 from engines.core.harness import keep_alive_all
 from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
 from engines.cityline.rules import (
     action_of_choice_nb, apply_nb, choice_mask_nb, redraw_hidden_choices_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
-    sky_bonus_nb, sky_of_nb,
 )
 from engines.cityline.state import (
-    ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, MOON, O0, OCC_BASE, P_C_EVEN,
-    P_C_ODD, P_O_EVEN, P_O_ODD, P_SKY, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE, SUN,
+    ACT_STRIDE, DC, DR, DV, F0, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, O0, OCC_BASE, P_C_EVEN,
+    P_C_ODD, P_O_EVEN, P_O_ODD, P_SKY, PB, PBASE, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, ROOF_BASE,
 )
 from engines.core.rng import below, next_u64, random_bits, seed_into, uniform
+from engines.cityline.features import FEATURES, sky_value_nb
+from engines.core.expert import EXPERT_FILE, expert_policy, load_model
 from engines.core.lineup import policy_row
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 
-RANDOM, GREEDY, HEURISTIC, STRONG, SEARCH = 0, 1, 2, 3, 4
+RANDOM, GREEDY, HEURISTIC, STRONG, SEARCH, EXPERT = 0, 1, 2, 3, 4, 5
 
 # Seeded jitter: greedy and heuristic add a uniform draw in [0, jitter) points, from the seat's
 # policy stream, to every candidate's value before taking the best. Exact ties (common: table
@@ -89,6 +90,9 @@ POLICIES = {
     "strong": PolicyInfo("strong", STRONG, "Monte Carlo rollouts of the heuristic per candidate action",
                          dict(STRONG_WEIGHTS)),
 }
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train cityline`; dispatched by search.decide_nb, never by choose_action_nb)
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
 # the search player (engines.core.search; Cityline's side in search.py, dispatched by the batch
 # loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
@@ -114,32 +118,6 @@ def _x_rate(cfg):
 @kernel
 def _tab(cfg, r, o):
     return cfg[K_TABLE + r * TABLE_STRIDE + o]
-
-
-@kernel
-def _sky_value(cfg, sky, odd, even, k):
-    """Expected sky bonus with `k` more set-aside dice of random parity (p = 1/2 each).
-    sky < 0: still in construction, odd/even are construction counts: the sky itself is at stake,
-    with a 70 % chance (sun, moon) or 50 % (cloud) that the occupancy majority then pays."""
-    total = 0.0
-    pj = 0.5 ** k
-    coef = 1.0
-    for j in range(k + 1):
-        o = odd + j
-        e = even + k - j
-        if sky < 0:  # the time phase's rule on the imagined construction dice
-            s = sky_of_nb(cfg, o, e)
-            if s == SUN:
-                b = 0.7 * cfg[K_SUN_BONUS]
-            elif s == MOON:
-                b = 0.7 * cfg[K_MOON_BONUS]
-            else:
-                b = 0.5 * cfg[K_CLOUD_BONUS]
-        else:  # final scoring's rule on the imagined occupancy dice
-            b = 1.0 * sky_bonus_nb(cfg, sky, o, e)
-        total += coef * pj * b
-        coef = coef * (k - j) / (j + 1)
-    return total
 
 
 @kernel
@@ -177,8 +155,8 @@ def _roof_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     early = np.int64(grow + 0.5)
     last = turn + 1 >= cfg[K_CONSTRUCTION_TURNS]
     k_left = cfg[K_CONSTRUCTION_TURNS] - turn - 1
-    sky_odd = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
-    sky_even = _sky_value(cfg, np.int64(-1), d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
+    sky_odd = sky_value_nb(cfg, np.int64(-1), d[b + PS + P_C_ODD] + 1, d[b + PS + P_C_EVEN], k_left)
+    sky_even = sky_value_nb(cfg, np.int64(-1), d[b + PS + P_C_ODD], d[b + PS + P_C_EVEN] + 1, k_left)
     for i in range(n):
         v, c = decode_nb(legal[i], np.int64(ROOF_BASE))
         h = d[b + H0 + c]
@@ -219,8 +197,8 @@ def _occupy_scores_nb(d, cfg, fill, p, w, legal, n, out, greedy):
     if k_left < 0:
         k_left = 0
     sky = d[b + PS + P_SKY]
-    sky_odd = _sky_value(cfg, sky, d[b + PS + P_O_ODD] + 1, d[b + PS + P_O_EVEN], k_left)
-    sky_even = _sky_value(cfg, sky, d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN] + 1, k_left)
+    sky_odd = sky_value_nb(cfg, sky, d[b + PS + P_O_ODD] + 1, d[b + PS + P_O_EVEN], k_left)
+    sky_even = sky_value_nb(cfg, sky, d[b + PS + P_O_ODD], d[b + PS + P_O_EVEN] + 1, k_left)
     for i in range(n):
         v, c = decode_nb(legal[i], np.int64(OCC_BASE))
         r = d[b + R0 + c]

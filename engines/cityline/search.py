@@ -7,14 +7,19 @@ roof / occupancy turn. `determinize_nb` redraws all three from the searcher's po
 fresh chance stream, a uniform reserve, and each pending choice uniformly among that seat's legal
 choices (rules.redraw_hidden_choices_nb). A re-roll is searched over one mask per multiset of
 re-rolled values (policies.canonical_mask_nb), as the strong policy does.
+
+The learned expert (engines.core.expert) decides over the same pieces: the search's action list,
+its determinization and the rules, scoring each outcome with features.features_nb.
 """
 from __future__ import annotations
 
 from engines.cityline.params import K_FACES, K_TIE_BREAK, MAX_COLUMNS, MAX_FACES
-from engines.cityline.policies import RANDOM, canonical_mask_nb, choose_action_nb, choose_scripted_nb, \
+from engines.cityline.features import N_FEATURES, features_nb
+from engines.cityline.policies import EXPERT, RANDOM, canonical_mask_nb, choose_action_nb, choose_scripted_nb, \
     random_choice_nb
-from engines.cityline.rules import legal_nb, redraw_hidden_choices_nb, score_nb, tie_key_nb
+from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb, tie_key_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
+from engines.core.expert import make_expert
 from engines.core.kernel import inline_kernel, ir_inline_kernel
 from engines.core.rng import below, next_u64, seed_into
 
@@ -41,6 +46,8 @@ def listed_nb(d, cfg, legal):
 def decide_nb(d, cfg, fill, pid, w, prng, legal, scratch):
     """Policy `pid` decides for the seat to move; random draws from the choice set without listing
     it (random_action_nb's draw)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, fill, w, prng, legal)
     if pid == RANDOM:
         return random_choice_nb(d, cfg, prng)
     return choose_action_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, listed_nb(d, cfg, legal), scratch)
@@ -49,6 +56,8 @@ def decide_nb(d, cfg, fill, pid, w, prng, legal, scratch):
 @ir_inline_kernel
 def decide_scripted_nb(d, cfg, fill, pid, w, prng, legal, scratch):
     """decide_nb without the look-ahead players (compiles no rollouts)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, fill, w, prng, legal)
     if pid == RANDOM:
         return random_choice_nb(d, cfg, prng)
     return choose_scripted_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, listed_nb(d, cfg, legal), scratch)
@@ -90,3 +99,8 @@ def outcome_nb(d, cfg, work, score, key):
         ws[W_BONUS] = bonus
         ws[W_ZEROED] = zeroed
     return cfg[K_TIE_BREAK] != 0   # scoring.tie_break: 'shared' (default) ranks on the score alone
+
+
+# the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
+                                       N_FEATURES, MAX_ACTIONS)

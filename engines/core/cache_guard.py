@@ -22,7 +22,8 @@ from pathlib import Path
 _CORE = Path(__file__).parent
 # the core modules compiled into every game's kernels (the ones that do not exist
 # in this checkout are skipped, so the list may name modules still to come)
-_CORE_KERNEL_SOURCES = ("kernel.py", "rng.py", "lowlevel.py", "harness.py", "layout.py", "search.py", "adapter.py")
+_CORE_KERNEL_SOURCES = ("kernel.py", "rng.py", "lowlevel.py", "harness.py", "layout.py", "search.py", "adapter.py",
+                        "expert.py")
 
 
 def _kernel_sources(package_dir: Path) -> list[Path]:

@@ -200,6 +200,9 @@ class GameSpec:
     ladder_players: int = 0               # 0: default_players
     ladder_games: int = 200
     ladder_findings_games: int = 200
+    # the learned expert (engines.core.expert.ExpertSpec: its features, model file and the trainer's
+    # afterstate kernel); None: the game has no expert yet (`skyline-lab train` refuses it)
+    expert: Any = None
 
     def policy(self, name: str) -> PolicyInfo:
         try:

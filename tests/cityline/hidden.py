@@ -13,7 +13,8 @@ from engines.cityline.state import (
 POLICIES = ["random", "greedy", "heuristic", "strong(rollouts=2, reroll_rollouts=2)",
             "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
             "search(iterations=16, halving=0)", "search(iterations=8, rollout=heuristic, halving=0)",
-            "heuristic_tuned"]   # the shipped preset (engines/cityline/presets.toml)
+            "heuristic_tuned",   # the shipped preset (engines/cityline/presets.toml)
+            "expert", "search(iterations=8, rollout=expert)"]   # the learned expert (expert.toml), and rolled out
 
 
 def decision_states(n_players, n_games=6, seed=2):

@@ -1,0 +1,335 @@
+"""`skyline-lab train GAME`: learn a game's expert (engines.core.expert) by expert iteration.
+
+Each iteration
+
+  1. plays `games` games with the search player in every seat (`search(iterations=budget)`,
+     rolling out the heuristic in the first iteration, the best expert so far after it), and
+     records for every decision the features of the mover's outcome (the game's
+     `afterstate_nb`: a determinized copy, the chosen action applied, the mover's features)
+     and, once the game ends, the mover's final score as the target;
+  2. fits the expert's weights to every row recorded so far by ridge least squares (numpy),
+     its quality the R^2 on the last fifth of the games (held out of the fit, then refitted on all);
+  3. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
+     rotating, the same games every iteration) and keeps it when its mean score margin over
+     the heuristic beats the best so far; it stops after the first iteration that does not.
+
+Everything lives in a run-like folder: train.json (the plan and one entry per finished
+iteration), data_NNN.npz (the rows of iteration NNN), model_NNN.toml, and expert.toml (the best
+model). A rerun with the same plan resumes after the last finished iteration; a folder of another
+plan is refused; no file the trainer did not write is touched. Every draw comes from the seed:
+the same plan gives the same files.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engines.core.expert import ExpertModel, model_text
+from engines.core.lineup import make_lineup, policy_row
+from engines.core.rng import new_stream
+from engines.core.search import SEARCH_HEAD
+from engines.registry import get_game
+
+MANIFEST = "train.json"
+TRAIN_FILES = {MANIFEST, "expert.toml"}
+RECORD_STREAM = 1_000   # the recorder's own chance stream per game (never a seat's policy stream)
+EVAL_SEED_OFFSET = 1    # the evaluation games' run seed: plan seed + this
+
+
+TARGETS = ("choice", "score")
+
+
+class TrainError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class TrainPlan:
+    game: str
+    players: int = 4
+    seed: int = 0
+    iterations: int = 3        # at most
+    games: int = 100           # search games per iteration
+    budget: int = 20           # the search player's play-outs per decision
+    eval_games: int = 2000     # expert vs heuristic games per iteration
+    ridge: float = 1e-3        # ridge penalty (per row) on the weights, the bias excepted
+    target: str = "choice"     # what is fitted: "choice" (the search's choices) or "score" (the final score)
+
+    def check(self) -> None:
+        if self.players < 2:
+            raise TrainError(f"players must be at least 2 (the expert is measured against the heuristic), not {self.players}")
+        for name in ("iterations", "games", "budget", "eval_games"):
+            if getattr(self, name) < 1:
+                raise TrainError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.seed < 0:
+            raise TrainError(f"seed must be >= 0, not {self.seed}")
+        if self.target not in TARGETS:
+            raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
+        if self.ridge < 0:
+            raise TrainError(f"ridge must be >= 0, not {self.ridge}")
+
+    def command(self) -> str:
+        return (f"skyline-lab train {shlex.quote(self.game)} --players {self.players} --seed {self.seed} "
+                f"--iterations {self.iterations} --games {self.games} --budget {self.budget} "
+                f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}")
+
+
+def _expert_spec(game: str):
+    spec = get_game(game)
+    if spec.expert is None:
+        raise TrainError(f"{game} declares no expert yet (GameSpec.expert: its features and afterstate kernel)")
+    return spec
+
+
+def search_row(spec, budget: int, model: ExpertModel | None) -> tuple[str, np.ndarray]:
+    """The search player's policy text and weight row, rolling out `model` (None: the heuristic)."""
+    rollout = "heuristic" if model is None else spec.expert.policy
+    text = f"search(iterations={budget}, rollout={rollout})"
+    _, row = policy_row(spec.policies, text)
+    if model is not None:
+        tail = model.row()
+        row = np.concatenate([row[:SEARCH_HEAD], tail])
+    return text, row
+
+
+def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | None, progress=None) -> dict:
+    """Iteration `iteration`'s tables: per decision the features of the chosen action's outcome
+    (X), the mover's final score (y) and the game (game); per decision with a choice, every
+    candidate's features (C, rows start..start + n of decision k), the chosen one's row (chosen)
+    and the game (cgame)."""
+    text, row = search_row(spec, plan.budget, model)
+    variant = spec.variants.load(None)
+    xs, ys, gs = [], [], []
+    cands, chosen, cgame = [], [], []
+    rows = 0
+    for k in range(plan.games):
+        gi = iteration * plan.games + k
+        g = spec.new_game(variant, plan.players, plan.seed, gi)
+        rec = new_stream(np.uint64(plan.seed), np.int64(gi), RECORD_STREAM)
+        movers = []
+        while not g.is_over():
+            p = g.current_player()
+            a = g.policy_action(text, weights=row)
+            xs.append(spec.expert.features_after(g, a, rec))
+            legal, feats = spec.expert.choices(g, rec)
+            hit = np.flatnonzero(legal == a)
+            if len(legal) > 1 and len(hit) == 1:
+                cands.append(feats)
+                chosen.append(rows + int(hit[0]))
+                cgame.append(gi)
+                rows += len(legal)
+            movers.append(p)
+            g.apply(a)
+        score = g.scores()
+        ys.extend(float(score[p]) for p in movers)
+        gs.extend([gi] * len(movers))
+        if progress is not None:
+            progress.update(1)
+    nf = len(spec.expert.features)
+    C = np.vstack(cands) if cands else np.zeros((0, nf))
+    starts = np.cumsum([0] + [len(c) for c in cands[:-1]]) if cands else np.zeros(0, np.int64)
+    return {"X": np.array(xs).reshape(-1, nf), "y": np.array(ys), "game": np.array(gs, np.int64), "C": C,
+            "start": np.asarray(starts, np.int64), "chosen": np.array(chosen, np.int64),
+            "cgame": np.array(cgame, np.int64)}
+
+
+def fit_choice(C: np.ndarray, start: np.ndarray, chosen: np.ndarray, ridge: float) -> np.ndarray:
+    """Conditional logit on the search's choices (a candidate's probability ~ exp(w . features)),
+    ridge-penalised; scipy's L-BFGS. Weights in logit units: the expert plays their argmax."""
+    from scipy.optimize import minimize
+
+    D, F = len(start), C.shape[1]
+    group = np.repeat(np.arange(D), np.diff(np.append(start, len(C))))
+    lam = ridge * D
+    picked = C[chosen].sum(0)
+
+    def nll(w):
+        u = C @ w
+        m = np.maximum.reduceat(u, start)
+        e = np.exp(u - m[group])
+        z = np.add.reduceat(e, start)
+        p = e / z[group]
+        value = -(u[chosen].sum() - (m + np.log(z)).sum()) + lam * (w @ w)
+        grad = -(picked - p @ C) + 2 * lam * w
+        return value, grad
+
+    return minimize(nll, np.zeros(F), jac=True, method="L-BFGS-B").x
+
+
+def choice_quality(C, start, chosen, w) -> tuple[float, float]:
+    """(share of decisions where the weights' best candidate is the search's choice, mean log-likelihood)."""
+    if len(start) == 0:
+        return 0.0, 0.0
+    u = C @ w
+    ends = np.append(start[1:], len(C))
+    hits, ll = 0, 0.0
+    for s0, e0, c in zip(start, ends, chosen):
+        seg = u[s0:e0]
+        hits += int(s0 + int(np.argmax(seg)) == c)
+        m = seg.max()
+        ll += u[c] - m - np.log(np.exp(seg - m).sum())
+    return hits / len(start), ll / len(start)
+
+
+def fit(X: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
+    """Ridge least squares (the bias, column 0, unpenalised)."""
+    n, f = X.shape
+    pen = np.sqrt(ridge * n) * np.eye(f)
+    pen[0, 0] = 0.0
+    A = np.vstack([X, pen])
+    b = np.concatenate([y, np.zeros(f)])
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def r2(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    res = y - X @ w
+    tot = y - y.mean()
+    return float(1.0 - (res @ res) / max(tot @ tot, 1e-12))
+
+
+def fit_with_holdout(X, y, games, ridge) -> tuple[np.ndarray, float, float]:
+    """(weights fitted on every row, R^2 in sample, R^2 on the last fifth of the games when
+    fitted without them)."""
+    ids = np.unique(games)
+    cut = ids[int(len(ids) * 0.8)] if len(ids) >= 5 else ids[-1] + 1
+    train = games < cut
+    held = 0.0
+    if train.any() and (~train).any():
+        held = r2(X[~train], y[~train], fit(X[train], y[train], ridge))
+    w = fit(X, y, ridge)
+    return w, r2(X, y, w), held
+
+
+def evaluate(spec, plan: TrainPlan, model: ExpertModel) -> dict:
+    """The expert against the heuristic: half the seats each, rotating, the same games every time."""
+    P = plan.players
+    names = [spec.expert.policy if s % 2 == 0 else "heuristic" for s in range(P)]
+    lineup = make_lineup(spec, names, P, True)
+    ids = lineup.policy_ids()
+    rows = lineup.weight_rows(spec.max_weights)
+    mrow = model.row()
+    rows = np.hstack([rows, np.zeros((P, max(0, len(mrow) - rows.shape[1])))])
+    for s in range(P):
+        if names[s] == spec.expert.policy:
+            rows[s, :] = 0.0
+            rows[s, :len(mrow)] = mrow
+    kp = spec.kernel_params(spec.variants.load(None), P)
+    t = spec.simulate(kp, ids, rows, True, plan.seed + EVAL_SEED_OFFSET, 0, plan.eval_games)["players"]
+    slot = np.asarray(t["lineup_slot"])
+    expert = np.isin(slot, [s for s in range(P) if names[s] == spec.expert.policy])
+    score = np.asarray(t["score"], np.float64)
+    win = np.asarray(t["win"], np.float64)
+    # per game: the experts' mean score minus the heuristics' (a paired margin, its standard error)
+    n = plan.eval_games
+    S, E = score.reshape(n, P), expert.reshape(n, P)
+    diff = (S * E).sum(1) / E.sum(1) - (S * ~E).sum(1) / (~E).sum(1)
+    return {"margin": float(diff.mean()), "margin_se": float(diff.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+            "expert_score": float(score[expert].mean()), "heuristic_score": float(score[~expert].mean()),
+            "expert_win": float(win[expert].mean()), "heuristic_win": float(win[~expert].mean())}
+
+
+def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str]:
+    """The weights fitted to every iteration's tables so far, and the fit's quality in words (on the
+    last fifth of the games, held out of a first fit)."""
+    games = len(np.unique(np.concatenate([d["game"] for d in data])))
+    if plan.target == "score":
+        X = np.vstack([d["X"] for d in data])
+        y = np.concatenate([d["y"] for d in data])
+        g = np.concatenate([d["game"] for d in data])
+        w, fit_in, fit_out = fit_with_holdout(X, y, g, plan.ridge)
+        return w, (f"iteration {it}: final scores of {len(y):,} decisions of {games:,} search games, "
+                   f"R^2 {fit_in:.3f} in sample, {fit_out:.3f} on held-out games")
+    Cs, starts, chosen, cg, off = [], [], [], [], 0
+    for d in data:
+        Cs.append(d["C"])
+        starts.append(d["start"] + off)
+        chosen.append(d["chosen"] + off)
+        cg.append(d["cgame"])
+        off += len(d["C"])
+    C, start, ch, cg = np.vstack(Cs), np.concatenate(starts), np.concatenate(chosen), np.concatenate(cg)
+    ids = np.unique(cg)
+    cut = ids[int(len(ids) * 0.8)] if len(ids) >= 5 else ids[-1] + 1
+    k = int(np.searchsorted(cg, cut)) if np.all(np.diff(cg) >= 0) else len(cg)
+    held = (0.0, 0.0)
+    if 0 < k < len(cg):
+        w0 = fit_choice(C[:start[k]], start[:k], ch[:k], plan.ridge)
+        held = choice_quality(C, start[k:], ch[k:], w0)
+    w = fit_choice(C, start, ch, plan.ridge)
+    acc, ll = choice_quality(C, start, ch, w)
+    return w, (f"iteration {it}: the search's choices at {len(start):,} decisions of {games:,} search games, "
+               f"its choice ranked first {acc:.3f} in sample ({held[0]:.3f} on held-out games), "
+               f"log-likelihood {ll:.3f} a decision ({held[1]:.3f} held out)")
+
+
+def _load_manifest(folder: Path, plan: TrainPlan) -> dict:
+    path = folder / MANIFEST
+    if path.is_file():
+        manifest = json.loads(path.read_text())
+        if manifest.get("plan") != asdict(plan):
+            raise TrainError(f"{folder} holds a training of another plan ({manifest.get('plan')}); "
+                             "use another folder or the same options")
+        return manifest
+    return {"plan": asdict(plan), "iterations": [], "stopped": ""}
+
+
+def _model(spec, plan: TrainPlan, weights, fit_text: str) -> ExpertModel:
+    return ExpertModel(tuple(spec.expert.features), tuple(float(x) for x in weights), 1, plan.command(), fit_text)
+
+
+def _read_model(spec, entry: dict, plan: TrainPlan) -> ExpertModel:
+    return _model(spec, plan, entry["weights"], entry["fit"])
+
+
+def train(plan: TrainPlan, folder: str | Path, progress: bool = False, log=print) -> dict:
+    """Run (or resume) the training in `folder`; returns the manifest."""
+    plan.check()
+    spec = _expert_spec(plan.game)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest = _load_manifest(folder, plan)
+    done = manifest["iterations"]
+    best = max(done, key=lambda e: e["eval"]["margin"], default=None)
+    while len(done) < plan.iterations and not manifest["stopped"]:
+        it = len(done)
+        rollout = None if best is None else _read_model(spec, best, plan)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=plan.games, desc=f"iteration {it} search games", unit="game")
+        tables = play_and_record(spec, plan, it, rollout, bar)
+        if bar is not None:
+            bar.close()
+        np.savez(folder / f"data_{it:03d}.npz", **tables)
+        w, fit_text = fit_all([dict(np.load(folder / f"data_{j:03d}.npz")) for j in range(it + 1)], plan, it)
+        model = _model(spec, plan, w, fit_text)
+        (folder / f"model_{it:03d}.toml").write_text(model_text(model))
+        ev = evaluate(spec, plan, model)
+        entry = {"iteration": it, "rollout": "heuristic" if rollout is None else f"expert of iteration {best['iteration']}",
+                 "decisions": int(len(tables["y"])),
+                 "weights": [float(x) for x in w], "fit": fit_text, "eval": ev}
+        done.append(entry)
+        log(f"{fit_text}; expert vs heuristic: margin {ev['margin']:+.3f} ± {1.96 * ev['margin_se']:.3f} points, "
+            f"win {ev['expert_win']:.3f} vs {ev['heuristic_win']:.3f}")
+        if best is not None and ev["margin"] <= best["eval"]["margin"]:
+            manifest["stopped"] = f"iteration {it} did not improve on iteration {best['iteration']}"
+        else:
+            best = entry
+        (folder / MANIFEST).write_text(json.dumps(manifest, indent=1))
+    if best is not None:
+        (folder / "expert.toml").write_text(model_text(_read_model(spec, best, plan)))
+    return manifest
+
+
+def install(plan: TrainPlan, folder: str | Path) -> Path:
+    """Copy the folder's best model into the game's package (its expert.toml)."""
+    spec = _expert_spec(plan.game)
+    src = Path(folder) / "expert.toml"
+    if not src.is_file():
+        raise TrainError(f"{folder} has no trained model yet")
+    dst = Path(spec.expert.model_file)
+    dst.write_text(src.read_text())
+    return dst
