@@ -7,6 +7,7 @@ condition and never goes below 0.
 """
 import numpy as np
 
+from engines.core.harness import N_CHOICES, SUM_LEGAL
 from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
@@ -67,6 +68,8 @@ GAMES = TableSpec(
         Column("top_score", "best score at the table"),
         Column("events_dropped", "card events not recorded (over the per-chunk budget)"),
         SEARCH_SIMULATED,
+        N_CHOICES,
+        SUM_LEGAL,
     ),
 )
 

@@ -7,6 +7,7 @@ values; a variant may change the first five).
 """
 import numpy as np
 
+from engines.core.harness import N_CHOICES, SUM_LEGAL
 from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
 
@@ -73,6 +74,8 @@ GAMES = TableSpec(
         Column("floors", "floors on the board"),
         Column("bank_net", "money paid to the bank minus money paid by it"),
         SEARCH_SIMULATED,
+        N_CHOICES,
+        SUM_LEGAL,
     ),
 )
 
