@@ -813,7 +813,7 @@ def main_kind_action_nb(pub, hand, p, kind, j, okd):
         for k in range(pub[TAB + T_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 if j == 0:
-                    return billboard_action_nb(k, c)
+                    return billboard_action_nb(np.int64(k), np.int64(c))
                 j -= 1
         return np.int64(-1)
     if kind == K_NOACT:
@@ -869,10 +869,10 @@ def list_main_nb(pub, hand, p, out):
         if billboard_ok_nb(pub, p, k):
             if costs:
                 for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
-                    out[n] = billboard_action_nb(k, hand[i])
+                    out[n] = billboard_action_nb(np.int64(k), np.int64(hand[i]))
                     n += 1
             else:
-                out[n] = billboard_action_nb(k, -1)
+                out[n] = billboard_action_nb(np.int64(k), np.int64(-1))
                 n += 1
     return n
 
