@@ -203,8 +203,9 @@ def test_full_size_design_files_are_shipped_and_validate():
     assert [t.text for t in tune.targets] == ["seat_score_edge within +-2"]
     roofs = names["cityline_roof_tables_tune"]
     assert roofs.targets[0].relative == "mean" and roofs.ranges[0].index == 2
-    # the budget: each fits 30 min on 2 cores at the heuristic rung (games counted up front)
-    assert D.plan_games(sens)["games_at_most"] <= 80_000 and D.plan_games(tune)["games_at_most"] <= 30_000
+    # the budget: each fits 30 min on 2 cores at the heuristic rung (games counted up front; the
+    # heuristic plays some 2,000-4,000 four-player games/s a core: the full map ran in 95 s, its file says)
+    assert D.plan_games(sens)["games_at_most"] <= 250_000 and D.plan_games(tune)["games_at_most"] <= 30_000
 
 
 def test_sensitivity_and_tuning_notebook_executes(tmp_path, monkeypatch):
