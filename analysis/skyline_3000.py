@@ -29,6 +29,7 @@ from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Secti
 from analysis.frames import format_p, game_spec, labels as declared_labels, pct, rate_with_interval
 from analysis.quality import RoundScores
 from analysis.run import Run
+from analysis.runfolder import RunFolderError
 
 N_PRICE_BINS = 8
 CARD_USES = ("played", "bid", "kept")
@@ -83,12 +84,14 @@ def sections(run: Run) -> list[Section]:
 
 
 def check_columns(run: Run) -> None:
-    """Fail with the missing column names if the engine's tables drifted from tables.py."""
+    """Refuse, in one line naming the missing columns, a run whose tables lack columns of tables.py
+    (written by an older engine, or the tables drifted)."""
     for name in set(run.tables()) & set(_spec().tables):
         present = set(run.scan(name).collect_schema().names())
         missing = [c for c in _spec().tables[name].names if c not in present]
         if missing:
-            raise ValueError(f"run {run.path}: table '{name}' lacks columns {missing} (see engines/skyline_3000/tables.py)")
+            raise RunFolderError(f"{run.path}: table '{name}' lacks columns {missing}: the run was written by an "
+                                 "older engine; play it again (skyline-lab run ... --fresh) to report it")
 
 
 # --- helpers -------------------------------------------------------------------------
