@@ -56,7 +56,14 @@ drop what does not fit (a game may use what another left).
 
 A game whose `games` table declares the optional choice columns (engines.core.harness
 CHOICE_COLUMNS: n_choices, sum_legal) gets them counted by the loop: one legal_nb listing per
-decision, compiled out for a game that does not declare them.
+decision, compiled out for a game that does not declare them. So that a decision is not listed
+twice (once to count, once to decide), such a game may also supply
+
+    decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch) -> a
+                                               decide_nb over the n legal actions already listed
+                                               in legal (only for a game none of whose scripted
+                                               policies looks ahead: it stands for both decide
+                                               kernels)
 
 The numba discipline lives here. The batch loop owns every working array, plays on views
 without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
@@ -129,6 +136,7 @@ def _templates(with_search):
             p = TO_MOVE_NB(d)
             if p < 0:
                 break
+            n = 0
             if COUNT_CHOICES:   # a constant: the listing is compiled out for a game without the columns
                 n = LEGAL_NB(d, cfg, legal)
                 sum_legal += n
@@ -136,6 +144,8 @@ def _templates(with_search):
                     choices += 1
             if with_search and pol[p] == SEARCH_ID:
                 a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
+            elif DECIDE_LISTED:   # a constant: the listing above serves the decision too
+                a = DECIDE_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
             elif with_search:
                 a = DECIDE_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
             else:
@@ -227,6 +237,12 @@ def room_for_rows_nb(m, row, need):
 def no_side_nb(d, cfg, side, srow, s0, k):
     """The side hook of a game without a side table (never called: HAS_SIDE folds it away)."""
     return srow
+
+
+@kernel
+def no_decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """The listed decision of a game without one (never called: DECIDE_LISTED folds it away)."""
+    return np.int64(-1)
 
 
 def search_context_nb(cfg, aux):
@@ -363,6 +379,7 @@ class Engine:
         glb.update({n.upper(): f for n, f in self.kernels.items()})
         side = self.tables[self.side] if self.side is not None else None
         glb.setdefault("SIDE_NB", no_side_nb)
+        glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
         glb.update(
             SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), WORK_WIDTH=int(self.work_width),
             MAX_PLAYERS=int(self.max_players),
@@ -373,6 +390,7 @@ class Engine:
             PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
             GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
             GA_SEARCH=columns(games, SEARCH_SIMULATED.name), **_choice_columns(games),
+            DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)

@@ -38,6 +38,7 @@ ENGINE = Engine(
     scores=lambda g: [int(rules.score_of_nb(g.state.data, p)) for p in range(g.n_players)],
     kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
                  to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
+                 decide_listed_nb=search.decide_listed_nb,
                  search_actions_nb=rules.legal_nb, determinize_nb=search.determinize_nb,
                  outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb,
                  side_nb=columns.round_nb))

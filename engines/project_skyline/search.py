@@ -82,10 +82,17 @@ def to_move_nb(d):
 
 @ir_inline_kernel
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
-    """Policy `pid` decides for the seat to move among the listed legal actions; random draws
-    from them directly (choose_action_nb's draw, one call layer less). No scripted policy looks
-    ahead, so this is also the scripted loop's decide_scripted_nb."""
+    """Policy `pid` decides for the seat to move among the listed legal actions. No scripted
+    policy looks ahead, so this is also the scripted loop's decide_scripted_nb."""
     n = legal_nb(d, cfg, legal)
+    return decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
+
+
+@ir_inline_kernel
+def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """decide_nb over the n legal actions listed in `legal` (the core's loop lists them once, to
+    count the choice and to decide); random draws from them directly (choose_action_nb's draw,
+    one call layer less)."""
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)

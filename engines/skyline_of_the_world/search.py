@@ -211,11 +211,18 @@ def to_move_nb(d):
 
 
 @ir_inline_kernel
+def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """Policy `pid` decides for the seat to move over the n legal actions listed in `legal` (the
+    core's loop lists them once, to count the choice and to decide)."""
+    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
+
+
+@ir_inline_kernel
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
     """Policy `pid` decides for the seat to move over the listed legal actions (the search seat is
     the adapter's: no scripted policy looks ahead, so this is also decide_scripted_nb)."""
     n = legal_nb(d, cfg, legal)
-    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
+    return decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
 
 
 @inline_kernel
