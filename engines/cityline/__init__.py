@@ -36,7 +36,8 @@ ENGINE = Engine(
     observe=lambda kp, st, p: rules.observe_nb(st, kp, p),
     kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
                  to_move_nb=search.to_move_nb, decide_nb=search.decide_nb,
-                 decide_scripted_nb=search.decide_scripted_nb, search_actions_nb=search.search_actions_nb,
+                 decide_scripted_nb=search.decide_scripted_nb, decide_listed_nb=search.decide_listed_nb,
+                 decide_scripted_listed_nb=search.decide_scripted_listed_nb, search_actions_nb=search.search_actions_nb,
                  determinize_nb=search.determinize_nb, outcome_nb=search.outcome_nb, step_nb=columns.step_nb,
                  finish_nb=columns.finish_nb))
 simulate = ENGINE.simulate

@@ -16,7 +16,7 @@ from __future__ import annotations
 from engines.cityline.params import K_FACES, K_TIE_BREAK, MAX_COLUMNS, MAX_FACES
 from engines.cityline.features import N_FEATURES, features_nb
 from engines.cityline.policies import EXPERT, RANDOM, canonical_mask_nb, choose_action_nb, choose_scripted_nb, \
-    random_choice_nb
+    random_action_nb, random_choice_nb
 from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb, tie_key_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
 from engines.core.expert import make_expert
@@ -61,6 +61,28 @@ def decide_scripted_nb(d, cfg, fill, pid, w, prng, legal, scratch):
     if pid == RANDOM:
         return random_choice_nb(d, cfg, prng)
     return choose_scripted_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, listed_nb(d, cfg, legal), scratch)
+
+
+@ir_inline_kernel
+def decide_listed_nb(d, cfg, fill, pid, w, prng, legal, n, scratch):
+    """decide_nb over the n legal actions the core's loop listed in `legal` (it lists them once,
+    to count the choice and to decide): random draws from the list (random_action_nb: the same
+    draw as random_choice_nb's). On a re-roll the list holds every mask, which no policy reads."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, fill, w, prng, legal)
+    if pid == RANDOM:
+        return random_action_nb(d, prng, legal, n)
+    return choose_action_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, n, scratch)
+
+
+@ir_inline_kernel
+def decide_scripted_listed_nb(d, cfg, fill, pid, w, prng, legal, n, scratch):
+    """decide_listed_nb without the look-ahead players (compiles no rollouts)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, fill, w, prng, legal)
+    if pid == RANDOM:
+        return random_action_nb(d, prng, legal, n)
+    return choose_scripted_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, n, scratch)
 
 
 @inline_kernel

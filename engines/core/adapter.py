@@ -61,9 +61,11 @@ twice (once to count, once to decide), such a game may also supply
 
     decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch) -> a
                                                decide_nb over the n legal actions already listed
-                                               in legal (only for a game none of whose scripted
-                                               policies looks ahead: it stands for both decide
-                                               kernels)
+                                               in legal (it stands for both decide kernels unless
+                                               the game also supplies the next one)
+    decide_scripted_listed_nb(...)             decide_scripted_nb over the listed actions (a game
+                                               with look-ahead scripted policies: the scripted
+                                               loop compiles no rollouts)
 
 The numba discipline lives here. The batch loop owns every working array, plays on views
 without reference counts (engines.core.lowlevel.unowned) and keeps the owners alive to the
@@ -145,7 +147,10 @@ def _templates(with_search):
             if with_search and pol[p] == SEARCH_ID:
                 a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
             elif DECIDE_LISTED:   # a constant: the listing above serves the decision too
-                a = DECIDE_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
+                if with_search:
+                    a = DECIDE_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
+                else:
+                    a = DECIDE_SCRIPTED_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
             elif with_search:
                 a = DECIDE_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, scratch)
             else:
@@ -369,6 +374,8 @@ class Engine:
         missing = [n for n in KERNEL_NAMES if n not in self.kernels]
         if self.side is not None and "side_nb" not in self.kernels:
             missing.append("side_nb")
+        if "decide_scripted_listed_nb" in self.kernels and "decide_listed_nb" not in self.kernels:
+            missing.append("decide_listed_nb (beside decide_scripted_listed_nb)")
         if missing:
             raise KeyError(f"engine {self.name}: no kernel(s) {', '.join(missing)}")
         check_tables(self.tables)
@@ -380,6 +387,7 @@ class Engine:
         side = self.tables[self.side] if self.side is not None else None
         glb.setdefault("SIDE_NB", no_side_nb)
         glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
+        glb.setdefault("DECIDE_SCRIPTED_LISTED_NB", glb["DECIDE_LISTED_NB"])
         glb.update(
             SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), WORK_WIDTH=int(self.work_width),
             MAX_PLAYERS=int(self.max_players),
