@@ -54,6 +54,10 @@ score per round):
 The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
 drop what does not fit (a game may use what another left).
 
+The loop writes games.search_simulated (engines.core.search SEARCH_SIMULATED: what the search
+seats simulated); a game that offers no search player may leave the column out (its search_id is
+then an id no policy has).
+
 A game whose `games` table declares the optional choice columns (engines.core.harness
 CHOICE_COLUMNS: n_choices, sum_legal) gets them counted by the loop: one legal_nb listing per
 decision, compiled out for a game that does not declare them. So that a decision is not listed
@@ -214,7 +218,8 @@ def _templates(with_search):
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
             write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, decisions, 0)
-            ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
+            if HAS_SEARCH:   # a constant: a game without the search player has no such column
+                ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
             if COUNT_CHOICES:
                 ga_b[GA_CHOICES, k] = choices
                 ga_b[GA_SUM_LEGAL, k] = sum_legal
@@ -346,7 +351,7 @@ class Engine:
     records: str                      # the table the record hook writes
     wide: tuple[str, ...]             # its columns kept in int64 beside the narrow matrix
     policies: dict
-    search_id: int                    # the search player's policy id
+    search_id: int                    # the search player's policy id (a game without one: an id no policy has)
     lookahead_ids: tuple[int, ...]    # policies that need the search loop (search and rollout players)
     max_actions: int
     max_players: int
@@ -382,6 +387,10 @@ class Engine:
         rec = self.tables[self.records]
         k = SimpleNamespace(**self.kernels, n_players_slot=self.n_players_slot)
         players, games = self.tables["players"], self.tables["games"]
+        # the search player writes games.search_simulated; a game that offers none may leave it out
+        has_search = SEARCH_SIMULATED.name in games.names
+        if not has_search and self.search_id in {p.policy_id for p in self.policies.values()}:
+            raise KeyError(f"engine {self.name}: a game with the search player declares games.{SEARCH_SIMULATED.name}")
         glb = dict(globals())
         glb.update({n.upper(): f for n, f in self.kernels.items()})
         side = self.tables[self.side] if self.side is not None else None
@@ -397,7 +406,8 @@ class Engine:
             REC_DTYPE=_matrix_dtype(self.dtypes[self.records], rec, ("game",) + tuple(self.wide)),
             PL_REQ=required_columns(players, REQUIRED_PLAYER_COLUMNS),
             GA_REQ=required_columns(games, REQUIRED_GAME_COLUMNS),
-            GA_SEARCH=columns(games, SEARCH_SIMULATED.name), **_choice_columns(games),
+            HAS_SEARCH=has_search, GA_SEARCH=columns(games, SEARCH_SIMULATED.name) if has_search else 0,
+            **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)

@@ -75,3 +75,28 @@ def test_shipped_games_have_their_analysis_module(game_id):
 
     module = game_module(game_id)
     assert module is not None and hasattr(module, "sections") and hasattr(module, "METRICS")
+
+
+def test_the_toy_game_is_built_on_the_engine_adapter():
+    """Coin declares its kernels and tables only: the core's adapter builds its batch loop and its
+    step Game, and a step game played with each seat's policy replays the batch game exactly."""
+    import coingame
+    from engines.core.adapter import Engine
+    from engines.core.lineup import make_lineup
+
+    spec = coingame.SPEC
+    assert isinstance(coingame.ENGINE, Engine)
+    assert spec.simulate == coingame.ENGINE.simulate and spec.new_game == coingame.ENGINE.new_game
+    policies = ["strong", "greedy", "random"]
+    kp = spec.kernel_params(spec.variants.load("tight"), 3)
+    lineup = make_lineup(spec, policies, 3, True)
+    tables = spec.simulate(kp, lineup.policy_ids(), lineup.weight_rows(spec.max_weights), True, 7, 0, 6)
+    for gi in range(6):
+        game = spec.new_game("tight", 3, seed=7, game_index=gi)
+        decisions = 0
+        while not game.is_over():
+            seat = game.current_player()
+            game.apply(game.policy_action(policies[(seat + gi) % 3]))
+            decisions += 1
+        assert game.scores() == tables["players"]["score"][3 * gi:3 * gi + 3].tolist()
+        assert decisions == tables["games"]["decisions"][gi]
