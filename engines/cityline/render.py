@@ -14,7 +14,7 @@ import numpy as np
 
 from engines.cityline.params import KernelParams
 from engines.cityline.state import (
-    ACT_STRIDE, AS, DV, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, O0, P_C_EVEN, P_C_ODD, P_PEND_V, P_SKY, PB, PBASE,
+    ACT_STRIDE, AS, DV, H0, M_NDICE, M_PHASE, M_PLAYER, M_TURN, O0, P_C_EVEN, P_C_ODD, P_PEND_V, P_SKY, PB, PBASE, PH_OVER,
     PHASE_NAMES, PS, R0, SKY_NAMES, X0, E0, OCC_BASE, ROOF_BASE, State, dice_of, n_players_of,
 )
 
@@ -62,7 +62,7 @@ def render(st: State, kp: KernelParams, names: list[str] | None = None) -> str:
     d = st.data
     phase = int(d[M_PHASE])
     head = f"Cityline  phase {PHASE_NAMES[phase]}  turn {int(d[M_TURN]) + 1}"
-    if phase != 3:
+    if phase != PH_OVER:
         head += f"  to move: seat {int(d[M_PLAYER])}  dice {[int(x) for x in d[DV:DV + d[M_NDICE]]]}"
     parts = [head]
     for p in range(n_players_of(st)):

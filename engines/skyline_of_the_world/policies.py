@@ -49,12 +49,12 @@ from engines.skyline_of_the_world.params import (
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, K_TRADE_IN, LEVELS, MAX_CELLS,
 )
 from engines.skyline_of_the_world.rules import (
-    NOBODY, build_masks_nb, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, price_nb, score_parts_nb,
+    NOBODY, build_masks_nb, can_build_nb, fee_nb, income_of_mask_nb, pb_nb, piece_owner_nb, price_nb, score_parts_nb,
     supply_index_nb, top_nb,
 )
 from engines.skyline_of_the_world.state import (
     AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, B_FLOOR, B_NEUTRAL, B_SKY, BH, BUY_BASE, HM,
-    CASH_BASE, END, M_NPLAYERS, M_PHASE, M_TRIGGER, N_KINDS, NEUTRAL, NEUTRAL_STOCK, OWN, P_CASH, P_HAND,
+    CASH_BASE, EMPTY, END, M_NPLAYERS, M_PHASE, M_TRIGGER, N_KINDS, NEUTRAL, NEUTRAL_STOCK, OWN, P_CASH, P_HAND,
     P_MISSION, P_PENTHOUSES, P_STOCK, PH_TRADE, SELL_BASE, STOP, TOPV, TRADE_BASE,
 )
 
@@ -169,8 +169,8 @@ def build_effect_nb(d, cfg, p, what, cell):
     h = d[BH + cell]
     below_code = top_nb(d, cell)
     opp = -1
-    if below_code != 0 and below_code != NEUTRAL and ((below_code - 1) & 3) != p:
-        opp = (below_code - 1) & 3
+    if below_code != EMPTY and below_code != NEUTRAL and piece_owner_nb(below_code) != p:
+        opp = piece_owner_nb(below_code)
     bit = np.int64(1) << cell
     old_topv = d[TOPV + cell]
     own_old = d[OWN + p]

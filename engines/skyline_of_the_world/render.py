@@ -17,8 +17,9 @@ import numpy as np
 
 from engines.skyline_of_the_world.params import LEVELS, MAX_CELLS, N_STOCK, KernelParams
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, B_NEUTRAL, BH, BS, BUY_BASE, CASH_BASE, END, M_PHASE, M_PLAYER, M_START, M_TRIGGER, M_TURN, NEUTRAL,
-    CSUP, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK, PB, PBASE, PHASE_NAMES, SELL_BASE, STOP,
+    B_FLOOR, B_NEUTRAL, BH, BS, BUY_BASE, CASH_BASE, END, FLOOR_CODE, KIND_PENT, KIND_SKY, M_PHASE, M_PLAYER, M_START,
+    M_TRIGGER, M_TURN, NEUTRAL, OWNER_BITS, OWNER_MASK, CSUP, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK,
+    P_STOCK, PB, PBASE, PH_OVER, PHASE_NAMES, SELL_BASE, STOP,
     SUP, TRADE_BASE,
 )
 
@@ -57,9 +58,9 @@ def _cell(d: np.ndarray, kp: KernelParams, cell: int) -> str:
     if code == NEUTRAL:
         who, val = "n", "-"
     else:
-        kind, owner = (code - 1) >> 2, (code - 1) & 3
-        who = LETTERS[owner].upper() if kind == 2 else LETTERS[owner]
-        val = "P" if kind == 1 else ("-" if kind == 2 else str(int(kp.level_values[h - 1])))
+        kind, owner = (code - FLOOR_CODE) >> OWNER_BITS, (code - FLOOR_CODE) & OWNER_MASK
+        who = LETTERS[owner].upper() if kind == KIND_SKY else LETTERS[owner]
+        val = "P" if kind == KIND_PENT else ("-" if kind == KIND_SKY else str(int(kp.level_values[h - 1])))
     return f"{star}{h}{who}{val:<2}"
 
 
@@ -69,7 +70,7 @@ def render(d: np.ndarray, kp: KernelParams, viewer: int | None = None) -> str:
     w, h = int(kp.width), int(kp.height)
     phase = int(d[M_PHASE])
     head = f"Skyline of the World  turn {int(d[M_TURN])}  round {int(d[M_TURN]) // P}  start seat {int(d[M_START])}"
-    if phase != 3:
+    if phase != PH_OVER:
         head += f"  to move: seat {int(d[M_PLAYER])} ({PHASE_NAMES[phase]})"
     else:
         head += "  game over"

@@ -39,7 +39,8 @@ from engines.skyline_of_the_world.params import (
     N_STOCK,
 )
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, END, KIND_FLOOR, KIND_NEUTRAL,
+    B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, EMPTY, END, FLOOR_CODE, KIND_FLOOR,
+    KIND_NEUTRAL, OWNER_BITS, OWNER_MASK, PENT_CODE, SKY_CODE,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_BUILT_REGULAR, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_DISCARD, M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
     M_STALLED, M_START, M_TRADE_N, M_TRADED, HM, TOP_SKY, TOP_NEUTRAL, PRESENT, SKYIN, M_TRADE_RET, M_TRIGGER, M_TURN, MISSIONS, NEUTRAL, NEUTRAL_STOCK, OWN, P_BLOCKS,
@@ -64,14 +65,26 @@ def top_nb(d, cell):
     """Piece code of the top floor of `cell` (0 = empty site)."""
     h = d[BH + cell]
     if h == 0:
-        return 0
+        return EMPTY
     return d[BS + cell * LEVELS + h - 1]
+
+
+@inline_kernel
+def piece_kind_nb(code):
+    """KIND_* of a piece code (not EMPTY)."""
+    return (code - FLOOR_CODE) >> OWNER_BITS
+
+
+@inline_kernel
+def piece_owner_nb(code):
+    """The seat owning a piece code (not EMPTY nor NEUTRAL)."""
+    return (code - FLOOR_CODE) & OWNER_MASK
 
 
 @inline_kernel
 def owned_by_nb(code, p):
     """A floor, penthouse or Skyline floor of player p (what counts for income, paths and areas)."""
-    return code != 0 and code != NEUTRAL and ((code - 1) & 3) == p
+    return code != EMPTY and code != NEUTRAL and piece_owner_nb(code) == p
 
 
 # ---------------------------------------------------------------- income: the most valuable connected group
@@ -185,14 +198,14 @@ def fee_of_nb(cfg, p, what, h, below):
     NOBODY (the builder's own floor: free). Rule 'placed': the placed piece's value; 'below': the
     value of the floor built on (ground and neutral floors: the placed value, to the bank)."""
     placed = placed_value_nb(cfg, what, h)
-    if below == 0 or below == NEUTRAL:
+    if below == EMPTY or below == NEUTRAL:
         return placed, BANK
-    owner = (below - 1) & 3
+    owner = piece_owner_nb(below)
     if owner == p:
         return 0, NOBODY
     if cfg[K_FEE_RULE] == 0:
         return placed, owner
-    if ((below - 1) >> 2) == KIND_SKY:
+    if piece_kind_nb(below) == KIND_SKY:
         return cfg[K_SKYLINE_VALUE], owner
     return cfg[K_LEVEL_VALUES + h - 1], owner
 
@@ -226,7 +239,7 @@ def regular_presence_nb(d, p, m):
         cell = lowest_bit_index(m)
         m &= m - 1
         for lv in range(d[BH + cell]):
-            if d[BS + cell * LEVELS + lv] == 1 + p:
+            if d[BS + cell * LEVELS + lv] == FLOOR_CODE + p:
                 out |= np.int64(1) << cell
                 break
     return out
@@ -587,15 +600,15 @@ def build_nb(d, rng, cfg, what, cell):
         d[b + P_CASH] -= amount
         d[b + P_FEES_PAID] += amount
         receive_fee_nb(d, cfg, to, amount)
-    if below != 0 and below != NEUTRAL:
-        d[OWN + ((below - 1) & 3)] &= ~(np.int64(1) << cell)
+    if below != EMPTY and below != NEUTRAL:
+        d[OWN + piece_owner_nb(below)] &= ~(np.int64(1) << cell)
     bit = np.int64(1) << cell
     if what == B_FLOOR:
         if h == LEVELS - 1:
-            code = 5 + p
+            code = PENT_CODE + p
             d[TOPV + cell] = 0
         else:
-            code = 1 + p
+            code = FLOOR_CODE + p
             d[TOPV + cell] = cfg[K_LEVEL_VALUES + h]
         d[b + P_STOCK + h] -= 1
         d[b + P_BUILT + h] += 1
@@ -606,10 +619,10 @@ def build_nb(d, rng, cfg, what, cell):
         d[TOPV + cell] = 0
         d[b + P_STOCK + NEUTRAL_STOCK] -= 1
         d[b + P_BUILT + NEUTRAL_STOCK] += 1
-        if below != 0 and below != NEUTRAL and ((below - 1) & 3) != p:
+        if below != EMPTY and below != NEUTRAL and piece_owner_nb(below) != p:
             d[b + P_BLOCKS] += 1
     else:
-        code = 9 + p
+        code = SKY_CODE + p
         d[TOPV + cell] = 0
         d[b + P_SKY_STOCK] -= 1
         d[b + P_SKY_PLACED] += 1
@@ -621,18 +634,18 @@ def build_nb(d, rng, cfg, what, cell):
     d[HM + h + 1] |= bit
     if below == NEUTRAL:
         d[TOP_NEUTRAL] &= ~bit
-    elif below != 0 and ((below - 1) >> 2) == KIND_SKY:
+    elif below != EMPTY and piece_kind_nb(below) == KIND_SKY:
         d[TOP_SKY] &= ~bit
     if code == NEUTRAL:
         d[TOP_NEUTRAL] |= bit
-    elif code == 9 + p:
+    elif code == SKY_CODE + p:
         d[TOP_SKY] |= bit
         d[SKYIN + p] |= bit
         d[PRESENT + p] |= bit
-    elif code == 1 + p:
+    elif code == FLOOR_CODE + p:
         d[PRESENT + p] |= bit
     d[M_BUILT] += 1
-    if code == 5 + p:
+    if code == PENT_CODE + p:
         penthouse_effects_nb(d, rng, cfg, p)
 
 
@@ -904,20 +917,20 @@ def recompute_tops_nb(d, cfg):
             c = d[BS + cell * LEVELS + lv]
             if c == NEUTRAL:
                 continue
-            k = (c - 1) >> 2
+            k = piece_kind_nb(c)
             if k == KIND_FLOOR or k == KIND_SKY:
-                d[PRESENT + ((c - 1) & 3)] |= bit
+                d[PRESENT + piece_owner_nb(c)] |= bit
             if k == KIND_SKY:
-                d[SKYIN + ((c - 1) & 3)] |= bit
+                d[SKYIN + piece_owner_nb(c)] |= bit
         if h == 0:
             continue
         code = d[BS + cell * LEVELS + h - 1]
         if code == NEUTRAL:
             d[TOP_NEUTRAL] |= bit
-        elif ((code - 1) >> 2) == KIND_SKY:
+        elif piece_kind_nb(code) == KIND_SKY:
             d[TOP_SKY] |= bit
         if code == NEUTRAL:
             continue
-        d[OWN + ((code - 1) & 3)] |= np.int64(1) << cell
-        if ((code - 1) >> 2) == KIND_FLOOR:
+        d[OWN + piece_owner_nb(code)] |= np.int64(1) << cell
+        if piece_kind_nb(code) == KIND_FLOOR:
             d[TOPV + cell] = cfg[K_LEVEL_VALUES + h - 1]

@@ -52,7 +52,7 @@ from engines.skyline_of_the_world.params import (
 from engines.skyline_of_the_world.policies import choose_action_nb
 from engines.skyline_of_the_world.rules import legal_nb, pb_nb, score_parts_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
-    BH, BS, DECK, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL,
+    BH, BS, DECK, FLOOR_CODE, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL, PENT_CODE,
     NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
     P_GOT_SELL, P_HAND, P_INCOME_SUM, P_MISSION, P_SKY_GOT, P_SKY_PLACED, P_SKY_STOCK, P_SOLD, P_SPENT_BUY,
     P_STOCK, P_TRADE_MASK, P_TURNS, PH_OVER, SUP, CSUP,
@@ -153,7 +153,7 @@ def colour_stock_nb(d, cfg, q, k):
     for cell in range(cfg[K_N_CELLS]):
         if d[BH + cell] > k:
             code = d[BS + cell * LEVELS + k]
-            if code == 1 + q or code == 5 + q:   # his regular floor or penthouse on that level
+            if code == FLOOR_CODE + q or code == PENT_CODE + q:   # his regular floor or penthouse on that level
                 on_board += 1
     return cfg[K_SUPPLY + k] - d[CSUP + q * LEVELS + k] - on_board
 

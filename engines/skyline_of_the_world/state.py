@@ -22,13 +22,13 @@ use are module-level ints derived from those declarations.
 Hidden: the pile order and the mission deal (everyone), each player's hand and mission (from the
 others) and, in the covered variant, each player's cash, stock and money counters (observe_nb).
 
-Piece codes (one per floor on the board):
+Piece codes (one per floor on the board; the names below, rules.piece_kind_nb / piece_owner_nb):
 
-    0          empty
-    1 + p      a regular floor of player p (its value is its level's value)
-    5 + p      a penthouse of player p (level 5)
-    9 + p      a Skyline floor of player p
-    13         a neutral floor
+    0          EMPTY
+    1 + p      FLOOR_CODE + p: a regular floor of player p (its value is its level's value)
+    5 + p      PENT_CODE + p: a penthouse of player p (level 5)
+    9 + p      SKY_CODE + p: a Skyline floor of player p
+    13         NEUTRAL: a neutral floor
     kind = (code - 1) >> 2 (KIND_*), owner = (code - 1) & 3
 """
 from __future__ import annotations
@@ -126,8 +126,16 @@ PH_OVER = 3
 PHASE_NAMES = ("build", "invest", "trade", "over")
 
 # ---------------------------------------------------------------- pieces
+# a piece code is FLOOR_CODE + (kind << OWNER_BITS) + owner: one code per kind (KIND_*) and seat
 KIND_FLOOR, KIND_PENT, KIND_SKY, KIND_NEUTRAL = 0, 1, 2, 3
-NEUTRAL = 13
+OWNER_BITS = 2                                     # a code's owner field: seats 0..3
+OWNER_MASK = (1 << OWNER_BITS) - 1
+EMPTY = 0                                          # no floor: the ground
+FLOOR_CODE = 1 + (KIND_FLOOR << OWNER_BITS)        # + p: a regular floor of player p
+PENT_CODE = 1 + (KIND_PENT << OWNER_BITS)          # + p: a penthouse of player p
+SKY_CODE = 1 + (KIND_SKY << OWNER_BITS)            # + p: a Skyline floor of player p
+NEUTRAL = 1 + (KIND_NEUTRAL << OWNER_BITS)         # the neutral floor (no owner)
+assert (FLOOR_CODE, PENT_CODE, SKY_CODE, NEUTRAL) == (1, 5, 9, 13)
 NEUTRAL_STOCK = LEVELS     # the neutral floor's stock index
 
 # ---------------------------------------------------------------- actions (int ids)
