@@ -17,6 +17,8 @@ cash) and trading cards in read as what they are.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from engines.core.kernel import kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.skyline_of_the_world.params import (
@@ -25,7 +27,7 @@ from engines.skyline_of_the_world.params import (
 )
 from engines.skyline_of_the_world.rules import build_masks_nb, income_of_mask_nb, path_done_nb, pb_nb, price_nb
 from engines.skyline_of_the_world.state import (
-    M_NPLAYERS, M_TRIGGER, OWN, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK,
+    HM, M_NPLAYERS, M_TRIGGER, OWN, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK,
 )
 
 # the features, in the model's order (the names of engines/skyline_of_the_world/expert.toml's weights)
@@ -42,6 +44,7 @@ FEATURES = (
     "cash",           # own cash (fees paid and floors bought come out of it)
     "cap_waste",      # money the next income would lose to the cash cap as things stand
     "stock",          # price of the floors in own stock (what a bought floor is worth before it is placed)
+    "ready",          # price of one floor of each level in stock that has a site now (the heuristic's reason to buy)
     "pent_stock",     # penthouses in own stock
     "sky_stock",      # Skyline floors received, not yet built
     "cards_open",     # unfinished bonus cards held
@@ -121,6 +124,18 @@ def features_nb(d, cfg, aux, p, out):
     for k in range(N_STOCK):
         stock += d[b + P_STOCK + k] * price_nb(cfg, k)
     fm, nm, skm = build_masks_nb(d, cfg, p)
+    # the sites of each level, one floor of every level assumed in stock (sites_nb's rule, all levels at once)
+    held = np.int64(0)   # the stock of each level, 8 bits a level (no array: kernels do not allocate)
+    for k in range(LEVELS):
+        held |= d[b + P_STOCK + k] << (8 * k)
+        d[b + P_STOCK + k] = 1
+    all_fm, _, _ = build_masks_nb(d, cfg, p)
+    ready = 0
+    for k in range(LEVELS):
+        n = (held >> (8 * k)) & 255
+        d[b + P_STOCK + k] = n
+        if n > 0 and (all_fm & d[HM + k]) != 0:
+            ready += price_nb(cfg, k)
     triggered = d[M_TRIGGER] >= 0
     progress = 1.0 if triggered else min(1.0, most_pent / max(1, cfg[K_END_PENTHOUSES]))
     cash = d[b + P_CASH]
@@ -137,12 +152,13 @@ def features_nb(d, cfg, aux, p, out):
     out[9] = cash
     out[10] = max(0, cash + income - cfg[K_CAP])
     out[11] = stock
-    out[12] = d[b + P_STOCK + LEVELS - 1]
-    out[13] = d[b + P_SKY_STOCK]
-    out[14] = cards_open
-    out[15] = cards_done
-    out[16] = popcount(fm | nm | skm)
-    out[17] = progress
-    out[18] = income * progress
-    out[19] = cash * progress
-    out[20] = lead if triggered else 0.0
+    out[12] = ready
+    out[13] = d[b + P_STOCK + LEVELS - 1]
+    out[14] = d[b + P_SKY_STOCK]
+    out[15] = cards_open
+    out[16] = cards_done
+    out[17] = popcount(fm | nm | skm)
+    out[18] = progress
+    out[19] = income * progress
+    out[20] = cash * progress
+    out[21] = lead if triggered else 0.0
