@@ -85,7 +85,7 @@ SPEC = GameSpec(
     benchmark=(BenchmarkCase(4, "random", 10_000), BenchmarkCase(4, "greedy", 5_000),
                BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 10_000),
                # the learned expert's speed (issue 27's goal: 1,000 four-player games/s per core)
-               BenchmarkCase(4, "expert", 500),
+               BenchmarkCase(4, "expert", 2_000),
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players
                BenchmarkCase(4, "search(iterations=100, rollout=heuristic)", 2),
