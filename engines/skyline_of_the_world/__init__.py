@@ -20,8 +20,10 @@ from engines.core import cache_guard
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
 from engines.core.adapter import Engine, Game  # noqa: E402
+from engines.core.expert import EXPERT_FILE, ExpertSpec
 from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder, one_search_seat_case
 from engines.skyline_of_the_world import columns, rules, search
+from engines.skyline_of_the_world.features import FEATURES
 from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
 from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES, SEARCH
 from engines.skyline_of_the_world.render import action_name, render
@@ -82,6 +84,8 @@ SPEC = GameSpec(
     tie_break=None,  # ties go down the chain (penthouses, then mission) inside `rank`; a full tie is shared
     benchmark=(BenchmarkCase(4, "random", 10_000), BenchmarkCase(4, "greedy", 5_000),
                BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 10_000),
+               # the learned expert's speed (issue 27's goal: 1,000 four-player games/s per core)
+               BenchmarkCase(4, "expert", 2_000),
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players
                BenchmarkCase(4, "search(iterations=100, rollout=heuristic)", 2),
@@ -100,6 +104,8 @@ SPEC = GameSpec(
     ladder_games=120,
     ladder_findings_games=40,
     source_digest=SOURCE_DIGEST,
+    expert=ExpertSpec(FEATURES, Path(__file__).parent / EXPERT_FILE, search.afterstate_nb, search.choices_nb,
+                      search.MAX_ACTIONS),
 )
 
 __all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

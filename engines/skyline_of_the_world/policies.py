@@ -16,6 +16,9 @@ the other players' penthouse counts (public).
                blocking (income taken from the opponent whose top floor is covered, neutral floors
                included), penthouse and end timing, strategic areas, mission and bonus progress,
                fees paid and a cash reserve; the same way out of a freeze
+    expert     the learned expert (engines.core.expert): each action's outcome scored by a linear
+               model over features.py's description of what the seat sees (expert.toml, written
+               by `skyline-lab train skyline_of_the_world`); no search
     search     information-set MCTS (engines.core.search; this game's adapter in search.py):
                determinized searches with random / greedy / heuristic play-outs
 
@@ -37,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.core.expert import EXPERT_FILE, expert_policy, load_model
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.lineup import policy_row
@@ -44,6 +48,7 @@ from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
+from engines.skyline_of_the_world.features import FEATURES, best_bonus_progress_nb
 from engines.skyline_of_the_world.params import (
     K_CARD_LEN, K_CARD_MASK, K_CAP, K_NEUTRAL_SELLABLE, K_END_PENTHOUSES, K_LEVEL_VALUES, K_MISSION_MASK, K_N_CELLS, K_PAY3, K_PAY4,
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, K_TRADE_IN, LEVELS, MAX_CELLS,
@@ -58,7 +63,7 @@ from engines.skyline_of_the_world.state import (
     P_MISSION, P_PENTHOUSES, P_STOCK, PH_TRADE, SELL_BASE, STOP, TOPV, TRADE_BASE,
 )
 
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+RANDOM, GREEDY, HEURISTIC, SEARCH, EXPERT = 0, 1, 2, 3, 4
 
 # Defaults from a small tuning against greedy (seed 99, 800 games each at 2 and 4 players; the
 # reported win rates use other seeds): keeping no cash reserve and ending the game whenever
@@ -98,6 +103,10 @@ POLICIES = {
     "heuristic": PolicyInfo("heuristic", HEURISTIC, "weighted income, blocking, penthouses, paths, fees, reserve",
                             dict(HEURISTIC_WEIGHTS)),
 }
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train skyline_of_the_world`; dispatched by search.decide_listed_nb, never by
+# choose_action_nb). Declared before the search so that the search may roll it out.
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
 # the search player (engines.core.search; this game's side in search.py, dispatched by the batch
 # loop and the step API, never by choose_action_nb). Its default rollout is greedy, not random:
 # in 8 two-player games each, search(iterations=200) beat greedy 7 times with greedy rollouts
@@ -197,20 +206,6 @@ def build_effect_nb(d, cfg, p, what, cell):
     sm = cfg[K_STRATEGIC_MASK]
     pts += (popcount(own_new & sm) - popcount(own_old & sm)) * cfg[K_PT_STRATEGIC]
     return inc_after, opp_loss, pts, opp, own_new
-
-
-@kernel
-def best_bonus_progress_nb(d, cfg, p, own):
-    """Cells held on the held bonus card closest to completion (completed cards count their length)."""
-    hand = d[pb_nb(p) + P_HAND]
-    best = 0
-    while hand != 0:
-        c = lowest_bit_index(hand)
-        hand &= hand - 1
-        k = popcount(own & cfg[K_CARD_MASK + c])
-        if k > best:
-            best = k
-    return best
 
 
 @kernel

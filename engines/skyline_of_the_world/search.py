@@ -34,6 +34,9 @@ the union of the hidden card places, which the seat knows):
     Skyline floors in hand: received minus built (both public), so exact.
     money counters and the bank balance: statistics no rule reads; zeroed.
 
+The learned expert (engines.core.expert) decides over the same pieces: the full legal list, this
+determinization and the rules, scoring each outcome with features.features_nb.
+
 Actions: the full legal list (legal_nb). Rollouts play `rollout` (greedy by default, see
 policies.py; random or heuristic) through decide_nb, the batch loop's own decision; a rollout
 always ends, at the third penthouse's round or at the game's own turn cap (end.turn_cap, a stall), so the default rollout_cap
@@ -43,14 +46,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.expert import make_expert
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.skyline_of_the_world.params import (
     K_POOL, K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, N_STOCK,
 )
-from engines.skyline_of_the_world.policies import choose_action_nb
-from engines.skyline_of_the_world.rules import legal_nb, pb_nb, score_parts_nb, tie_key_nb
+from engines.skyline_of_the_world.features import N_FEATURES, features_nb
+from engines.skyline_of_the_world.policies import EXPERT, choose_action_nb
+from engines.skyline_of_the_world.rules import apply_nb, legal_nb, pb_nb, score_parts_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, FLOOR_CODE, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL, PENT_CODE,
     NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
@@ -213,7 +218,10 @@ def to_move_nb(d):
 @ir_inline_kernel
 def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     """Policy `pid` decides for the seat to move over the n legal actions listed in `legal` (the
-    core's loop lists them once, to count the choice and to decide)."""
+    core's loop lists them once, to count the choice and to decide). The expert lists them again
+    (the same list) inside its kernel, shared with the trainer's."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, aux, w, prng, legal)
     return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
 
 
@@ -241,3 +249,8 @@ def outcome_nb(d, cfg, work, score, key):
         work[s, W_STRATEGIC] = strat
         work[s, W_MISSION] = md
     return True
+
+
+# the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
+                                                   N_FEATURES, MAX_ACTIONS)

@@ -17,7 +17,8 @@ COVERED = {"rules.covered": True}
 
 POLICIES = ["random", "greedy", "heuristic", "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
             "search(iterations=16, rollout=random)", "search(iterations=8, rollout=heuristic, halving=0)",
-            "heuristic_tuned"]   # the shipped preset (engines/skyline_of_the_world/presets.toml)
+            "heuristic_tuned",   # the shipped preset (engines/skyline_of_the_world/presets.toml)
+            "expert", "search(iterations=8, rollout=expert)"]   # the learned expert (expert.toml), and rolled out
 
 
 def decision_states(n_players, overrides=None, n_games=2, seed=2, every=7):
