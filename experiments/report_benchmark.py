@@ -8,8 +8,10 @@ one worker; the folder is reused afterwards), then times, each in a fresh interp
 - `report`: the whole command, `skyline-lab report <run>` (wall and CPU seconds of the child), after one
   warm-up build (the first build of a session also fills the OS file cache);
 - its phases, in one more fresh interpreter: imports (analysis.report, the game's analysis module and its
-  GameSpec through the registry), sections (generic and the game's), figures (PNG rendering) and writing
-  (Markdown, HTML with the figures embedded).
+  GameSpec through the registry), sections (generic and the game's), of which replays (the kingmaking
+  measurement: a sample of games replayed through the step API, loading the engine's compiled kernels),
+  figures (PNG rendering) and writing (Markdown, HTML with the figures embedded; write_report renders
+  the PNGs again, and that second rendering is not counted).
 
 CPU seconds are the honest figure on a shared machine (wall time counts waiting for the cores). Figures
 are printed, not asserted: no timed test fails on a busy machine.
@@ -30,6 +32,7 @@ def time_phases(run_path: Path, game: str) -> dict:
     `--phases RUN GAME`, so that the imports are counted)."""
     clock = time.process_time
     t0, w0 = clock(), time.perf_counter()
+    import analysis.kingmaking as kingmaking
     import analysis.report as report
     from analysis.plugins import game_module
     from analysis.run import Run
@@ -37,6 +40,18 @@ def time_phases(run_path: Path, game: str) -> dict:
     game_module(game)
     game_spec(game)
     t1 = clock()
+    spent = {"replays": 0.0, "png": 0.0}
+
+    def timed(name, function):
+        def call(*args, **kwargs):
+            start = clock()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += clock() - start
+        return call
+
+    kingmaking.measure = timed("replays", kingmaking.measure)
     run = Run.open(run_path)
     sections = report.label_play(run, report.generic_sections(run) + report.game_sections(run) + [report.appendix(run)])
     t2 = clock()
@@ -46,10 +61,12 @@ def time_phases(run_path: Path, game: str) -> dict:
         for plot in section.plots:
             report.save_png(plot.figure, figures / f"{plot.name}.png")
     t3 = clock()
-    report.write_report(run, sections)  # writes the figures again: its own figure time is subtracted
+    report.save_png = timed("png", report.save_png)   # write_report renders the figures again: not counted
+    report.write_report(run, sections)
     t4 = clock()
-    return {"imports": t1 - t0, "sections": t2 - t1, "figures": t3 - t2, "writing": max(t4 - t3 - (t3 - t2), 0.0),
-            "n_figures": sum(len(s.plots) for s in sections), "wall": time.perf_counter() - w0}
+    return {"imports": t1 - t0, "sections": t2 - t1, "replays": spent["replays"], "figures": t3 - t2,
+            "writing": t4 - t3 - spent["png"], "n_figures": sum(len(s.plots) for s in sections),
+            "wall": time.perf_counter() - w0}
 
 
 def ensure_run(game: str, games: int, out: Path) -> Path:
@@ -85,8 +102,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("results/report-benchmark"))
     args = parser.parse_args(argv)
     cli = str(Path(sys.executable).with_name("skyline-lab"))
-    print(f"{'game':<22}{'report wall':>12}{'report CPU':>12}{'imports':>9}{'sections':>10}{'figures':>9}"
-          f"{'writing':>9}  (CPU s; figures = PNGs)")
+    print(f"{'game':<22}{'report wall':>12}{'report CPU':>12}{'imports':>9}{'sections':>10}{'replays':>9}"
+          f"{'figures':>9}{'writing':>9}  (CPU s; replays = kingmaking, part of sections; figures = PNGs)")
     for game in args.games_to_time or game_ids():
         run = ensure_run(game, args.games, args.out)
         child_seconds([cli, "report", str(run)])                  # warm-up
@@ -95,7 +112,8 @@ def main(argv: list[str] | None = None) -> None:
                                             str(run), game], check=True,
                                            capture_output=True, text=True, env=os.environ).stdout)
         print(f"{game:<22}{wall:>11.2f}s{cpu:>11.2f}s{phases['imports']:>9.2f}{phases['sections']:>10.2f}"
-              f"{phases['figures']:>9.2f}{phases['writing']:>9.2f}  ({phases['n_figures']} figures)")
+              f"{phases['replays']:>9.2f}{phases['figures']:>9.2f}{phases['writing']:>9.2f}  "
+              f"({phases['n_figures']} figures)")
 
 
 if __name__ == "__main__":

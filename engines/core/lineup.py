@@ -131,11 +131,29 @@ def _choice_name(info: PolicyInfo, key: str, value: float | None) -> str:
     return next((n for n, v in info.choices.get(key, {}).items() if v == value), "")
 
 
+# policy_row's parses: (id of the policies table, text, width) -> (the table's policies when parsed, info, row)
+_ROWS: dict[tuple[int, str, int], tuple[tuple[PolicyInfo, ...], PolicyInfo, np.ndarray]] = {}
+_ROWS_KEPT = 1024
+
+
 def policy_row(policies: dict[str, PolicyInfo], text: str, width: int = 8) -> tuple[PolicyInfo, np.ndarray]:
-    """A step API's `policy_action(text)`: the policy and its kernel weight row (>= width wide)."""
+    """A step API's `policy_action(text)`: the policy and its kernel weight row (>= width wide), a
+    fresh array the caller may change.
+
+    Parsed once per text: a step API asks at every decision, and a report's kingmaking play-outs
+    make tens of thousands of them (the parse was a quarter of their time). A parse is reused only
+    while the table holds the very same policies (a preset added or replaced parses again)."""
+    key = (id(policies), text, width)
+    table = tuple(policies.values())
+    kept = _ROWS.get(key)
+    if kept is not None and len(kept[0]) == len(table) and all(a is b for a, b in zip(kept[0], table)):
+        return kept[1], kept[2].copy()
     seat = parse_policy_text(policies, text)
     row = np.zeros(max(width, len(seat.row)))
     row[:len(seat.row)] = seat.row
+    if len(_ROWS) >= _ROWS_KEPT:   # a tuning session parses a new text per trial: keep the memo small
+        _ROWS.clear()
+    _ROWS[key] = (table, seat.info, row.copy())
     return seat.info, row
 
 

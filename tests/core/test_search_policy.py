@@ -29,3 +29,14 @@ def test_defaults_and_row_carry_the_rollout_weights():
 def test_bad_search_weights_are_refused_with_the_reason(text, why):
     with pytest.raises(LineupError, match=why):
         parse_policy_text(POLICIES, text)
+
+
+def test_policy_row_parses_once_but_never_hands_out_a_stale_or_shared_row():
+    policies = {"heuristic": PolicyInfo("heuristic", 1, "h", {"a": 2.0, "b": 3.0})}
+    info, row = policy_row(policies, "heuristic(b=5)")
+    row[0] = 99.0                                   # the caller's row is its own
+    again_info, again = policy_row(policies, "heuristic(b=5)")
+    assert again_info is info and list(again[:2]) == [2.0, 5.0]
+    policies["heuristic"] = PolicyInfo("heuristic", 1, "h", {"a": 7.0, "b": 3.0})   # a preset replaces it
+    assert list(policy_row(policies, "heuristic(b=5)")[1][:2]) == [7.0, 5.0]
+    assert len(policy_row(policies, "heuristic", width=12)[1]) == 12
