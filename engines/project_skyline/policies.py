@@ -19,6 +19,8 @@ seat's policy stream, so equal candidates are chosen at random (not always the f
 and candidates within `jitter` points of each other sometimes swap: identical scripted seats
 no longer play identical games. jitter = 0 draws nothing and decides exactly as before it
 existed (tests/project_skyline/playthroughs/*_jitter0.txt).
+    expert     the learned expert (engines.core.expert; features.py): a linear evaluation of
+               each candidate's outcome as the seat sees it, no search
     search     information-set MCTS (engines.core.search; this game's side in search.py,
                dispatched by the batch loop and the step API, never by choose_action_nb)
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.core.expert import EXPERT_FILE, expert_policy, load_model
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import writable_view
 from engines.core.lineup import policy_row
@@ -52,7 +55,7 @@ from engines.project_skyline.state import (
     PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+RANDOM, GREEDY, HEURISTIC, SEARCH, EXPERT = 0, 1, 2, 3, 4
 
 HEURISTIC_WEIGHTS = {
     "area": 1.0,         # area majorities: value of a lead change (x the area's worth)
@@ -86,10 +89,6 @@ POLICIES = {
                             dict(HEURISTIC_WEIGHTS)),
 }
 N_WEIGHTS = len(HEURISTIC_WEIGHTS)  # the widest scripted row; scripted kernels read w[:N_WEIGHTS]
-POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
-# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
-# search may roll out too (rollout=heuristic_tuned)
-add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
 # every weight row handed to the kernels is at least this wide, so a search seat's rollout
 # weights (its row from SEARCH_HEAD on) hold a whole scripted row: greedy reads w[W_FORCE]
 ROW_WIDTH = SEARCH_HEAD + N_WEIGHTS
@@ -169,8 +168,15 @@ def progress_nb(d, cfg):
 @kernel
 def card_power_nb(cfg, t):
     """Money-equivalent of playing card t once (build floors ~1.2 each, flexible places more)."""
+    return effects_power_nb(cfg, t, np.int64(0))
+
+
+@kernel
+def effects_power_nb(cfg, t, e0):
+    """card_power_nb of card t's effects from effect e0 on (a card half resolved: the expert's
+    features)."""
     v = 0.0
-    for e in range(MAX_EFF):
+    for e in range(e0, MAX_EFF):
         o = K_CARD_EFF + (t * MAX_EFF + e) * 3
         op = cfg[o]
         n = cfg[o + 1]
@@ -485,3 +491,19 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
         return scripted_action_nb(d, cfg, p, writable_view(_GREEDY_EVAL), prng, w[G_JITTER], legal, n,
                                   np.bool_(True))
     return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, np.bool_(False))
+
+
+# ---------------------------------------------------------------- the expert and the search
+
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train project_skyline`; dispatched by search.decide_listed_nb, never by
+# choose_action_nb). Registered here, below the estimates: features.py is built from them.
+from engines.project_skyline.features import FEATURES  # noqa: E402
+
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
+# the search player (engines.core.search; this game's side in search.py, dispatched by the batch
+# loop and the step API, never by choose_action_nb); it may roll out the expert
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
