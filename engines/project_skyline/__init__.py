@@ -79,7 +79,8 @@ SPEC = GameSpec(
     labels={"map": MAP_NAMES},   # games.map: the index in the sorted list of maps/
     benchmark=(BenchmarkCase(4, "random", 5_000), BenchmarkCase(4, "greedy", 5_000),
                BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 5_000),
-               # the learned expert's speed (issue 27's goal: 1,000 four-player games/s per core)
+               # the learned expert's speed (issue 27; beside the heuristic's: it scores every candidate
+               # of a decision on a determinized copy)
                BenchmarkCase(4, "expert", 2_000),
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players

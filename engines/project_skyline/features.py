@@ -49,14 +49,13 @@ N_FEATURES = len(FEATURES)
 import numpy as np  # noqa: E402
 
 from engines.core.kernel import kernel  # noqa: E402
-from engines.core.lowlevel import writable_view  # noqa: E402
 from engines.project_skyline.params import (  # noqa: E402
     BONUS_MONEY, END_TOWERS, K_CARD_SYM, K_CARD_VALUE, K_END_KIND, K_ETAB, K_MON_AMT, K_MON_KIND, K_MON_NN,
     K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_MON, K_N_SP, K_SP_MDIST, K_TOWER_MONEY, MAX_MON_NB,
     MON_CHAIN, N_COLOURS, OP_BUILD, OP_STACK,
 )
 from engines.project_skyline.policies import (  # noqa: E402
-    HEURISTIC_WEIGHTS, W_FORCE, W_JITTER, card_power_nb, card_worth_nb, effects_power_nb, progress_nb,
+    HEURISTIC_WEIGHTS, card_power_nb, deck_size_nb, effects_power_nb, progress_nb,
 )
 from engines.project_skyline.rules import (  # noqa: E402
     area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, in_mask_nb, monuments_held_nb, pb_nb,
@@ -69,10 +68,9 @@ from engines.project_skyline.state import (  # noqa: E402
 )
 
 TURNS = 14.0   # the heuristic's turns in a game (card_worth_nb: 14 x (1 - progress) + 1 left)
-
-_EVAL = np.array(list(HEURISTIC_WEIGHTS.values()), dtype=np.float64)   # the heuristic's default weights
-_EVAL[W_FORCE] = 0.0
-_EVAL[W_JITTER] = 0.0
+# the heuristic's default weights of card_worth_nb's two terms (deck_worth is card_worth_nb with them)
+DECK = float(HEURISTIC_WEIGHTS["deck"])
+ENDGAME = float(HEURISTIC_WEIGHTS["endgame"])
 
 
 @kernel
@@ -107,7 +105,6 @@ def upgrades_left_nb(d, cfg, p):
 def features_nb(d, cfg, aux, p, out):
     """Seat p's features (FEATURES) into out[:N_FEATURES]. Writes the board's scratch (area
     counts, the chain masks) in d, as the heuristic does."""
-    w = writable_view(_EVAL)
     b = pb_nb(p)
     P = d[M_NPLAYERS]
     prog = progress_nb(d, cfg)
@@ -129,10 +126,13 @@ def features_nb(d, cfg, aux, p, out):
         if t < 0:
             break
         card_values += cfg[K_CARD_VALUE + t]
-        deck_worth += card_worth_nb(d, cfg, p, t, w, prog)
         power += card_power_nb(cfg, t)
         n_cards += 1
         i += 1
+    # card_worth_nb summed over the cards, its common factors taken out of the sum
+    per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
+    deck_worth = (DECK * power * turns_left * per_turn
+                  + ENDGAME * card_values * (0.3 + 0.7 * prog))
     deck_quality = power / max(1, n_cards) * turns_left
     # the hand: this turn's play step, or the next symbol choice
     hand_now = 0.0
