@@ -20,8 +20,26 @@ and a card in resolution counts as the seat's card with the effects it still has
 """
 from __future__ import annotations
 
-# the features, in the model's order (the names of engines/project_skyline/expert.toml's weights);
-# declared before the imports: policies.py reads them to load the model, once its estimates exist
+import numpy as np
+
+from engines.core.kernel import kernel
+from engines.project_skyline.params import (
+    BONUS_MONEY, END_TOWERS, K_CARD_EFF, K_CARD_SYM, K_CARD_VALUE, K_END_KIND, K_END_MONEY, K_ETAB, K_MON_AMT,
+    K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_MON, K_N_SP, K_SP_MDIST,
+    K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL,
+    OP_STACK, OP_TAKE,
+)
+from engines.project_skyline.rules import (
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, in_mask_nb, monuments_held_nb, pb_nb,
+    playable_nb,
+)
+from engines.project_skyline.state import (
+    B_A_FLOORS, B_A_FREE, B_A_SCORED, B_COUNTS, B_H, B_LOHI, B_TOP, C_EFFECTS, C_PLAY, MAX_HEIGHT, M_CONT, M_CUR,
+    M_EFF, M_EXTRA, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PLAYER, M_SYMBOL, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N,
+    P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
+)
+
+# the features, in the model's order (the names of engines/project_skyline/expert.toml's weights)
 FEATURES = (
     "bias",           # 1
     "money",          # the seat's money track
@@ -45,33 +63,61 @@ FEATURES = (
     "progress",       # the heuristic's progress (the richest money over the end money, 0 .. 1)
 )
 N_FEATURES = len(FEATURES)
+TURNS = 14.0   # the heuristic's turns in a game (policies.card_worth_nb: TURNS x (1 - progress) + 1 left)
 
-import numpy as np  # noqa: E402
 
-from engines.core.kernel import kernel  # noqa: E402
-from engines.project_skyline.params import (  # noqa: E402
-    BONUS_MONEY, END_TOWERS, K_CARD_SYM, K_CARD_VALUE, K_END_KIND, K_ETAB, K_MON_AMT, K_MON_KIND, K_MON_NN,
-    K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_MON, K_N_SP, K_SP_MDIST, K_TOWER_MONEY, MAX_MON_NB,
-    MON_CHAIN, N_COLOURS, OP_BUILD, OP_STACK,
-)
-from engines.project_skyline.policies import (  # noqa: E402
-    HEURISTIC_WEIGHTS, card_power_nb, deck_size_nb, effects_power_nb, progress_nb,
-)
-from engines.project_skyline.rules import (  # noqa: E402
-    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, in_mask_nb, monuments_held_nb, pb_nb,
-    playable_nb,
-)
-from engines.project_skyline.state import (  # noqa: E402
-    B_A_FLOORS, B_A_FREE, B_A_SCORED, B_COUNTS, B_H, B_LOHI, B_TOP, C_EFFECTS, C_PLAY, MAX_HEIGHT, M_CONT, M_CUR,
-    M_EFF, M_EXTRA, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PLAYER, M_SYMBOL, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N,
-    P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
-)
+# ---------------------------------------------------------------- shared estimates (the heuristic's too)
 
-TURNS = 14.0   # the heuristic's turns in a game (card_worth_nb: 14 x (1 - progress) + 1 left)
-# the heuristic's default weights of card_worth_nb's two terms (deck_worth is card_worth_nb with them)
-DECK = float(HEURISTIC_WEIGHTS["deck"])
-ENDGAME = float(HEURISTIC_WEIGHTS["endgame"])
+@kernel
+def progress_nb(d, cfg):
+    """How near the end: the richest player's money over the end money (0..1)."""
+    m = 0
+    for q in range(d[M_NPLAYERS]):
+        if d[pb_nb(q) + P_MONEY] > m:
+            m = d[pb_nb(q) + P_MONEY]
+    x = m / cfg[K_END_MONEY]
+    return x if x < 1.0 else 1.0
 
+
+@kernel
+def card_power_nb(cfg, t):
+    """Money-equivalent of playing card t once (build floors ~1.2 each, flexible places more)."""
+    return effects_power_nb(cfg, t, np.int64(0))
+
+
+@kernel
+def effects_power_nb(cfg, t, e0):
+    """card_power_nb of card t's effects from effect e0 on (a card half resolved: the expert's
+    features)."""
+    v = 0.0
+    for e in range(e0, MAX_EFF):
+        o = K_CARD_EFF + (t * MAX_EFF + e) * 3
+        op = cfg[o]
+        n = cfg[o + 1]
+        if op == OP_BUILD:
+            v += n * (1.2 if cfg[o + 2] < N_COLOURS else 1.5)
+        elif op == OP_STACK:
+            v += n * 1.0
+        elif op == OP_MONEY:
+            v += n
+        elif op == OP_DRAW:
+            v += 1.2 * n
+        elif op == OP_TAKE:
+            v += 2.5
+        elif op == OP_SELL:
+            v += n * 0.8
+        elif op == OP_EXTRA:
+            v += 1.5
+    return v
+
+
+@kernel
+def deck_size_nb(d, p):
+    b = pb_nb(p)
+    return d[b + P_HAND_N] + d[b + P_DRAW_N] + d[b + P_DISC_N]
+
+
+# ---------------------------------------------------------------- the features
 
 @kernel
 def own_card_nb(d, p, i):
@@ -129,10 +175,10 @@ def features_nb(d, cfg, aux, p, out):
         power += card_power_nb(cfg, t)
         n_cards += 1
         i += 1
-    # card_worth_nb summed over the cards, its common factors taken out of the sum
+    # policies.card_worth_nb at the heuristic's default weights (deck 1, endgame 1) summed over
+    # the cards, its common factors taken out of the sum
     per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
-    deck_worth = (DECK * power * turns_left * per_turn
-                  + ENDGAME * card_values * (0.3 + 0.7 * prog))
+    deck_worth = power * turns_left * per_turn + card_values * (0.3 + 0.7 * prog)
     deck_quality = power / max(1, n_cards) * turns_left
     # the hand: this turn's play step, or the next symbol choice
     hand_now = 0.0

@@ -38,11 +38,14 @@ from engines.core.rng import below, uniform
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
+from engines.project_skyline.features import (
+    FEATURES, TURNS, card_power_nb, deck_size_nb, progress_nb,  # the shared estimates
+)
 from engines.project_skyline.params import (
     BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
-    K_END_MONEY, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
+    K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
     K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MAX_NB,
-    MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
+    MON_CHAIN, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
     area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, pb_nb,
@@ -89,6 +92,16 @@ POLICIES = {
                             dict(HEURISTIC_WEIGHTS)),
 }
 N_WEIGHTS = len(HEURISTIC_WEIGHTS)  # the widest scripted row; scripted kernels read w[:N_WEIGHTS]
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train project_skyline`; dispatched by search.decide_listed_nb, never by
+# choose_action_nb)
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
+# the search player (engines.core.search; this game's side in search.py, dispatched by the batch
+# loop and the step API, never by choose_action_nb); it may roll out the expert
+POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
+# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
+# search may roll out too (rollout=heuristic_tuned)
+add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)
 # every weight row handed to the kernels is at least this wide, so a search seat's rollout
 # weights (its row from SEARCH_HEAD on) hold a whole scripted row: greedy reads w[W_FORCE]
 ROW_WIDTH = SEARCH_HEAD + N_WEIGHTS
@@ -153,61 +166,14 @@ def random_action_nb(d, prng, legal, n):
 
 
 # ---------------------------------------------------------------- shared estimates
-
-@kernel
-def progress_nb(d, cfg):
-    """How near the end: the richest player's money over the end money (0..1)."""
-    m = 0
-    for q in range(d[M_NPLAYERS]):
-        if d[pb_nb(q) + P_MONEY] > m:
-            m = d[pb_nb(q) + P_MONEY]
-    x = m / cfg[K_END_MONEY]
-    return x if x < 1.0 else 1.0
-
-
-@kernel
-def card_power_nb(cfg, t):
-    """Money-equivalent of playing card t once (build floors ~1.2 each, flexible places more)."""
-    return effects_power_nb(cfg, t, np.int64(0))
-
-
-@kernel
-def effects_power_nb(cfg, t, e0):
-    """card_power_nb of card t's effects from effect e0 on (a card half resolved: the expert's
-    features)."""
-    v = 0.0
-    for e in range(e0, MAX_EFF):
-        o = K_CARD_EFF + (t * MAX_EFF + e) * 3
-        op = cfg[o]
-        n = cfg[o + 1]
-        if op == OP_BUILD:
-            v += n * (1.2 if cfg[o + 2] < N_COLOURS else 1.5)
-        elif op == OP_STACK:
-            v += n * 1.0
-        elif op == OP_MONEY:
-            v += n
-        elif op == OP_DRAW:
-            v += 1.2 * n
-        elif op == OP_TAKE:
-            v += 2.5
-        elif op == OP_SELL:
-            v += n * 0.8
-        elif op == OP_EXTRA:
-            v += 1.5
-    return v
-
-
-@kernel
-def deck_size_nb(d, p):
-    b = pb_nb(p)
-    return d[b + P_HAND_N] + d[b + P_DRAW_N] + d[b + P_DISC_N]
-
+# (progress_nb, card_power_nb and deck_size_nb live in features.py: the expert's features are
+# built from them too)
 
 @kernel
 def card_worth_nb(d, cfg, p, t, w, prog):
     """What owning card t is worth to p from now on: its power per draw over the turns left,
     plus its end-game money value as the end nears."""
-    turns_left = 14.0 * (1.0 - prog) + 1.0
+    turns_left = TURNS * (1.0 - prog) + 1.0
     per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
     return (w[W_DECK] * card_power_nb(cfg, t) * turns_left * per_turn
             + w[W_END] * cfg[K_CARD_VALUE + t] * (0.3 + 0.7 * prog))
@@ -491,19 +457,3 @@ def choose_action_nb(pid, d, cfg, p, w, prng, legal, n):
         return scripted_action_nb(d, cfg, p, writable_view(_GREEDY_EVAL), prng, w[G_JITTER], legal, n,
                                   np.bool_(True))
     return scripted_action_nb(d, cfg, p, w, prng, w[W_JITTER], legal, n, np.bool_(False))
-
-
-# ---------------------------------------------------------------- the expert and the search
-
-# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
-# `skyline-lab train project_skyline`; dispatched by search.decide_listed_nb, never by
-# choose_action_nb). Registered here, below the estimates: features.py is built from them.
-from engines.project_skyline.features import FEATURES  # noqa: E402
-
-POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
-# the search player (engines.core.search; this game's side in search.py, dispatched by the batch
-# loop and the step API, never by choose_action_nb); it may roll out the expert
-POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
-# named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
-# search may roll out too (rollout=heuristic_tuned)
-add_presets(POLICIES, Path(__file__).parent / PRESETS_FILE)

@@ -9,9 +9,12 @@ from engines.core.expert import ExpertError, load_model, model_text, zero_model
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.project_skyline import SPEC, new_game, search, simulate
-from engines.project_skyline.features import FEATURES, N_FEATURES, features_nb
+from engines.project_skyline.features import FEATURES, N_FEATURES, features_nb, progress_nb
 from engines.project_skyline.params import VARIANTS, kernel_params
-from engines.project_skyline.state import END_STALLED
+from engines.project_skyline.policies import card_worth_nb, default_weights
+from engines.project_skyline.state import (
+    END_STALLED, M_CUR, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
+)
 from experiments.train import TrainPlan, train
 from tests.project_skyline import hidden
 
@@ -52,6 +55,25 @@ def test_features_of_a_finished_game_add_up_to_its_score(variant, n_players):
             f = features(g, p)
             assert max(0.0, f[IX["money"]] + f[IX["card_values"]] + f[IX["end_bonus"]]) == score
             assert f[IX["hand_now"]] == 0.0 and f[IX["bias"]] == 1.0
+
+
+def test_deck_worth_is_the_heuristics_card_worth_summed():
+    """deck_worth is card_worth_nb at the heuristic's default weights over the seat's cards."""
+    checked = 0
+    for g in hidden.states():
+        d = g.state.data
+        if d[M_CUR] >= 0:
+            continue
+        p = g.current_player()
+        b = PBASE + p * PB
+        cards = [*d[b + P_HAND:b + P_HAND + d[b + P_HAND_N]], *d[b + P_DRAW:b + P_DRAW + d[b + P_DRAW_N]],
+                 *d[b + P_DISC:b + P_DISC + d[b + P_DISC_N]]]
+        w = default_weights("heuristic")
+        prog = progress_nb(d, g.kp.cfg)
+        want = sum(card_worth_nb(d, g.kp.cfg, np.int64(p), np.int64(t), w, prog) for t in cards)
+        assert features(g, p)[IX["deck_worth"]] == pytest.approx(want, rel=1e-9)
+        checked += 1
+    assert checked > 20
 
 
 def test_features_read_only_what_the_seat_sees():
