@@ -14,8 +14,10 @@ from engines.core import cache_guard
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel module is imported
 
 from engines.core.adapter import Engine, Game  # noqa: E402
+from engines.core.expert import EXPERT_FILE, ExpertSpec  # noqa: E402
 from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case  # noqa: E402
 from engines.project_skyline import columns, rules, search  # noqa: E402
+from engines.project_skyline.features import FEATURES  # noqa: E402
 from engines.project_skyline.params import MAP_NAMES, MAX_PLAYERS, VARIANTS, KernelParams, kernel_params  # noqa: E402
 from engines.project_skyline.policies import N_WEIGHTS, POLICIES, ROW_WIDTH, SEARCH  # noqa: E402
 from engines.project_skyline.render import action_name, render  # noqa: E402
@@ -77,6 +79,9 @@ SPEC = GameSpec(
     labels={"map": MAP_NAMES},   # games.map: the index in the sorted list of maps/
     benchmark=(BenchmarkCase(4, "random", 5_000), BenchmarkCase(4, "greedy", 5_000),
                BenchmarkCase(4, "heuristic", 5_000), BenchmarkCase(2, "random", 5_000),
+               # the learned expert's speed (issue 27; beside the heuristic's: it scores every candidate
+               # of a decision on a determinized copy)
+               BenchmarkCase(4, "expert", 2_000),
                # the search player's cost per simulated decision, and one search seat against three
                # heuristic players
                BenchmarkCase(4, "search(iterations=100, rollout=heuristic)", 2),
@@ -92,6 +97,8 @@ SPEC = GameSpec(
     ladder_findings_games=40,
     source_digest=SOURCE_DIGEST,
     variant_facts=variant_facts,
+    expert=ExpertSpec(FEATURES, Path(__file__).parent / EXPERT_FILE, search.afterstate_nb, search.choices_nb,
+                      search.MAX_ACTIONS),
 )
 
 __all__ = ["SPEC", "ENGINE_VERSION", "SOURCE_DIGEST", "Game", "KernelParams", "new_game", "kernel_params", "simulate"]

@@ -19,6 +19,8 @@ seat's policy stream, so equal candidates are chosen at random (not always the f
 and candidates within `jitter` points of each other sometimes swap: identical scripted seats
 no longer play identical games. jitter = 0 draws nothing and decides exactly as before it
 existed (tests/project_skyline/playthroughs/*_jitter0.txt).
+    expert     the learned expert (engines.core.expert; features.py): a linear evaluation of
+               each candidate's outcome as the seat sees it, no search
     search     information-set MCTS (engines.core.search; this game's side in search.py,
                dispatched by the batch loop and the step API, never by choose_action_nb)
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engines.core.expert import EXPERT_FILE, expert_policy, load_model
 from engines.core.kernel import inline_kernel, kernel
 from engines.core.lowlevel import writable_view
 from engines.core.lineup import policy_row
@@ -35,11 +38,14 @@ from engines.core.rng import below, uniform
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
+from engines.project_skyline.features import (
+    FEATURES, TURNS, card_power_nb, deck_size_nb, progress_nb,  # the shared estimates
+)
 from engines.project_skyline.params import (
     BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
-    K_END_MONEY, K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
+    K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_MON, K_SP_AREA,
     K_SP_BMONEY, K_SP_BUPG, K_SP_LAND, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MAX_NB,
-    MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
+    MON_CHAIN, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
     area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, pb_nb,
@@ -52,7 +58,7 @@ from engines.project_skyline.state import (
     PH_TAKE, PH_TARGET, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+RANDOM, GREEDY, HEURISTIC, SEARCH, EXPERT = 0, 1, 2, 3, 4
 
 HEURISTIC_WEIGHTS = {
     "area": 1.0,         # area majorities: value of a lead change (x the area's worth)
@@ -86,6 +92,12 @@ POLICIES = {
                             dict(HEURISTIC_WEIGHTS)),
 }
 N_WEIGHTS = len(HEURISTIC_WEIGHTS)  # the widest scripted row; scripted kernels read w[:N_WEIGHTS]
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train project_skyline`; dispatched by search.decide_listed_nb, never by
+# choose_action_nb)
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
+# the search player (engines.core.search; this game's side in search.py, dispatched by the batch
+# loop and the step API, never by choose_action_nb); it may roll out the expert
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))
 # named weight presets (presets.toml beside this file; `skyline-lab tune` writes them), which the
 # search may roll out too (rollout=heuristic_tuned)
@@ -154,54 +166,14 @@ def random_action_nb(d, prng, legal, n):
 
 
 # ---------------------------------------------------------------- shared estimates
-
-@kernel
-def progress_nb(d, cfg):
-    """How near the end: the richest player's money over the end money (0..1)."""
-    m = 0
-    for q in range(d[M_NPLAYERS]):
-        if d[pb_nb(q) + P_MONEY] > m:
-            m = d[pb_nb(q) + P_MONEY]
-    x = m / cfg[K_END_MONEY]
-    return x if x < 1.0 else 1.0
-
-
-@kernel
-def card_power_nb(cfg, t):
-    """Money-equivalent of playing card t once (build floors ~1.2 each, flexible places more)."""
-    v = 0.0
-    for e in range(MAX_EFF):
-        o = K_CARD_EFF + (t * MAX_EFF + e) * 3
-        op = cfg[o]
-        n = cfg[o + 1]
-        if op == OP_BUILD:
-            v += n * (1.2 if cfg[o + 2] < N_COLOURS else 1.5)
-        elif op == OP_STACK:
-            v += n * 1.0
-        elif op == OP_MONEY:
-            v += n
-        elif op == OP_DRAW:
-            v += 1.2 * n
-        elif op == OP_TAKE:
-            v += 2.5
-        elif op == OP_SELL:
-            v += n * 0.8
-        elif op == OP_EXTRA:
-            v += 1.5
-    return v
-
-
-@kernel
-def deck_size_nb(d, p):
-    b = pb_nb(p)
-    return d[b + P_HAND_N] + d[b + P_DRAW_N] + d[b + P_DISC_N]
-
+# (progress_nb, card_power_nb and deck_size_nb live in features.py: the expert's features are
+# built from them too)
 
 @kernel
 def card_worth_nb(d, cfg, p, t, w, prog):
     """What owning card t is worth to p from now on: its power per draw over the turns left,
     plus its end-game money value as the end nears."""
-    turns_left = 14.0 * (1.0 - prog) + 1.0
+    turns_left = TURNS * (1.0 - prog) + 1.0
     per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
     return (w[W_DECK] * card_power_nb(cfg, t) * turns_left * per_turn
             + w[W_END] * cfg[K_CARD_VALUE + t] * (0.3 + 0.7 * prog))

@@ -16,16 +16,21 @@ Not used: a perfect-recall seat could sometimes place a card more precisely (a c
 player bought and kept is in that hand, not in the draw pile). The state holds no history, so
 the sample is drawn from the observation's information (as the brief's information model says).
 
+The learned expert (engines.core.expert) decides over the same pieces: the legal list, the
+determinization and the rules, scoring each outcome with features.features_nb.
+
 Actions: the legal list (rules.legal_nb enumerates every decision, at most a few dozen build
 targets), so n >= 1 while the game runs.
 """
 from __future__ import annotations
 
+from engines.core.expert import make_expert
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.project_skyline.params import MAX_UPG
-from engines.project_skyline.policies import RANDOM, choose_action_nb, random_action_nb
-from engines.project_skyline.rules import card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
+from engines.project_skyline.features import N_FEATURES, features_nb
+from engines.project_skyline.policies import EXPERT, RANDOM, choose_action_nb, random_action_nb
+from engines.project_skyline.rules import apply_nb, card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
 from engines.project_skyline.state import (
     MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, M_PHASE, M_PLAYER, N_ACTIONS, PH_OVER, P_DRAW, P_DRAW_N,
     P_HAND, P_HAND_N,
@@ -92,7 +97,9 @@ def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
 def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     """decide_nb over the n legal actions listed in `legal` (the core's loop lists them once, to
     count the choice and to decide); random draws from them directly (choose_action_nb's draw,
-    one call layer less)."""
+    one call layer less); the expert lists its candidates itself."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, aux, w, prng, legal)
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
@@ -108,3 +115,8 @@ def outcome_nb(d, cfg, work, score, key):
         score[s] = score_of_nb(d, s)
         key[s] = card_count_nb(d, s)
     return True
+
+
+# the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, legal_nb, to_move_nb, features_nb,
+                                                   N_FEATURES, MAX_ACTIONS)

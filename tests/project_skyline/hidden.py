@@ -12,7 +12,7 @@ from engines.project_skyline.state import (
     MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
 )
 
-POLICIES = ["random", "greedy", "heuristic", "search(iterations=12)",
+POLICIES = ["random", "greedy", "heuristic", "expert", "search(iterations=12)",
             "search(iterations=6, rollout=heuristic)", "search(iterations=6, rollout=heuristic, halving=0)"]
 
 

@@ -1,0 +1,143 @@
+"""The learned expert in Project Skyline (engines/core/expert.py, engines/project_skyline/features.py):
+a named policy that plays legal, complete games on both maps; its features score a finished game
+exactly and read nothing the seat cannot see; its choice is its features' best; the shipped model
+beats the untrained one; training is reproducible from its seed."""
+import numpy as np
+import pytest
+
+from engines.core.expert import ExpertError, load_model, model_text, zero_model
+from engines.core.lineup import make_lineup
+from engines.core.rng import new_stream
+from engines.project_skyline import SPEC, new_game, search, simulate
+from engines.project_skyline.features import FEATURES, N_FEATURES, features_nb, progress_nb
+from engines.project_skyline.params import VARIANTS, kernel_params
+from engines.project_skyline.policies import card_worth_nb, default_weights
+from engines.project_skyline.state import (
+    END_STALLED, M_CUR, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
+)
+from experiments.train import TrainPlan, train
+from tests.project_skyline import hidden
+
+ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
+IX = {f: i for i, f in enumerate(FEATURES)}
+
+
+def run(lineup, n_players, count, seed=7, variant=None):
+    kp = kernel_params(VARIANTS.load(variant), n_players)
+    ln = make_lineup(SPEC, lineup, n_players, True)
+    return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, 0, count)
+
+
+def features(g, p):
+    out = np.zeros(N_FEATURES)
+    features_nb(g.state.data.copy(), g.kp.cfg, g.kp.cfg, np.int64(p), out)
+    return out
+
+
+@pytest.mark.parametrize("variant, n_players", [(None, 4), (None, 2), ("tokyo", 3)])
+def test_expert_plays_legal_complete_games(variant, n_players):
+    """The step API checks every action's legality; the game ends by its rules, not the round cap."""
+    for gi in range(2):
+        g = new_game(VARIANTS.load(variant), n_players, 5, gi)
+        while not g.is_over():
+            g.apply(g.policy_action("expert"))
+        assert max(g.scores()) > 0
+
+
+@pytest.mark.parametrize("variant, n_players", [(None, 4), (None, 2), ("tokyo", 4), ("tokyo", 2)])
+def test_features_of_a_finished_game_add_up_to_its_score(variant, n_players):
+    """At the end money, the cards' values and the end condition are the score, to the point."""
+    for gi in range(3):
+        g = new_game(VARIANTS.load(variant), n_players, 4, gi)
+        while not g.is_over():
+            g.apply(g.policy_action("heuristic"))
+        for p, score in enumerate(g.scores()):
+            f = features(g, p)
+            assert max(0.0, f[IX["money"]] + f[IX["card_values"]] + f[IX["end_bonus"]]) == score
+            assert f[IX["hand_now"]] == 0.0 and f[IX["bias"]] == 1.0
+
+
+def test_deck_worth_is_the_heuristics_card_worth_summed():
+    """deck_worth is card_worth_nb at the heuristic's default weights over the seat's cards."""
+    checked = 0
+    for g in hidden.states():
+        d = g.state.data
+        if d[M_CUR] >= 0:
+            continue
+        p = g.current_player()
+        b = PBASE + p * PB
+        cards = [*d[b + P_HAND:b + P_HAND + d[b + P_HAND_N]], *d[b + P_DRAW:b + P_DRAW + d[b + P_DRAW_N]],
+                 *d[b + P_DISC:b + P_DISC + d[b + P_DISC_N]]]
+        w = default_weights("heuristic")
+        prog = progress_nb(d, g.kp.cfg)
+        want = sum(card_worth_nb(d, g.kp.cfg, np.int64(p), np.int64(t), w, prog) for t in cards)
+        assert features(g, p)[IX["deck_worth"]] == pytest.approx(want, rel=1e-9)
+        checked += 1
+    assert checked > 20
+
+
+def test_features_read_only_what_the_seat_sees():
+    """Other hands, every draw pile's order, the Upgrade draw pile and the chance stream changed
+    (the conformance suite's scramble): the seat to move's features do not change."""
+    rng = np.random.default_rng(1)
+    for g in hidden.states():
+        p = g.current_player()
+        h = g.clone()
+        hidden.scramble(h, rng)
+        np.testing.assert_allclose(features(h, p), features(g, p), rtol=1e-12, atol=1e-12)
+
+
+def test_expert_plays_its_features_best_candidate():
+    """expert_nb with one sample picks the candidate whose features (choices_nb, the same
+    determinized sample) score best under the shipped weights; the first listed on a tie."""
+    row = SPEC.policies["expert"]
+    w = np.array([1.0] + [row.weights[f"w_{f}"] for f in FEATURES])
+    checked = 0
+    for g in hidden.states():
+        legal = np.empty(search.MAX_ACTIONS, np.int64)
+        prng = new_stream(np.uint64(3), np.int64(checked), 5)
+        a = search.expert_nb(g.state.data.copy(), g.kp.cfg, g.kp.cfg, w, prng.copy(), legal)
+        cands, feats = SPEC.expert.choices(g, prng.copy())
+        # summed in expert_nb's order (a BLAS product may split exact ties by an ulp)
+        values = [sum((wj * fj for wj, fj in zip(w[1:], f)), 0.0) for f in feats]
+        assert a == cands[int(np.argmax(values))]
+        checked += len(cands) > 1
+    assert checked > 20
+
+
+def test_shipped_model_beats_the_untrained_one():
+    """Two shipped experts against two zero-weight experts (which play the first listed action)."""
+    t = run(["expert", ZERO, "expert", ZERO], 4, 200)["players"]
+    slot, score = np.asarray(t["lineup_slot"]), np.asarray(t["score"], float)
+    trained, untrained = score[slot % 2 == 0].mean(), score[slot % 2 == 1].mean()
+    assert trained > untrained + 10.0, (trained, untrained)
+
+
+def test_shipped_model_finishes_its_games():
+    """Four shipped experts end their games by the rules (money or the last floor), not stalled."""
+    games = run(["expert"] * 4, 4, 100)["games"]
+    assert (np.asarray(games["ending"]) != END_STALLED).mean() > 0.95
+
+
+def test_model_file_round_trips_and_refuses_other_features(tmp_path):
+    m = zero_model(FEATURES)
+    path = tmp_path / "expert.toml"
+    path.write_text(model_text(m))
+    assert load_model(path, FEATURES) == m
+    with pytest.raises(ExpertError, match="features"):
+        load_model(path, FEATURES[:-1])
+    with pytest.raises(ExpertError, match="features"):
+        load_model(path, FEATURES[1:] + FEATURES[:1])
+    shipped = load_model(SPEC.expert.model_file, FEATURES)
+    assert shipped.command.startswith("skyline-lab train project_skyline") and any(shipped.weights)
+    assert SPEC.policies["expert"].weights["samples"] >= 1
+    assert tuple(SPEC.expert.features) == FEATURES
+
+
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    plan = TrainPlan("project_skyline", players=2, seed=3, iterations=1, games=2, budget=2, eval_games=10)
+    a = train(plan, tmp_path / "a", log=lambda *_: None)
+    b = train(plan, tmp_path / "b", log=lambda *_: None)
+    assert a == b and len(a["iterations"]) == 1
+    for name in ("data_000.npz", "model_000.toml", "expert.toml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
