@@ -82,7 +82,7 @@ def deal_hidden_cards_nb(d, cfg, p, pool, prng):
     for q in range(P):
         if q != p:
             hidden |= d[pb_nb(q) + P_HAND] | d[pb_nb(q) + P_TRADE_MASK]
-    n = 0
+    n = np.int64(0)   # not a literal 0: shuffle would compile once more for Literal[int](0)
     while hidden != 0:   # ascending card ids: the list depends on the set only
         pool[n] = lowest_bit_index(hidden)
         hidden &= hidden - 1
@@ -111,7 +111,7 @@ def deal_hidden_missions_nb(d, cfg, p, pool, prng):
     """Every mission but p's own, shuffled: the others' missions, then the unused rest of the deal."""
     P = d[M_NPLAYERS]
     mine = d[pb_nb(p) + P_MISSION]
-    n = 0
+    n = np.int64(0)   # not a literal 0 (as above)
     for m in range(cfg[K_N_MISSIONS]):
         if m != mine:
             pool[n] = m
