@@ -89,8 +89,12 @@ SPEC = GameSpec(
     # search rungs roll out the heuristic (sequential halving). Their head-to-head margins were
     # measured on the first maps and cards (77-space NYC, 78-space Tokyo, the first Basic cards)
     # and are not restated here: measure them on today's data with `skyline-lab ladder
-    # project_skyline`
-    ladder=("random", "greedy", "heuristic", "search(iterations=20, rollout=heuristic)",
+    # project_skyline`. The learned expert sits between the heuristic and search(20): at one 4-seat
+    # table of greedy, heuristic, expert and search(20), 1,200 games, ratings -2.14 [-2.25, -2.01],
+    # -0.77 [-0.87, -0.69], 0.89 [0.81, 0.96], 2.03 [1.91, 2.14] (expert ahead of the heuristic in 0.84
+    # of games); `skyline-lab ladder project_skyline --rung greedy --rung heuristic --rung expert
+    # --rung "search(iterations=20, rollout=heuristic)" -p 4 -n 1200 --findings-games 0 --seed 0`
+    ladder=("random", "greedy", "heuristic", "expert", "search(iterations=20, rollout=heuristic)",
             "search(iterations=100, rollout=heuristic)"),
     ladder_players=4,
     ladder_games=80,
