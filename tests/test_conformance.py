@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from engines.core import cache_guard
+from engines.core.expert import ExpertError, load_model, model_text, zero_model
 from engines.core.harness import CHOICE_COLUMNS
 from engines.core.lineup import make_lineup
 from engines.core.spec import StepGame
@@ -218,3 +219,23 @@ def test_no_policy_reads_what_its_seat_cannot_see(game_id, policy):
         hidden.scramble(h, rng)
         assert _same_observation(h.observation(p), g.observation(p)), (policy, g.phase())
         assert h.policy_action(policy) == a, (policy, g.phase())
+
+
+@pytest.mark.parametrize("game_id", [g for g in SHIPPED if get_game(g).expert is not None])
+def test_expert_model_is_the_games_own_and_its_file_refuses_other_features(game_id, tmp_path):
+    """A game's shipped expert (engines/<game>/expert.toml): made by `skyline-lab train`, trained
+    (not all zero), its weights the policy's weight row, its features the game's in order; a
+    model file whose features are not the game's, in the game's order, is refused."""
+    spec = get_game(game_id)
+    features = tuple(spec.expert.features)
+    shipped = load_model(spec.expert.model_file, features)
+    assert shipped.command.startswith(f"skyline-lab train {game_id} ") and any(shipped.weights)
+    assert spec.policies["expert"].weights == {
+        "samples": float(shipped.samples), **{f"w_{f}": w for f, w in zip(features, shipped.weights)}}
+    model = zero_model(features)
+    path = tmp_path / "expert.toml"
+    path.write_text(model_text(model))
+    assert load_model(path, features) == model
+    for other in (features[:-1], features[1:] + features[:1]):
+        with pytest.raises(ExpertError, match="features"):
+            load_model(path, other)

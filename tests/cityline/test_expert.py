@@ -9,7 +9,6 @@ import pytest
 from engines.cityline import SPEC, new_game, simulate
 from engines.cityline.features import FEATURES, N_FEATURES, features_nb
 from engines.cityline.params import VARIANTS, kernel_params
-from engines.core.expert import ExpertError, load_model, model_text, zero_model
 from engines.core.lineup import make_lineup
 from experiments.train import TrainError, TrainPlan, train
 
@@ -43,16 +42,6 @@ def test_shipped_model_beats_the_untrained_one():
     slot, score = np.asarray(t["lineup_slot"]), np.asarray(t["score"], float)
     trained, untrained = score[slot % 2 == 0].mean(), score[slot % 2 == 1].mean()
     assert trained > untrained + 3.0, (trained, untrained)
-
-
-def test_model_file_round_trips_and_refuses_other_features(tmp_path):
-    m = zero_model(FEATURES)
-    path = tmp_path / "expert.toml"
-    path.write_text(model_text(m))
-    assert load_model(path, FEATURES) == m
-    with pytest.raises(ExpertError, match="features"):
-        load_model(path, FEATURES[:-1])
-    assert SPEC.policies["expert"].weights["samples"] >= 1
 
 
 def test_training_is_reproducible_from_its_seed_and_keeps_its_folder(tmp_path):

@@ -5,7 +5,6 @@ beats the untrained one; training is reproducible from its seed."""
 import numpy as np
 import pytest
 
-from engines.core.expert import ExpertError, load_model, model_text, zero_model
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.project_skyline import SPEC, new_game, search, simulate
@@ -117,21 +116,6 @@ def test_shipped_model_finishes_its_games():
     """Four shipped experts end their games by the rules (money or the last floor), not stalled."""
     games = run(["expert"] * 4, 4, 100)["games"]
     assert (np.asarray(games["ending"]) != END_STALLED).mean() > 0.95
-
-
-def test_model_file_round_trips_and_refuses_other_features(tmp_path):
-    m = zero_model(FEATURES)
-    path = tmp_path / "expert.toml"
-    path.write_text(model_text(m))
-    assert load_model(path, FEATURES) == m
-    with pytest.raises(ExpertError, match="features"):
-        load_model(path, FEATURES[:-1])
-    with pytest.raises(ExpertError, match="features"):
-        load_model(path, FEATURES[1:] + FEATURES[:1])
-    shipped = load_model(SPEC.expert.model_file, FEATURES)
-    assert shipped.command.startswith("skyline-lab train project_skyline") and any(shipped.weights)
-    assert SPEC.policies["expert"].weights["samples"] >= 1
-    assert tuple(SPEC.expert.features) == FEATURES
 
 
 def test_training_is_reproducible_from_its_seed(tmp_path):

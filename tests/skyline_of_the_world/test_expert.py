@@ -6,7 +6,6 @@ reproducibly."""
 import numpy as np
 import pytest
 
-from engines.core.expert import ExpertError, load_model, model_text, zero_model
 from engines.core.lineup import make_lineup
 from engines.skyline_of_the_world import SPEC, new_game, simulate
 from engines.skyline_of_the_world.features import FEATURES, N_FEATURES, features_nb
@@ -93,21 +92,6 @@ def test_shipped_model_beats_the_untrained_one():
     slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
     trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
     assert trained > untrained + 0.1, (trained, untrained)
-
-
-def test_shipped_model_file_and_round_trip(tmp_path):
-    shipped = load_model(SPEC.expert.model_file, FEATURES)
-    assert shipped.command.startswith("skyline-lab train skyline_of_the_world ")
-    assert any(w != 0 for w in shipped.weights)
-    assert SPEC.policies["expert"].weights == {"samples": 1.0, **{f"w_{f}": w for f, w in zip(FEATURES, shipped.weights)}}
-    m = zero_model(FEATURES)
-    path = tmp_path / "expert.toml"
-    path.write_text(model_text(m))
-    assert load_model(path, FEATURES) == m
-    with pytest.raises(ExpertError, match="features"):
-        load_model(path, FEATURES[:-1])
-    with pytest.raises(ExpertError, match="features"):
-        load_model(path, FEATURES[1:] + FEATURES[:1])
 
 
 def test_training_records_this_games_tables_reproducibly(tmp_path):
