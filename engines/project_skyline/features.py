@@ -166,7 +166,7 @@ def features_nb(d, cfg, aux, p, out):
     deck_worth = 0.0
     power = 0.0
     n_cards = 0
-    i = 0
+    i = np.int64(0)   # not a literal 0: own_card_nb would compile once more for Literal[int](0)
     while True:
         t = own_card_nb(d, p, i)
         if t < 0:

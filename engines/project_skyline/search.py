@@ -24,6 +24,8 @@ targets), so n >= 1 while the game runs.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from engines.core.expert import make_expert
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
@@ -71,11 +73,14 @@ def deal_pool_nb(d, pool, i0, n0, i1, n1, prng):
 @kernel
 def determinize_nb(d, rng, cfg, p, prng, pool):
     seed_into(rng, next_u64(prng))                       # future reshuffles
-    deal_pool_nb(d, pool, MK_UPG, d[MK_UPG_N], MK_UPG, 0, prng)   # the Upgrade draw pile
+    # np.int64: a literal offset or 0 would compile deal_pool_nb once more per literal value (the
+    # expert determinizes inside the scripted kernel too)
+    none = np.int64(0)
+    deal_pool_nb(d, pool, np.int64(MK_UPG), d[MK_UPG_N], np.int64(MK_UPG), none, prng)   # the Upgrade draw pile
     for q in range(d[M_NPLAYERS]):
         b = pb_nb(q)
         if q == p:  # own hand known, own draw pile a known multiset in unknown order
-            deal_pool_nb(d, pool, b + P_DRAW, d[b + P_DRAW_N], b + P_DRAW, 0, prng)
+            deal_pool_nb(d, pool, b + P_DRAW, d[b + P_DRAW_N], b + P_DRAW, none, prng)
         else:       # hand + draw pile: a known multiset split at known sizes
             deal_pool_nb(d, pool, b + P_HAND, d[b + P_HAND_N], b + P_DRAW, d[b + P_DRAW_N], prng)
 
