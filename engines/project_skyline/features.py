@@ -30,8 +30,8 @@ from engines.project_skyline.params import (
     OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
-    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, in_mask_nb, monuments_held_nb, pb_nb,
-    playable_nb,
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, card_count_nb, in_mask_nb, monuments_held_nb,
+    pb_nb, playable_nb,
 )
 from engines.project_skyline.state import (
     B_A_FLOORS, B_A_FREE, B_A_SCORED, B_COUNTS, B_H, B_LOHI, B_TOP, C_EFFECTS, C_PLAY, MAX_HEIGHT, M_CONT, M_CUR,
@@ -111,12 +111,6 @@ def effects_power_nb(cfg, t, e0):
     return v
 
 
-@kernel
-def deck_size_nb(d, p):
-    b = pb_nb(p)
-    return d[b + P_HAND_N] + d[b + P_DRAW_N] + d[b + P_DISC_N]
-
-
 # ---------------------------------------------------------------- the features
 
 @kernel
@@ -177,7 +171,7 @@ def features_nb(d, cfg, aux, p, out):
         i += 1
     # policies.card_worth_nb at the heuristic's default weights (deck 1, endgame 1) summed over
     # the cards, its common factors taken out of the sum
-    per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
+    per_turn = 4.0 / max(4, card_count_nb(d, p) + 1)
     deck_worth = power * turns_left * per_turn + card_values * (0.3 + 0.7 * prog)
     deck_quality = power / max(1, n_cards) * turns_left
     # the hand: this turn's play step, or the next symbol choice

@@ -39,7 +39,7 @@ from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.search import SEARCH_HEAD, search_policy
 from engines.core.spec import PolicyInfo
 from engines.project_skyline.features import (
-    FEATURES, TURNS, card_power_nb, deck_size_nb, progress_nb,  # the shared estimates
+    FEATURES, TURNS, card_power_nb, progress_nb,  # the shared estimates
 )
 from engines.project_skyline.params import (
     BONUS_MONEY, END_TOWERS, K_BASIC_TYPE, K_CARD_EFF, K_CARD_PRICE, K_CARD_SYM, K_CARD_VALUE, K_END_KIND,
@@ -48,8 +48,8 @@ from engines.project_skyline.params import (
     MON_CHAIN, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
-    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, chain_reach_nb, in_mask_nb, pb_nb,
-    upgrade_cost_nb,
+    area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, card_count_nb, chain_reach_nb, in_mask_nb,
+    pb_nb, upgrade_cost_nb,
 )
 from engines.project_skyline.state import (
     A_BUY, A_DISC, A_DONE, A_PLAY, A_SELL_DISC, A_SELL_HAND, A_SELL_SKIP, A_SITE, A_SKIP, A_SPACE, A_STOP,
@@ -166,15 +166,15 @@ def random_action_nb(d, prng, legal, n):
 
 
 # ---------------------------------------------------------------- shared estimates
-# (progress_nb, card_power_nb and deck_size_nb live in features.py: the expert's features are
-# built from them too)
+# (progress_nb and card_power_nb live in features.py: the expert's features are built from them
+# too; a seat's deck size is the rules' card_count_nb)
 
 @kernel
 def card_worth_nb(d, cfg, p, t, w, prog):
     """What owning card t is worth to p from now on: its power per draw over the turns left,
     plus its end-game money value as the end nears."""
     turns_left = TURNS * (1.0 - prog) + 1.0
-    per_turn = 4.0 / max(4, deck_size_nb(d, p) + 1)
+    per_turn = 4.0 / max(4, card_count_nb(d, p) + 1)
     return (w[W_DECK] * card_power_nb(cfg, t) * turns_left * per_turn
             + w[W_END] * cfg[K_CARD_VALUE + t] * (0.3 + 0.7 * prog))
 
