@@ -70,11 +70,15 @@ def time_phases(run_path: Path, game: str) -> dict:
 
 
 def ensure_run(game: str, games: int, out: Path) -> Path:
-    path = out / game
-    if not (path / "manifest.json").is_file():
-        from experiments.runner import run_batch
+    """The run to report: the folder is reused while it matches today's engine (run_batch resumes it,
+    playing nothing), and played again when the engine changed since (run_batch refuses it)."""
+    from experiments.runner import RunError, run_batch
 
+    path = out / game
+    try:
         run_batch(game, n_games=games, seed=0, out=path, workers=1, progress=False)
+    except RunError:
+        run_batch(game, n_games=games, seed=0, out=path, workers=1, progress=False, fresh=True)
     return path
 
 
