@@ -312,3 +312,40 @@ def test_no_import_cycles():
     _, graph = check(_product())
     found = cycles(graph)
     assert found == [], "\n".join(" <-> ".join(c) for c in found)
+
+
+# The reference-count-free views (engines.core.lowlevel.unowned) and the owners they need kept
+# alive are the core's business: the adapter's loops own every working array. A game's kernels
+# take arrays and pass them on. Games whose loops are still their own are named here, with why.
+LOWLEVEL_LIFETIMES = {"engines.core.lowlevel.unowned", "engines.core.lowlevel.keep_alive",
+                      "engines.core.harness.keep_alive_all"}
+OWN_LOOPS = {"skyline_3000": "its batch loop and search state are its own until it moves onto engines.core.adapter"}
+
+
+def lifetime_imports(sources: dict[str, tuple[str, bool]]) -> dict[str, list[str]]:
+    """Per game package: where its modules import a view-lifetime helper ('module:line name')."""
+    found: dict[str, list[str]] = {}
+    for module, (source, is_package) in sources.items():
+        parts = module.split(".")
+        if parts[0] != "engines" or len(parts) < 2 or parts[1] == "core" or parts[1] not in GAME_IDS:
+            continue
+        for name, line in imports_of(source, module, is_package):
+            if name in LOWLEVEL_LIFETIMES:
+                found.setdefault(parts[1], []).append(f"{module}:{line} {name}")
+    return found
+
+
+def test_lifetime_checker_sees_a_game_taking_unowned_views():
+    sources = {"engines.cityline.policies": ("from engines.core.lowlevel import popcount, unowned\n", False),
+               "engines.cityline.batch": ("from engines.core.harness import keep_alive_all\n", False),
+               "engines.core.adapter": ("from engines.core.lowlevel import unowned\n", False)}
+    assert lifetime_imports(sources) == {"cityline": ["engines.cityline.policies:1 engines.core.lowlevel.unowned",
+                                                     "engines.cityline.batch:1 engines.core.harness.keep_alive_all"]}
+
+
+def test_games_on_the_adapter_keep_no_view_lifetimes():
+    found = lifetime_imports(_product())
+    wrong = {game: where for game, where in found.items() if game not in OWN_LOOPS}
+    assert wrong == {}, f"unowned views / keep_alive in game code (the adapter owns them): {wrong}"
+    stale = sorted(set(OWN_LOOPS) - set(found))
+    assert stale == [], f"{stale} no longer keep(s) view lifetimes: remove from OWN_LOOPS"

@@ -34,8 +34,7 @@ from engines.cityline.params import (
     K_X_PENALTY, K_X_PER_PENALTY, MAX_COLUMNS, MAX_FACES, TABLE_STRIDE,
 )
 from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
-from engines.core.harness import keep_alive_all
-from engines.core.lowlevel import nth_bit_index, popcount, unowned, writable_view
+from engines.core.lowlevel import nth_bit_index, popcount, writable_view
 from engines.cityline.rules import (
     action_of_choice_nb, apply_nb, choice_mask_nb, redraw_hidden_choices_nb, decode_nb, fill_outcome_nb, legal_nb, n_open_nb, score_nb,
 )
@@ -337,19 +336,15 @@ def canonical_mask_nb(d, nd, mask):
 @allocating_kernel
 def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
     rollouts = np.int64(w[0])
-    sim_own = np.empty_like(d)
-    srng_own = np.empty(4, np.uint64)
-    buf_own = np.empty(256, np.int64)
-    scores_own = np.empty(256)
-    tp_own = np.zeros(MAX_FACES + 1, np.int64)
-    cp_own = np.zeros(MAX_COLUMNS, np.int64)
-    # the rollouts run on views without reference counts (engines/core/lowlevel.py); owners kept alive below
-    sim = unowned(sim_own)
-    srng = unowned(srng_own)
-    buf = unowned(buf_own)
-    scores = unowned(scores_own)
-    tp = unowned(tp_own)
-    cp = unowned(cp_own)
+    # the rollouts' working arrays, once per decision; _rollout_value_nb and the rules it runs are
+    # kernels without reference counts, so only this loop's calls count them (a few per rollout of
+    # hundreds of steps): the arrays are passed as they are, no unowned views to keep alive
+    sim = np.empty_like(d)
+    srng = np.empty(4, np.uint64)
+    buf = np.empty(256, np.int64)
+    scores = np.empty(256)
+    tp = np.zeros(MAX_FACES + 1, np.int64)
+    cp = np.zeros(MAX_COLUMNS, np.int64)
     base = next_u64(prng)
     cand = np.empty(256, np.int64)
     k = 0
@@ -388,7 +383,6 @@ def strong_action_nb(d, cfg, fill, p, w, prng, legal, n):
         if tot > best_val:
             best_val = tot
             best = cand[j]
-    keep_alive_all(sim_own, srng_own, buf_own, scores_own, tp_own, cp_own)
     return best
 
 
