@@ -78,7 +78,32 @@ CTRL_ROW = Layout("ctrl", [
     Field("n_auc", 1, "rows written to alog"),
     Field("stack_pos", MAX_STACKS, "[C_STACK_POS + s]: items already taken from auction stack s"),
 ])
-CTRL_ROW.export(globals(), "C_")
+# --- CTRL_ROW's constants, prefix C_ (python -m engines.core.layout FILE writes them: edit CTRL_ROW) ---
+C_PHASE = 0        # PH_*
+C_ROUND = 1        # 0-based round
+C_KEY = 2          # Key Player seat
+C_CUR = 3          # seat to decide (-1 when over)
+C_PASSED = 4       # bit mask of seats that passed this construction phase
+C_TURN = 5         # construction turns this round (passes included)
+C_TURNS_TOTAL = 6  # construction turns, all rounds
+C_SUB = 7          # PH_FLOOR: floors still to place
+C_PCARD = 8        # PH_INSTALL: the Contract card just played
+C_STACK = 9        # improvement phase: stack being auctioned
+C_BIDDER = 10      # improvement phase: offset from the Key of the seat bidding
+C_WINNER = 11      # PH_PLACE: auction winner
+C_ITEM = 12        # item on auction / to place
+C_DRAWER = 13      # PH_DRAW: offset from the Key of the seat drawing
+C_DRAW_LEFT = 14   # PH_DRAW: cards the drawer still draws
+C_DRAWN = 15       # PH_DRAW: cards the drawer drew so far
+C_STOCK = 16       # floors left in the shared stock
+C_DECISIONS = 17   # decisions taken
+C_STALLED = 18     # 1 if the turn cap ended the game
+C_FIRST_KEY = 19   # Key Player in round 1
+C_N_AUC = 20       # rows written to alog
+C_STACK_POS = 21   # [C_STACK_POS + s]: items already taken from auction stack s
+C_SIZE = 25        # the layout's size (ctrl)
+C_END = 25         # the first index after it
+CTRL_ROW.check(globals(), "C_")
 N_CTRL = CTRL_ROW.size
 
 # ---------------------------------------------------------------- board: pub[BOARD + k * N_BOARD + B_*]
@@ -99,7 +124,24 @@ BOARD_ROW = Layout("board row", [
     Field("bldh", MAX_SMALL, "[B_BLDH + j]: height of the j-th building installed (in order)"),
     Field("bldo", MAX_SMALL, "[B_BLDO + j]: its owner"),
 ])
-BOARD_ROW.export(globals(), "B_")
+# --- BOARD_ROW's constants, prefix B_ (python -m engines.core.layout FILE writes them: edit BOARD_ROW) ---
+B_VAC = 0     # vacant small platforms
+B_GREEN = 1   # greenspaces
+B_BBTOT = 2   # billboards (all players)
+B_TOP = 3     # tallest building height
+B_ROOF = 4    # roof type of the block (0 = none yet)
+B_LVAC = 5    # vacant large platforms
+B_NSPACE = 6  # spaceports
+B_NMALL = 7   # megamalls
+B_NBLD = 8    # buildings installed
+B_FLOORS = 9  # [B_FLOORS + p]: floors of seat p
+B_TALL = 13   # [B_TALL + p]: tallest building of seat p
+B_BB = 17     # [B_BB + p]: billboards of seat p
+B_BLDH = 21   # [B_BLDH + j]: height of the j-th building installed (in order)
+B_BLDO = 33   # [B_BLDO + j]: its owner
+B_SIZE = 45   # the layout's size (board row)
+B_END = 45    # the first index after it
+BOARD_ROW.check(globals(), "B_")
 N_BOARD = BOARD_ROW.size
 
 # ---------------------------------------------------------------- plants: pub[PLH / PLR + p * N_PLROW + i]
@@ -136,7 +178,33 @@ PLAYER_ROW = Layout("player row", [
     Field("played", MAX_CARDS, "[P_PLAYED + c]: times card c was played in construction by this seat"),
     Field("paid", MAX_CARDS, "[P_PAID + c]: times card c was paid in a won auction"),
 ])
-PLAYER_ROW.export(globals(), "P_")
+# --- PLAYER_ROW's constants, prefix P_ (python -m engines.core.layout FILE writes them: edit PLAYER_ROW) ---
+P_SCORE = 0
+P_NHAND = 1          # hand size (public)
+P_BILLBOARDS = 2     # billboards left in supply
+P_ROOF_SUPPLY = 3    # roofs left: [P_ROOFS + roof type] (1 curved, 2 pointed)
+P_NBUILD = 5         # buildings in the Plant
+P_BONUS = 6          # extra cards for the next Draw Phase (Spaceports)
+P_EV_FIRST = 7
+P_EV_SECOND = 8
+P_EV_BILLBOARD = 9   # negative: billboards placed
+P_EV_BUILDOVER = 10  # negative: building installed on own billboard
+P_ST_BUILT = 11
+P_ST_PLACED = 12
+P_ST_FLOORS = 13
+P_ST_BB = 14
+P_ST_BB_OVER = 15
+P_ST_WON = 16
+P_ST_SPENT = 17
+P_ST_EXTRA = 18
+P_ST_PASS_R1 = 19    # own construction turn (0-based) of the pass in round 1
+P_TURNS_ROUND = 20   # own construction turns this round
+P_ROUND_SCORE = 21   # [P_ROUND_SCORE + r]: score after round r's Scoring Phase (the rounds table)
+P_PLAYED = 37        # [P_PLAYED + c]: times card c was played in construction by this seat
+P_PAID = 99          # [P_PAID + c]: times card c was paid in a won auction
+P_SIZE = 161         # the layout's size (player row)
+P_END = 161          # the first index after it
+PLAYER_ROW.check(globals(), "P_")
 P_ROOFS = PLAYER_ROW["roof_supply"] - 1  # roof type r (1 curved, 2 pointed) at P_ROOFS + r
 N_PROW = PLAYER_ROW.size
 
@@ -147,7 +215,14 @@ PILE_ROW = Layout("pile row", [
     Field("top", 1, "the visible top card id (-1: deck empty)"),
     Field("discards", MAX_CARDS, "[PI_DISCARDS + j]: the discards"),
 ])
-PILE_ROW.export(globals(), "PI_")
+# --- PILE_ROW's constants, prefix PI_ (python -m engines.core.layout FILE writes them: edit PILE_ROW) ---
+PI_DECK = 0      # cards in deck t
+PI_DISC = 1      # cards in its discard pile
+PI_TOP = 2       # the visible top card id (-1: deck empty)
+PI_DISCARDS = 3  # [PI_DISCARDS + j]: the discards
+PI_SIZE = 65     # the layout's size (pile row)
+PI_END = 65      # the first index after it
+PILE_ROW.check(globals(), "PI_")
 N_PIROW = PILE_ROW.size
 
 # ---------------------------------------------------------------- alog: pub[ALOG + row * N_ALOG + A_*]
@@ -158,7 +233,19 @@ ALOG_ROW = Layout("auction log row", [
     Field("high", MAX_P, "[A_HIGH + seat]"),
     Field("winner", 1), Field("price", 1), Field("tie", 1), Field("block", 1),
 ])
-ALOG_ROW.export(globals(), "A_")
+# --- ALOG_ROW's constants, prefix A_ (python -m engines.core.layout FILE writes them: edit ALOG_ROW) ---
+A_ROUND = 0
+A_STACK = 1
+A_ITEM = 2
+A_BID = 3      # [A_BID + seat], -1 for a seat not in the game
+A_HIGH = 7     # [A_HIGH + seat]
+A_WINNER = 11
+A_PRICE = 12
+A_TIE = 13
+A_BLOCK = 14
+A_SIZE = 15    # the layout's size (auction log row)
+A_END = 15     # the first index after it
+ALOG_ROW.check(globals(), "A_")
 N_ALOG = ALOG_ROW.size
 
 # ---------------------------------------------------------------- actions (int64)
@@ -290,7 +377,65 @@ PARAMS = ParamLayout([
     Param("bb_card", key="construction.billboard_costs_card",
           rule=Rule("bool", doc="placing a billboard also discards one hand card of the player's choice")),
 ], name="skyline_3000 rule table")
-PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
+# --- PARAMS's constants, prefix T_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
+T_N_PLAYERS = 0          # players at the table
+T_N_DISTRICTS = 1
+T_BPD = 2
+T_N_BLOCKS = 3           # districts x blocks per district
+T_SMALL_PLATFORMS = 4    # small platforms per block, not counting the extra marked platforms
+T_LARGE_PLATFORMS = 5
+T_GREEN_PLATFORM = 6
+T_N_GREEN = 7            # pre-placed Greenspaces (blocks at T_GREEN)
+T_N_STACKS = 8           # auction stacks (T_STACK_LEN, T_STACK_ITEMS)
+T_N_AUCTIONS = 9         # rows reserved for the auction log
+T_AUCTION_TIE = 10
+T_N_CARDS = 11           # card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)
+T_DEAL_ROOF = 12
+T_DEAL_FLOOR = 13
+T_DEAL_CONTRACT = 14
+T_DRAW_PER_ROUND = 15
+T_CURVED_ROOFS = 16
+T_POINTED_ROOFS = 17
+T_BILLBOARDS = 18
+T_FLOOR_STOCK = 19
+T_N_START = 20           # starting buildings (T_START_H, T_START_R)
+T_START_SCORE = 21
+T_ROUNDS = 22
+T_TURN_CAP = 23
+T_FLOORS_PER_CARD = 24
+T_FIRST_FLOORS = 25
+T_FIRST_BASE = 26
+T_FIRST_PER_GREEN = 27
+T_FIRST_PER_BB = 28
+T_SECOND_BASE = 29
+T_SECOND_PER_GREEN = 30
+T_SECOND_PER_BB = 31
+T_MEGAMALL_MULT = 32
+T_SPACEPORT_FIRST = 33
+T_SPACEPORT_SECOND = 34
+T_BILLBOARD_COST = 35
+T_BUILDOVER_COST = 36
+T_BLOCK_TIE = 37
+T_FINAL_TIE = 38
+T_MAX_BUILDINGS = 39     # plant capacity (every building has a floor)
+T_MAX_ACTIONS = 40       # size of a legal-action buffer
+T_TYPE = 41              # card type of each card id
+T_VALUE = 103            # card value of each card id
+T_DIST = 165             # district of each Contract card, -1 for the others
+T_GREEN = 227            # blocks of the pre-placed Greenspaces
+T_START_H = 267          # floors of each starting building
+T_START_R = 287          # roof of each starting building
+T_STACK_LEN = 307        # items in each auction stack
+T_STACK_ITEMS = 311      # items of each stack, top first
+T_UNPLACEABLE = 375
+T_MALL_STACKING = 376
+T_PORT_STACKING = 377
+T_SHORT_STOCK = 378
+T_HAND_LIMIT = 379       # cards a hand holds at most (0: no limit); draws stop there
+T_BB_CARD = 380          # placing a billboard also discards one hand card of the player's choice
+T_SIZE = 381             # the layout's size (skyline_3000 rule table)
+T_END = 381              # the first index after it
+PARAMS.check(globals(), "T_")
 T_SIZE = PARAMS.size
 T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # T_DEAL[card type]
 
@@ -323,7 +468,13 @@ SEC_LAYOUT = Layout("sec", [
     Field("bids", MAX_P, "[S_BIDS + p]: seat p's sealed bid"),
     Field("decks", N_TYPES * MAX_CARDS, "[S_DECKS + t * MAX_CARDS + j]: deck t's draw order, top last"),
 ])
-SEC_LAYOUT.export(globals(), "S_")
+# --- SEC_LAYOUT's constants, prefix S_ (python -m engines.core.layout FILE writes them: edit SEC_LAYOUT) ---
+S_CHANCE = 0  # chance stream (xoshiro256**): every shuffle, deal and the Key draw
+S_BIDS = 4    # [S_BIDS + p]: seat p's sealed bid
+S_DECKS = 8   # [S_DECKS + t * MAX_CARDS + j]: deck t's draw order, top last
+S_SIZE = 194  # the layout's size (sec)
+S_END = 194   # the first index after it
+SEC_LAYOUT.check(globals(), "S_")
 SEC_SIZE = SEC_LAYOUT.size
 
 
