@@ -166,6 +166,7 @@ class Layout:
 
 _REWRITING: list | None = None
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]* = -?[0-9]+( |$)")
+MARKER = re.compile(r"^# --- [A-Za-z_][A-Za-z_0-9]*'s constants, prefix ")
 CHECK_LINE = re.compile(r'^(?P<var>[A-Za-z_][A-Za-z_0-9]*)\.check\(globals\(\), "(?P<prefix>[A-Za-z_0-9]*)"\)')
 
 
@@ -186,8 +187,8 @@ def rewritten_source(text: str, module: Any) -> str:
             start = len(out)
             while start > 0 and ASSIGNMENT.match(out[start - 1]):
                 start -= 1
-            if start > 0 and out[start - 1].rstrip("\n") == marker_line(variable, prefix):
-                del out[start - 1:]   # the old block: its marker and the assignments right above this check
+            if start > 0 and MARKER.match(out[start - 1]):
+                del out[start - 1:]   # the old block: its marker (any prefix: a renamed one too) and assignments
             out.append(layout.written_out(prefix, variable))
         out.append(line)
     return "".join(out)

@@ -12,7 +12,7 @@ buffers (one reference count each), never tuples of arrays:
 
 Every section sits at a fixed offset computed from the MAX_* sizes below, so
 offsets are compile-time constants; the variant's own sizes (players, blocks,
-cards) are read from the table section at run time (pub[TAB + T_*]).
+cards) are read from the table section at run time (pub[TAB + K_*]).
 The Python `State` offers the old 2-D views (ctrl, board, plants, players,
 piles, alog, decks, secret) over these buffers, for tests and rendering.
 
@@ -252,18 +252,18 @@ N_ALOG = ALOG_ROW.size
 # action = kind << 16 | detail, or BID_FLAG | card-id mask for a bid
 A_SHIFT = 16
 DETAIL_MASK = (1 << A_SHIFT) - 1
-K_PASS = 0          # detail 0
-K_FLOOR = 1         # play Floor card (detail = card id), then place floors
-K_ROOF = 2          # play Roof card, then roof a building
-K_CONTRACT = 3      # play Contract card, then install a building
-K_BILLBOARD = 4     # detail = block | (card id + 1) << BB_CARD_SHIFT (card field 0: no card)
-K_NOACT = 5         # play card, no action (not a pass)
-K_FLOOR_TARGET = 6  # detail = plant building index; index == n_build: new building
-K_ROOF_TARGET = 7   # detail = building * 2 + (roof type - 1)
-K_INSTALL = 8       # detail = (building * n_blocks + block) * 2 + on_own_billboard
-K_PLACE = 9         # detail = block
-K_DRAW = 10         # detail = deck type
-K_BID = 11          # only as a kind; the action is BID_FLAG | mask
+ACT_PASS = 0          # detail 0
+ACT_FLOOR = 1         # play Floor card (detail = card id), then place floors
+ACT_ROOF = 2          # play Roof card, then roof a building
+ACT_CONTRACT = 3      # play Contract card, then install a building
+ACT_BILLBOARD = 4     # detail = block | (card id + 1) << BB_CARD_SHIFT (card field 0: no card)
+ACT_NOACT = 5         # play card, no action (not a pass)
+ACT_FLOOR_TARGET = 6  # detail = plant building index; index == n_build: new building
+ACT_ROOF_TARGET = 7   # detail = building * 2 + (roof type - 1)
+ACT_INSTALL = 8       # detail = (building * n_blocks + block) * 2 + on_own_billboard
+ACT_PLACE = 9         # detail = block
+ACT_DRAW = 10         # detail = deck type
+ACT_BID = 11          # only as a kind; the action is BID_FLAG | mask
 BID_FLAG = 1 << 62
 # A billboard's detail carries the card it costs (construction.billboard_costs_card) above the
 # block: field 0 = no card, so with the key off a billboard's action is the block alone, as it
@@ -272,16 +272,16 @@ BB_CARD_SHIFT = 6
 BB_BLOCK_MASK = (1 << BB_CARD_SHIFT) - 1
 
 
-# ---------------------------------------------------------------- variant table: pub[TAB + T_*]
+# ---------------------------------------------------------------- variant table: pub[TAB + K_*]
 # The rule vector, declared once (engines.core.layout.ParamLayout): each entry
 # names its kernel slot (exported below as T_<NAME>, and read in Python as
 # KernelParams.<name>), its variant key with its schema rule, and its meaning.
 # Entries with a key and kernel=False are schema only (params.py turns them
 # into derived slots); entries without a key are derived slots.
-# Tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
-# Contract district (-1), [T_GREEN + g] pre-placed Greenspace blocks,
-# [T_START_H + i], [T_START_R + i] starting buildings, [T_STACK_LEN + s]
-# items in auction stack s, [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
+# Tables: [K_TYPE + c] card type, [K_VALUE + c] card value, [K_DIST + c]
+# Contract district (-1), [K_GREEN + g] pre-placed Greenspace blocks,
+# [K_START_H + i], [K_START_R + i] starting buildings, [K_STACK_LEN + s]
+# items in auction stack s, [K_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
 # j-th item from the top.
 MAX_GREEN = 40
 MAX_START = 20
@@ -318,16 +318,16 @@ PARAMS = ParamLayout([
     Param("large_platforms", key="board.large_platforms", rule=Rule("int", 0, 3)),
     Param(key="board.greenspace_blocks", rule=Rule("int_list", 0, 35, max_length=MAX_GREEN), kernel=False),
     Param("green_platform", key="board.greenspace_platform", rule=Rule("str", choices=GREEN_PLATFORMS)),
-    Param("n_green", meaning="pre-placed Greenspaces (blocks at T_GREEN)"),
+    Param("n_green", meaning="pre-placed Greenspaces (blocks at K_GREEN)"),
     Param(key="auction.stacks", rule=Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS), kernel=False),
-    Param("n_stacks", meaning="auction stacks (T_STACK_LEN, T_STACK_ITEMS)"),
+    Param("n_stacks", meaning="auction stacks (K_STACK_LEN, K_STACK_ITEMS)"),
     Param("n_auctions", meaning="rows reserved for the auction log"),
     Param("auction_tie", key="auction.tie", rule=Rule("str", choices=AUCTION_TIES)),
     Param(key="cards.floor_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
     Param(key="cards.roof_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
     Param(key="cards.contract_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
           kernel=False),
-    Param("n_cards", meaning="card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)"),
+    Param("n_cards", meaning="card ids 0..n_cards-1 (K_TYPE, K_VALUE, K_DIST)"),
     Param("deal_roof", key="cards.deal_roof", rule=Rule("int", 0, 20)),
     Param("deal_floor", key="cards.deal_floor", rule=Rule("int", 0, 20)),
     Param("deal_contract", key="cards.deal_contract", rule=Rule("int", 0, 20)),
@@ -337,7 +337,7 @@ PARAMS = ParamLayout([
     Param("billboards", key="supply.billboards", rule=Rule("int", 0, 30)),
     Param("floor_stock", key="supply.floor_stock", rule=Rule("int", 1, 400)),
     Param(key="supply.starting_buildings", rule=Rule("int_table", 0, 20, length=2), kernel=False),
-    Param("n_start", meaning="starting buildings (T_START_H, T_START_R)"),
+    Param("n_start", meaning="starting buildings (K_START_H, K_START_R)"),
     Param("start_score", key="supply.starting_score", rule=Rule("int", -100, 100)),
     Param("rounds", key="game.rounds", rule=Rule("int", 1, MAX_ROUNDS)),
     Param("turn_cap", key="game.construction_turn_cap", rule=Rule("int", 1, 100_000)),
@@ -377,67 +377,67 @@ PARAMS = ParamLayout([
     Param("bb_card", key="construction.billboard_costs_card",
           rule=Rule("bool", doc="placing a billboard also discards one hand card of the player's choice")),
 ], name="skyline_3000 rule table")
-# --- PARAMS's constants, prefix T_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
-T_N_PLAYERS = 0          # players at the table
-T_N_DISTRICTS = 1
-T_BPD = 2
-T_N_BLOCKS = 3           # districts x blocks per district
-T_SMALL_PLATFORMS = 4    # small platforms per block, not counting the extra marked platforms
-T_LARGE_PLATFORMS = 5
-T_GREEN_PLATFORM = 6
-T_N_GREEN = 7            # pre-placed Greenspaces (blocks at T_GREEN)
-T_N_STACKS = 8           # auction stacks (T_STACK_LEN, T_STACK_ITEMS)
-T_N_AUCTIONS = 9         # rows reserved for the auction log
-T_AUCTION_TIE = 10
-T_N_CARDS = 11           # card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)
-T_DEAL_ROOF = 12
-T_DEAL_FLOOR = 13
-T_DEAL_CONTRACT = 14
-T_DRAW_PER_ROUND = 15
-T_CURVED_ROOFS = 16
-T_POINTED_ROOFS = 17
-T_BILLBOARDS = 18
-T_FLOOR_STOCK = 19
-T_N_START = 20           # starting buildings (T_START_H, T_START_R)
-T_START_SCORE = 21
-T_ROUNDS = 22
-T_TURN_CAP = 23
-T_FLOORS_PER_CARD = 24
-T_FIRST_FLOORS = 25
-T_FIRST_BASE = 26
-T_FIRST_PER_GREEN = 27
-T_FIRST_PER_BB = 28
-T_SECOND_BASE = 29
-T_SECOND_PER_GREEN = 30
-T_SECOND_PER_BB = 31
-T_MEGAMALL_MULT = 32
-T_SPACEPORT_FIRST = 33
-T_SPACEPORT_SECOND = 34
-T_BILLBOARD_COST = 35
-T_BUILDOVER_COST = 36
-T_BLOCK_TIE = 37
-T_FINAL_TIE = 38
-T_MAX_BUILDINGS = 39     # plant capacity (every building has a floor)
-T_MAX_ACTIONS = 40       # size of a legal-action buffer
-T_TYPE = 41              # card type of each card id
-T_VALUE = 103            # card value of each card id
-T_DIST = 165             # district of each Contract card, -1 for the others
-T_GREEN = 227            # blocks of the pre-placed Greenspaces
-T_START_H = 267          # floors of each starting building
-T_START_R = 287          # roof of each starting building
-T_STACK_LEN = 307        # items in each auction stack
-T_STACK_ITEMS = 311      # items of each stack, top first
-T_UNPLACEABLE = 375
-T_MALL_STACKING = 376
-T_PORT_STACKING = 377
-T_SHORT_STOCK = 378
-T_HAND_LIMIT = 379       # cards a hand holds at most (0: no limit); draws stop there
-T_BB_CARD = 380          # placing a billboard also discards one hand card of the player's choice
-T_SIZE = 381             # the layout's size (skyline_3000 rule table)
-T_END = 381              # the first index after it
-PARAMS.check(globals(), "T_")
-T_SIZE = PARAMS.size
-T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # T_DEAL[card type]
+# --- PARAMS's constants, prefix K_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
+K_N_PLAYERS = 0          # players at the table
+K_N_DISTRICTS = 1
+K_BPD = 2
+K_N_BLOCKS = 3           # districts x blocks per district
+K_SMALL_PLATFORMS = 4    # small platforms per block, not counting the extra marked platforms
+K_LARGE_PLATFORMS = 5
+K_GREEN_PLATFORM = 6
+K_N_GREEN = 7            # pre-placed Greenspaces (blocks at K_GREEN)
+K_N_STACKS = 8           # auction stacks (K_STACK_LEN, K_STACK_ITEMS)
+K_N_AUCTIONS = 9         # rows reserved for the auction log
+K_AUCTION_TIE = 10
+K_N_CARDS = 11           # card ids 0..n_cards-1 (K_TYPE, K_VALUE, K_DIST)
+K_DEAL_ROOF = 12
+K_DEAL_FLOOR = 13
+K_DEAL_CONTRACT = 14
+K_DRAW_PER_ROUND = 15
+K_CURVED_ROOFS = 16
+K_POINTED_ROOFS = 17
+K_BILLBOARDS = 18
+K_FLOOR_STOCK = 19
+K_N_START = 20           # starting buildings (K_START_H, K_START_R)
+K_START_SCORE = 21
+K_ROUNDS = 22
+K_TURN_CAP = 23
+K_FLOORS_PER_CARD = 24
+K_FIRST_FLOORS = 25
+K_FIRST_BASE = 26
+K_FIRST_PER_GREEN = 27
+K_FIRST_PER_BB = 28
+K_SECOND_BASE = 29
+K_SECOND_PER_GREEN = 30
+K_SECOND_PER_BB = 31
+K_MEGAMALL_MULT = 32
+K_SPACEPORT_FIRST = 33
+K_SPACEPORT_SECOND = 34
+K_BILLBOARD_COST = 35
+K_BUILDOVER_COST = 36
+K_BLOCK_TIE = 37
+K_FINAL_TIE = 38
+K_MAX_BUILDINGS = 39     # plant capacity (every building has a floor)
+K_MAX_ACTIONS = 40       # size of a legal-action buffer
+K_TYPE = 41              # card type of each card id
+K_VALUE = 103            # card value of each card id
+K_DIST = 165             # district of each Contract card, -1 for the others
+K_GREEN = 227            # blocks of the pre-placed Greenspaces
+K_START_H = 267          # floors of each starting building
+K_START_R = 287          # roof of each starting building
+K_STACK_LEN = 307        # items in each auction stack
+K_STACK_ITEMS = 311      # items of each stack, top first
+K_UNPLACEABLE = 375
+K_MALL_STACKING = 376
+K_PORT_STACKING = 377
+K_SHORT_STOCK = 378
+K_HAND_LIMIT = 379       # cards a hand holds at most (0: no limit); draws stop there
+K_BB_CARD = 380          # placing a billboard also discards one hand card of the player's choice
+K_SIZE = 381             # the layout's size (skyline_3000 rule table)
+K_END = 381              # the first index after it
+PARAMS.check(globals(), "K_")
+K_SIZE = PARAMS.size
+K_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # K_DEAL[card type]
 
 # ---------------------------------------------------------------- pub sections
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
@@ -449,7 +449,7 @@ N_PLROW = 2 * MAX_BUILD
 # ALOG..PLANTS set to -1
 PUB_LAYOUT = Layout("pub", [
     Field("ctrl", N_CTRL, "control scalars (C_*)"),
-    Field("tab", T_SIZE, "the variant's rule table (T_*), copied at reset"),
+    Field("tab", K_SIZE, "the variant's rule table (K_*), copied at reset"),
     Field("board", MAX_BLOCKS * N_BOARD, "pub[BOARD + k * N_BOARD + B_*]"),
     Field("players", MAX_P * N_PROW, "pub[PLAYERS + p * N_PROW + P_*]"),
     Field("piles", N_TYPES * N_PIROW, "pub[PILES + t * N_PIROW + PI_*]"),

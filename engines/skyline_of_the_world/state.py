@@ -217,7 +217,7 @@ NEUTRAL_STOCK = LEVELS     # the neutral floor's stock index
 # TRADE_BASE + card                      give card `card` to the bank towards a trade-in
 # BUY_BASE + k / SELL_BASE + k           buy / sell a floor of stock kind k (0..4 levels 1..5, 5 neutral)
 # END                                    end the turn
-B_FLOOR, B_NEUTRAL, B_SKY = 0, 1, 2
+BUILD_FLOOR, BUILD_NEUTRAL, BUILD_SKY = 0, 1, 2
 BUILD_BASE = 0
 STOP = 3 * MAX_CELLS
 CASH_BASE = STOP + 1

@@ -86,6 +86,11 @@ def test_constants_are_written_out_checked_and_rewritten(tmp_path, monkeypatch):
     rewrite_files([path])
     assert "M_DICE" not in path.read_text().split("META.check")[0].split("---\n", 1)[1]
     assert path.read_text().count("# --- META's constants") == 1
+    # a prefix renamed: the old block goes with its old marker
+    path.write_text(text.replace('"M_"', '"N_"').replace("M_DICE + 1", "N_DICE + 1"))
+    rewrite_files([path])
+    assert "M_PHASE" not in path.read_text() and path.read_text().count("# --- META's constants") == 1
+    assert load().AFTER == 2
 
 
 def _modules_with_written_constants():
@@ -116,3 +121,53 @@ def test_every_written_out_block_is_up_to_date_and_final():
             if found:
                 for k, v in getattr(module, found["var"]).constants(found["prefix"]).items():
                     assert getattr(module, k) == v, f"{name}.{k} is reassigned after its block"
+
+
+# One prefix scheme across games: K_ names a slot of the game's rule vector (its ParamLayout) and
+# B_ a board layout's offset, in every game, and nothing else.
+SCHEME = {"K_": "the rule vector (a ParamLayout)", "B_": "a board Layout"}
+
+
+def _module_level_names(path) -> set[str]:
+    import ast
+
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        for target in targets:
+            for leaf in ast.walk(target):
+                if isinstance(leaf, ast.Name):
+                    names.add(leaf.id)
+    return names
+
+
+def test_one_prefix_scheme_across_games():
+    import importlib
+
+    root, files = _modules_with_written_constants()
+    games = sorted({p.parts[len(root.parts) + 1] for p in files if p.parts[len(root.parts)] == "engines"})
+    for game in games:
+        declared = {"K_": set(), "B_": set()}
+        slot_values = {"K_": set(), "B_": set()}
+        for path in files:
+            if path.parts[len(root.parts):len(root.parts) + 2] != ("engines", game):
+                continue
+            module = importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts))
+            for line in path.read_text().splitlines():
+                found = CHECK_LINE.match(line)
+                if found and found["prefix"] in declared:
+                    layout = getattr(module, found["var"])
+                    assert (found["prefix"] == "K_") == isinstance(layout, ParamLayout), (
+                        f"{game}: {found['var']} written with prefix {found['prefix']}: that prefix is for "
+                        f"{SCHEME[found['prefix']]}")
+                    declared[found["prefix"]] |= set(layout.constants(found["prefix"]))
+                    slot_values[found["prefix"]] |= set(layout.offsets.values())
+        assert declared["K_"], f"{game}: its rule vector is not written with the prefix K_"
+        for path in sorted((root / "engines" / game).rglob("*.py")):
+            module = importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts))
+            for prefix, meaning in SCHEME.items():
+                # a name built from the layout's offsets (Skyline 3000's K_DEAL, one slot per card type) is one
+                slots = set(slot_values[prefix])
+                stray = sorted(n for n in _module_level_names(path) if n.startswith(prefix) and n not in declared[prefix]
+                               and not (isinstance(getattr(module, n), tuple) and set(getattr(module, n)) <= slots))
+                assert stray == [], f"{path.relative_to(root)}: {stray} use the prefix {prefix}, which is {meaning}"
