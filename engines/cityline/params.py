@@ -107,7 +107,34 @@ PARAMS = ParamLayout(
 )
 SCHEMA: dict[str, Rule] = PARAMS.schema()
 # K_N_PLAYERS, K_COLUMNS, ..., K_TABLE: module-level ints, compile-time constants in the kernels
-PARAMS.export(globals(), "K_")
+# --- PARAMS's constants, prefix K_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
+K_N_PLAYERS = 0           # players at the table (derived)
+K_COLUMNS = 1             # columns on the sheet (column v is built by dice showing v)
+K_MAX_FLOORS = 2          # floors a building holds at most; walls past it are wasted
+K_DICE = 3                # dice rolled at the start of each phase
+K_FACES = 4               # faces per die
+K_CONSTRUCTION_TURNS = 5  # construction turns (one roof each)
+K_OCCUPANCY_TURNS = 6     # occupancy turns at most (one building each)
+K_REROLL_SOLO = 7         # solo: one optional re-roll of any subset per construction turn
+K_REROLL_MULTI = 8        # 2+ players: who re-rolls
+K_SUN_MIN_ODD = 9         # odd construction set-aside dice needed for a sun
+K_MOON_MIN_EVEN = 10      # even construction set-aside dice needed for a moon
+K_SUN_BONUS = 11          # sun + odd majority of occupancy set-aside dice
+K_MOON_BONUS = 12         # moon + even majority
+K_CLOUD_BONUS = 13        # cloud + a majority of either parity
+K_X_PER_PENALTY = 14      # X's per penalty step (floor division)
+K_X_PENALTY = 15          # points lost per step
+K_SAME_TYPE_ONCE = 16     # same-type buildings score once per occupancy level
+K_ROOF_NEEDS_WALLS = 17   # a roof goes on a column with walls while an unroofed one has walls
+K_EMPTY_SCORES = 18       # a roofed column with no walls scores its table's 0-occupant points
+K_TIE_BREAK = 19          # players level on the top score: shared, or a tie-break
+K_RECORD_DECISIONS = 20   # 1: fill the `decisions` table (0 for speed; derived)
+K_ROOF_FACES = 21         # + r: bit v set if a die showing v may populate roof type r (from roof.r.rule/params)
+K_ROOF_COPIES = 28        # + r: copies of that face needed among the rolled dice (from roof.r.rule/params)
+K_TABLE = 35              # + r * TABLE_STRIDE + o: points of roof type r with o occupants (from roof.r.table)
+K_SIZE = 98               # the layout's size (cityline rules)
+K_END = 98                # the first index after it
+PARAMS.check(globals(), "K_")
 N_CFG = PARAMS.end
 
 

@@ -48,7 +48,17 @@ META = Layout("meta", [
     Field("rerolled", 1, "dice re-rolled this turn"),
     Field("nplayers", 1, "players at the table"),
 ])
-META.export(globals(), "M_")
+# --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+M_PHASE = 0      # PH_*
+M_TURN = 1       # 0-based turn within the phase
+M_PLAYER = 2     # seat to decide (-1 when over)
+M_NDICE = 3      # dice rolled this turn
+M_DECISIONS = 4  # decisions taken so far
+M_REROLLED = 5   # dice re-rolled this turn
+M_NPLAYERS = 6   # players at the table
+M_SIZE = 7       # the layout's size (meta)
+M_END = 7        # the first index after it
+META.check(globals(), "M_")
 
 # ---------------------------------------------------------------- dice rows: DV, DR, DC
 DICE = Layout("dice", [
@@ -56,7 +66,13 @@ DICE = Layout("dice", [
     Field("r", MAX_DICE, "re-roll reserve: what die i shows if re-rolled (drawn with the roll)"),
     Field("c", MAX_DICE, "dice per face, index 1..faces"),
 ], start=META.end)
-DICE.export(globals(), "D")
+# --- DICE's constants, prefix D (python -m engines.core.layout FILE writes them: edit DICE) ---
+DV = 7      # the rolled dice in roll order; first data[M_NDICE] used
+DR = 15     # re-roll reserve: what die i shows if re-rolled (drawn with the roll)
+DC = 23     # dice per face, index 1..faces
+DSIZE = 24  # the layout's size (dice)
+DEND = 31   # the first index after it
+DICE.check(globals(), "D")
 PBASE = DICE.end
 
 # ---------------------------------------------------------------- a player's block (at pbase(p))
@@ -90,7 +106,23 @@ COUNTERS = Layout("counters", [
     Field("forced_x", 1, "occupancy turns where no building matched (filled with X's)"),
     Field("occ_turns", 1, "occupancy turns this player took"),
 ])
-COUNTERS.export(globals(), "P_")
+# --- COUNTERS's constants, prefix P_ (python -m engines.core.layout FILE writes them: edit COUNTERS) ---
+P_SKY = 0            # SUN / MOON / CLOUD after the time phase, -1 before
+P_C_ODD = 1          # odd dice set aside in construction
+P_C_EVEN = 2         # even dice set aside in construction
+P_O_ODD = 3          # odd dice set aside in occupancy
+P_O_EVEN = 4         # even dice set aside in occupancy
+P_PEND_V = 5         # die value chosen this turn, 0 = not chosen yet (hidden from others)
+P_PEND_C = 6         # column chosen this turn (0-based)
+P_ACTIVE = 7         # occupancy: 1 if this player populates a building this turn
+P_REROLLED = 8       # dice this player re-rolled, whole game
+P_WASTED_WALLS = 9   # dice that would have built past max_floors (or on a column beyond the sheet)
+P_WASTED_EARLY = 10  # early-occupant dice with no free space
+P_FORCED_X = 11      # occupancy turns where no building matched (filled with X's)
+P_OCC_TURNS = 12     # occupancy turns this player took
+P_SIZE = 13          # the layout's size (counters)
+P_END = 13           # the first index after it
+COUNTERS.check(globals(), "P_")
 N_PSTAT = COUNTERS.size
 
 # set-aside dice: AS + ph * MAX_TURNS + t, ph 0 construction / 1 occupancy, turn t; 0 = none

@@ -5,9 +5,10 @@ dozen machine words, so a game keeps its state and its rule numbers in one
 vector each). A `Layout` is the one declaration of such a vector: a list of
 fields (name, size, meaning). From it come
 
-    offsets   name -> first index; exported into the game module as
-              module-level ints (`export`), which numba freezes into the
-              compiled code as constants, exactly like hand-written ones
+    offsets   name -> first index; written out in the game module as
+              module-level ints (`written_out`, checked at import by
+              `check`), which numba freezes into the compiled code as
+              constants and a grep finds
     size      the vector's length (where the next layout may start)
     views     name -> numpy view of a vector (step API, render, tests)
 
@@ -15,7 +16,12 @@ fields (name, size, meaning). From it come
         Field("phase", 1, "PH_*"),
         Field("dice", 8, "rolled dice, sorted"),
     ])
-    META.export(globals(), "M_")      # M_PHASE = 0, M_DICE = 1, M_SIZE = 9
+    # --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+    M_PHASE = 0  # PH_*
+    M_DICE = 1   # rolled dice, sorted
+    M_SIZE = 9   # the layout's size (meta)
+    M_END = 9    # the first index after it
+    META.check(globals(), "M_")
     META.views(state)["dice"]         # state[1:9]
 
 A `ParamLayout` does the same for the rule vector the kernels read and adds
@@ -30,7 +36,8 @@ schema rule (engines.core.variant.Rule), the kernel slot and its meaning:
         Param(key="roof.1.name", rule=Rule("str"), kernel=False),  # schema only
     ])
     SCHEMA = PARAMS.schema()          # variant key -> Rule, for the VariantLoader
-    PARAMS.export(globals(), "K_")    # K_COLUMNS = 0, ...
+    # (K_COLUMNS = 0, ... written out as above)
+    PARAMS.check(globals(), "K_")
     cfg = PARAMS.fill(variant.values, n_players=2, table=...)   # int64 vector
 
 `fill` converts each variant-backed parameter (bool -> 0/1, a string with
@@ -40,6 +47,7 @@ an error, so the vector can never be half set.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple
 
@@ -95,23 +103,45 @@ class Layout:
 
     def constants(self, prefix: str = "") -> dict[str, int]:
         """PREFIX + NAME.upper() -> offset, plus PREFIX + 'SIZE' (the layout's size) and PREFIX +
-        'END' (the first index after it)."""
+        'END' (the first index after it) when there is a prefix: bare SIZE and END would be taken
+        by the first layout without one (Skyline of the World's action END is another thing)."""
         out = {prefix + n.upper(): o for n, o in self.offsets.items()}
-        for extra, value in (("SIZE", self.size), ("END", self.end)):
+        for extra, value in (("SIZE", self.size), ("END", self.end)) if prefix else ():
             if prefix + extra in out:
                 raise ValueError(f"layout {self.name}: field {extra.lower()!r} clashes with {prefix + extra}")
             out[prefix + extra] = value
         return out
 
-    def export(self, namespace: dict[str, Any], prefix: str = "") -> list[str]:
-        """Define the constants in a module's namespace (`globals()`); refuses to overwrite a
-        different value (two layouts exporting one name). Returns the names."""
-        consts = self.constants(prefix)
-        for k, v in consts.items():
-            if k in namespace and namespace[k] != v:
-                raise ValueError(f"layout {self.name}: {k} already defined as {namespace[k]!r}")
-            namespace[k] = v
-        return list(consts)
+    def written_out(self, prefix: str = "", variable: str = "") -> str:
+        """The constants as the assignment lines a game module keeps checked in (`check`): the
+        marker line, one `NAME = offset  # meaning` per field, then SIZE and END."""
+        meaning = {prefix + f.name.upper(): f.meaning for f in self.fields}
+        meaning[prefix + "SIZE"] = f"the layout's size ({self.name})"
+        meaning[prefix + "END"] = "the first index after it"
+        width = max(len(f"{k} = {v}") for k, v in self.constants(prefix).items())
+        lines = [marker_line(variable or self.name, prefix)]
+        for k, v in self.constants(prefix).items():
+            text = f"{k} = {v}"
+            note = " ".join(meaning[k].split())
+            lines.append(f"{text:<{width}}  # {note}" if note else text)
+        return "\n".join(lines) + "\n"
+
+    def check(self, namespace: dict[str, Any], prefix: str = "") -> None:
+        """The module's constants (written out above this call, `written_out`) are this layout's
+        offsets: a name missing or a value that differs is an error at import, which names the
+        command that writes them again. So a grep finds every constant, and a changed layout can
+        never leave a kernel reading a stale offset."""
+        if _REWRITING is not None:   # `python -m engines.core.layout` is rewriting the lines: define them
+            _REWRITING.append((namespace.get("__file__"), self, prefix))
+            for k, v in self.constants(prefix).items():
+                namespace[k] = v
+            return
+        wrong = [f"{k} is {namespace[k]!r}, not {v}" if k in namespace else f"{k} is missing"
+                 for k, v in self.constants(prefix).items() if namespace.get(k) != v]
+        if wrong:
+            where = namespace.get("__file__", "the module")
+            raise ValueError(f"{where}: the constants of layout {self.name} are out of date ({'; '.join(wrong[:3])}"
+                             f"{'; ...' if len(wrong) > 3 else ''}): run  python -m engines.core.layout {where}")
 
     def views(self, vec: np.ndarray, base: int = 0) -> dict[str, np.ndarray]:
         """name -> vec[base + offset : base + offset + size] (a view: writes go to the vector)."""
@@ -120,6 +150,76 @@ class Layout:
     def describe(self) -> list[tuple[str, int, int, str]]:
         """(name, offset, size, meaning) per field, for docs and debugging."""
         return [(f.name, self.offsets[f.name], f.size, f.meaning) for f in self.fields]
+
+
+# ---------------------------------------------------------------- written-out constants
+# A module writes its layouts' constants out as plain assignments, each block ending in the check:
+#
+#     # --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+#     M_PHASE = 0  # PH_*
+#     ...
+#     META.check(globals(), "M_")
+#
+# `python -m engines.core.layout FILE ...` imports each file's module with the checks switched to
+# collecting (they define the constants instead, so an out-of-date module still imports) and
+# writes every block again from its layout.
+
+_REWRITING: list | None = None
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]* = -?[0-9]+( |$)")
+MARKER = re.compile(r"^# --- [A-Za-z_][A-Za-z_0-9]*'s constants, prefix ")
+CHECK_LINE = re.compile(r'^(?P<var>[A-Za-z_][A-Za-z_0-9]*)\.check\(globals\(\), "(?P<prefix>[A-Za-z_0-9]*)"\)')
+
+
+def marker_line(variable: str, prefix: str) -> str:
+    return (f"# --- {variable}'s constants, prefix {prefix or '(none)'} (python -m engines.core.layout FILE "
+            f"writes them: edit {variable}) ---")
+
+
+def rewritten_source(text: str, module: Any) -> str:
+    """`text` (a module's source) with every written-out block made again from the module's layouts."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    for line in lines:
+        found = CHECK_LINE.match(line)
+        if found:
+            variable, prefix = found["var"], found["prefix"]
+            layout = getattr(module, variable)
+            start = len(out)
+            while start > 0 and ASSIGNMENT.match(out[start - 1]):
+                start -= 1
+            if start > 0 and MARKER.match(out[start - 1]):
+                del out[start - 1:]   # the old block: its marker (any prefix: a renamed one too) and assignments
+            out.append(layout.written_out(prefix, variable))
+        out.append(line)
+    return "".join(out)
+
+
+def rewrite_files(paths: Iterable[str]) -> list[str]:
+    """Write the constants of each file again (see above); returns the files that changed."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    global _REWRITING
+    changed = []
+    for path in paths:
+        path = Path(path).resolve()
+        name = f"_layout_rewrite_{path.stem}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        _REWRITING = []
+        try:
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        finally:
+            _REWRITING = None
+            sys.modules.pop(name, None)
+        text = path.read_text()
+        new = rewritten_source(text, module)
+        if new != text:
+            path.write_text(new)
+            changed.append(str(path))
+    return changed
 
 
 @dataclass(frozen=True)
@@ -249,3 +349,12 @@ def kernel_params_type(layout: ParamLayout, module: str, aux: str | None = None,
     return type("KernelParams", (base,), dict(
         __slots__=(), __getattr__=__getattr__, with_slot=with_slot, __module__=module, __qualname__="KernelParams",
         __doc__=f"The kernels' parameters: cfg (layout {layout.name})" + (f" and {aux}" if aux else "") + "."))
+
+
+if __name__ == "__main__":
+    import sys
+
+    from engines.core import layout   # the module the games import (this file runs as __main__)
+
+    for changed in layout.rewrite_files(sys.argv[1:]):
+        print(f"rewrote {changed}")

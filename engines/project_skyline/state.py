@@ -57,7 +57,32 @@ META = Layout("meta", [
     Field("site_left", 1, "setup construction-site tiles still to place"),
     Field("evn", 1, "events of the last decision"),
 ])
-META.export(globals(), "M_")
+# --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+M_PHASE = 0        # PH_*: the decision asked for
+M_CONT = 1         # C_*: where the turn continues after the decision
+M_PLAYER = 2       # seat to decide (-1 when over)
+M_TURN = 3         # turns completed, all players
+M_ROUND = 4        # 0-based round (seat 0 starts each round)
+M_E_MONEY = 5      # last round once someone reached the end money (-1 not yet)
+M_E_FLOOR = 6      # last round once someone placed the last floor (-1 not yet)
+M_ENDING = 7       # END_* once over
+M_DECISIONS = 8    # decisions taken
+M_NPLAYERS = 9     # players
+M_SYMBOL = 10      # symbol chosen this turn (-1 none)
+M_EXTRA = 11       # extra plays of any symbol left (U-13)
+M_DREW = 12        # 1 once a draw card (U-17) resolved this turn
+M_CUR = 13         # card being resolved (-1 none)
+M_EFF = 14         # its next effect index
+M_PEND_OP = 15     # build effect in progress: OP_BUILD / OP_STACK
+M_PEND_N = 16      # floors still to place (sell: money)
+M_PEND_ARG = 17    # target kind TG_*
+M_MON_I = 18       # next monument to score
+M_AREAS_PEND = 19  # bit a: area a completed this turn, not scored yet
+M_SITE_LEFT = 20   # setup construction-site tiles still to place
+M_EVN = 21         # events of the last decision
+M_SIZE = 22        # the layout's size (meta)
+M_END = 22         # the first index after it
+META.check(globals(), "M_")
 
 MARKET = Layout("market", [
     Field("basic", N_COLOURS, "cards left per Basic pile"),
@@ -66,7 +91,15 @@ MARKET = Layout("market", [
     Field("upg", MAX_UPG, "upgrade draw pile, top = last"),
     Field("removed", MAX_T, "removed from the game, per card type"),
 ], start=META.end)
-MARKET.export(globals(), "MK_")
+# --- MARKET's constants, prefix MK_ (python -m engines.core.layout FILE writes them: edit MARKET) ---
+MK_BASIC = 22    # cards left per Basic pile
+MK_UMK = 26      # Upgrade market slots, 0 = far left; -1 empty
+MK_UPG_N = 30    # upgrade draw pile size
+MK_UPG = 31      # upgrade draw pile, top = last
+MK_REMOVED = 71  # removed from the game, per card type
+MK_SIZE = 113    # the layout's size (market)
+MK_END = 135     # the first index after it
+MARKET.check(globals(), "MK_")
 
 BOARD = Layout("board", [
     Field("h", MAX_SP, "building height"),
@@ -80,7 +113,20 @@ BOARD = Layout("board", [
     Field("counts", 4, "scratch: top floors per seat in one area"),
     Field("lohi", 2, "scratch: a chain's spaces as two 64-bit masks"),
 ], start=MARKET.end)
-BOARD.export(globals(), "B_")
+# --- BOARD's constants, prefix B_ (python -m engines.core.layout FILE writes them: edit BOARD) ---
+B_H = 135         # building height
+B_TOP = 231       # seat of the top floor, -1 unbuilt
+B_BTAKEN = 327    # 1: one-time bonus taken
+B_A_SCORED = 423  # 1: area scored
+B_A_FREE = 447    # unbuilt buildable spaces
+B_A_FLOORS = 471  # floors in the area, any colour
+B_A_SITE = 495    # 1: a construction-site tile lies here
+B_QUEUE = 519     # scratch: BFS queue
+B_COUNTS = 615    # scratch: top floors per seat in one area
+B_LOHI = 619      # scratch: a chain's spaces as two 64-bit masks
+B_SIZE = 486      # the layout's size (board)
+B_END = 621       # the first index after it
+BOARD.check(globals(), "B_")
 
 EVENTS = Layout("events", [Field("ev", 2 * EV_MAX, "card, EV_* pairs of the last decision")], start=BOARD.end)
 EV0 = EVENTS["ev"]
@@ -114,7 +160,36 @@ PLAYER = Layout("player", [
     Field("disc", MAX_PILE, "discard pile"),
     Field("pa", MAX_AREAS, "own floors per area (built over included)"),
 ])
-PLAYER.export(globals(), "P_")
+# --- PLAYER's constants, prefix P_ (python -m engines.core.layout FILE writes them: edit PLAYER) ---
+P_MONEY = 0         # money track
+P_UPOS = 1          # upgrade marker: 0 lowest .. n_costs top
+P_FLOORS = 2        # floors left in the supply
+P_UPGRADES = 3      # upgrades made
+P_BOUGHT = 4        # cards bought
+P_TAKEN = 5         # cards taken free (U-16, monuments)
+P_SOLD = 6          # cards sold (U-14)
+P_PLAYED = 7        # cards played
+P_SRC_CARDS = 8     # money from card effects
+P_SRC_MON = 9       # money from monuments
+P_SRC_AREA = 10     # money from area scorings
+P_SRC_BONUS = 11    # money from bonus spaces
+P_SRC_SELL = 12     # money from selling
+P_SPENT_BUY = 13    # money paid for Basic cards
+P_SPENT_UPG = 14    # money paid for upgrades
+P_BUILT = 15        # floors placed
+P_FORFEIT = 16      # floors forfeited (7-floor cap, no space)
+P_FINAL_CARDS = 17  # final scoring: card money values
+P_FINAL_END = 18    # final scoring: the map's end condition
+P_HAND_N = 19       # cards in hand
+P_HAND = 20         # hand card types
+P_DRAW_N = 36       # draw pile size
+P_DRAW = 37         # draw pile, top = last
+P_DISC_N = 85       # discard pile size
+P_DISC = 86         # discard pile
+P_PA = 134          # own floors per area (built over included)
+P_SIZE = 158        # the layout's size (player)
+P_END = 158         # the first index after it
+PLAYER.check(globals(), "P_")
 PB = PLAYER.size
 
 # phases (decision kinds)

@@ -36,7 +36,7 @@ from engines.skyline_3000.state import (
     C_DECISIONS, C_FIRST_KEY, C_N_AUC, C_PHASE, C_STALLED, C_TURNS_TOTAL, MAX_P, N_ALOG, P_PAID, P_PLAYED,
     N_PROW, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NHAND,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
-    P_ROUND_SCORE, P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, T_MAX_ACTIONS, T_N_AUCTIONS, T_N_CARDS, T_N_PLAYERS, T_ROUNDS,
+    P_ROUND_SCORE, P_ST_SPENT, P_ST_WON, PH_BID, PH_MAIN, PH_OVER, PLAYERS, PUB_SIZE, SEC_SIZE, K_MAX_ACTIONS, K_N_AUCTIONS, K_N_CARDS, K_N_PLAYERS, K_ROUNDS,
 )
 from engines.skyline_3000.tables import AUCTIONS, GAMES, TABLES, rounds_table
 from engines.skyline_3000.tables import PLAYERS as PLAYERS_TABLE
@@ -132,13 +132,13 @@ def _simulate_chunk_kernel(with_search):
         int64 columns GA_WIDE per game in ga_wide int64[2, count], and
         cu int32[P slots, n_cards, 3] (played, bid, kept) summed over the chunk.
         Returns -1, or the index of a game where a policy chose an illegal action."""
-        P = tab[T_N_PLAYERS]
-        NC = tab[T_N_CARDS]
-        NA = tab[T_N_AUCTIONS]
+        P = tab[K_N_PLAYERS]
+        NC = tab[K_N_CARDS]
+        NA = tab[K_N_AUCTIONS]
         pub = np.zeros(PUB_SIZE, np.int32)
         hands = np.zeros((P, NC), np.int32)
         sec = np.zeros(SEC_SIZE, np.uint64)
-        legal = np.zeros(tab[T_MAX_ACTIONS], np.int64)
+        legal = np.zeros(tab[K_MAX_ACTIONS], np.int64)
         prng = np.zeros((P, 4), np.uint64)
         seat_pids = np.zeros(P, np.int64)
         seat_w = np.zeros((P, slot_w.shape[1]), np.float64)
@@ -193,7 +193,7 @@ def _simulate_chunk_kernel(with_search):
                 pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
                 pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
                 pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
-                for k in range(tab[T_ROUNDS]):  # rs int32[count, P, rounds]: the rounds table
+                for k in range(tab[K_ROUNDS]):  # rs int32[count, P, rounds]: the rounds table
                     rs[g, s, k] = pub[o + P_ROUND_SCORE + k]
                 slot = slot_of[s]
                 for c in range(NC):

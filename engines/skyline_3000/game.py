@@ -28,8 +28,8 @@ from engines.skyline_3000.policies import POLICIES, SEARCH, choose_action_nb
 from engines.skyline_3000.search import search_action_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
 from engines.skyline_3000.state import (
-    A_SHIFT, BB_BLOCK_MASK, BB_CARD_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, K_BID, K_BILLBOARD, K_CONTRACT,
-    K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET,
+    A_SHIFT, BB_BLOCK_MASK, BB_CARD_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, ACT_BID, ACT_BILLBOARD, ACT_CONTRACT,
+    ACT_DRAW, ACT_FLOOR, ACT_FLOOR_TARGET, ACT_INSTALL, ACT_NOACT, ACT_PASS, ACT_PLACE, ACT_ROOF, ACT_ROOF_TARGET,
     P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_OVER, PL_H, PL_R, State, copy_state,
 )
 
@@ -219,7 +219,7 @@ class SkylineGame:
 
     def action_to_string(self, action: int) -> str:
         a = int(action)
-        kind = K_BID if a & BID_FLAG else a >> A_SHIFT
+        kind = ACT_BID if a & BID_FLAG else a >> A_SHIFT
         d = a & DETAIL_MASK
         p = self.current_player()
         NB = self.kp.n_blocks
@@ -228,30 +228,30 @@ class SkylineGame:
         def block(k: int) -> str:
             return f"{DISTRICT_NAMES[k // bpd]} block {k % bpd + 1}"
 
-        if kind == K_PASS:
+        if kind == ACT_PASS:
             return "pass"
-        if kind == K_FLOOR:
+        if kind == ACT_FLOOR:
             return f"play {self.card_name(d)} to build"
-        if kind == K_ROOF:
+        if kind == ACT_ROOF:
             return f"play {self.card_name(d)} to roof a building"
-        if kind == K_CONTRACT:
+        if kind == ACT_CONTRACT:
             return f"play {self.card_name(d)} to install a building"
-        if kind == K_NOACT:
+        if kind == ACT_NOACT:
             return f"play {self.card_name(d)} without acting"
-        if kind == K_BILLBOARD:
+        if kind == ACT_BILLBOARD:
             c = (d >> BB_CARD_SHIFT) - 1
             where = f"place a billboard in {block(d & BB_BLOCK_MASK)}"
             return where if c < 0 else f"{where}, paying with {self.card_name(c)}"
-        if kind == K_FLOOR_TARGET:
+        if kind == ACT_FLOOR_TARGET:
             if p >= 0 and d == self.state.players[p, P_NBUILD]:
                 return "start a new building with a floor"
             h = self.state.plants[p, PL_H, d] if p >= 0 else 0
             return f"add a floor to building {d} ({h} floors)"
-        if kind == K_ROOF_TARGET:
+        if kind == ACT_ROOF_TARGET:
             i, r = d >> 1, (d & 1) + 1
             h = self.state.plants[p, PL_H, i] if p >= 0 else 0
             return f"put a {ROOF_LABEL[r]} roof on building {i} ({h} floors)"
-        if kind == K_INSTALL:
+        if kind == ACT_INSTALL:
             onbb = d & 1
             k = (d >> 1) % NB
             i = (d >> 1) // NB
@@ -259,11 +259,11 @@ class SkylineGame:
             r = self.state.plants[p, PL_R, i] if p >= 0 else 0
             where = "on own billboard in " if onbb else "in "
             return f"install {h}-floor {ROOF_LABEL[r]} building {where}{block(k)}"
-        if kind == K_PLACE:
+        if kind == ACT_PLACE:
             return f"place the {ITEM_LABEL[int(self.state.ctrl[C_ITEM])]} in {block(d)}"
-        if kind == K_DRAW:
+        if kind == ACT_DRAW:
             return f"draw from the {CARD_TYPE_LABEL[d]} deck"
-        if kind == K_BID:
+        if kind == ACT_BID:
             m = a ^ BID_FLAG
             cards = [c for c in range(self.kp.n_cards) if (m >> c) & 1]
             if not cards:

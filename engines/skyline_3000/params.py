@@ -5,8 +5,8 @@ declared once, in state.PARAMS (engines.core.layout.ParamLayout): its
 variant key, its schema rule, its kernel slot (T_<NAME>) and its meaning.
 This module takes the schema from there, adds the consistency rules, and
 turns a validated variant into `KernelParams`: the rule table `tab`
-(int32[T_SIZE]) with every number and table of the variant at its slot, read
-by name in Python (kp.n_players is tab[T_N_PLAYERS]). Numba specialises on
+(int32[K_SIZE]) with every number and table of the variant at its slot, read
+by name in Python (kp.n_players is tab[K_N_PLAYERS]). Numba specialises on
 types, not values, so switching variants never recompiles; reset copies the
 table into the public buffer.
 """
@@ -20,7 +20,7 @@ import numpy as np
 from engines.core.variant import Rule, Variant, VariantError, VariantLoader
 from engines.skyline_3000.state import (  # noqa: F401 (the tie names are re-exported)
     AUCTION_TIES, BLOCK_TIES, FINAL_TIES, MAX_CARDS, MAX_STACK_ITEMS, MAX_STACKS, MAX_START, PARAMS,
-    T_DIST, T_SIZE, T_TYPE, T_VALUE,
+    K_DIST, K_SIZE, K_TYPE, K_VALUE,
 )
 
 VARIANTS_DIR = Path(__file__).parent / "variants"
@@ -99,7 +99,7 @@ VARIANTS = VariantLoader("skyline_3000", VARIANTS_DIR, SCHEMA, consistency)
 
 
 class KernelParams:
-    """A variant's rule table for the kernels (`tab`, int32[T_SIZE]), with
+    """A variant's rule table for the kernels (`tab`, int32[K_SIZE]), with
     each slot of state.PARAMS readable by name: kp.n_players, kp.rounds, ...
     (a one-number slot as an int, a table slot as a view of tab)."""
 
@@ -124,13 +124,13 @@ class KernelParams:
                                            if PARAMS.sizes[p] == 1) + ")"
 
     def card_types(self) -> np.ndarray:
-        return self.tab[T_TYPE:T_TYPE + self.n_cards]
+        return self.tab[K_TYPE:K_TYPE + self.n_cards]
 
     def card_values(self) -> np.ndarray:
-        return self.tab[T_VALUE:T_VALUE + self.n_cards]
+        return self.tab[K_VALUE:K_VALUE + self.n_cards]
 
     def card_districts(self) -> np.ndarray:
-        return self.tab[T_DIST:T_DIST + self.n_cards]
+        return self.tab[K_DIST:K_DIST + self.n_cards]
 
 
 def kernel_params(variant: Variant | None = None, n_players: int | None = None) -> KernelParams:
@@ -176,5 +176,5 @@ def kernel_params(variant: Variant | None = None, n_players: int | None = None) 
         start_h=padded([h for h, r in start], MAX_START), start_r=padded([r for h, r in start], MAX_START),
         stack_len=padded([len(st) for st in stacks], MAX_STACKS), stack_items=items,
     ).astype(np.int32)
-    assert tab.shape[0] == T_SIZE
+    assert tab.shape[0] == K_SIZE
     return KernelParams(tab)

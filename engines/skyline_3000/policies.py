@@ -36,11 +36,11 @@ from engines.skyline_3000.rules import (
 )
 from engines.skyline_3000.state import (
     A_SHIFT, BB_BLOCK_MASK, B_NSPACE, B_ROOF, B_TALL, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
-    C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, K_BILLBOARD, K_CONTRACT, K_FLOOR,
-    K_FLOOR_TARGET, K_INSTALL, K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MEGAMALL, N_BOARD,
+    C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, ACT_BILLBOARD, ACT_CONTRACT, ACT_FLOOR,
+    ACT_FLOOR_TARGET, ACT_INSTALL, ACT_NOACT, ACT_PASS, ACT_PLACE, ACT_ROOF, ACT_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
-    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, T_BILLBOARD_COST,
-    T_BB_CARD, T_BUILDOVER_COST, T_BPD, T_DIST, T_FIRST_FLOORS, T_N_BLOCKS, T_N_PLAYERS, T_ROUNDS, T_TYPE, T_VALUE, TAB,
+    PH_MAIN, PH_PLACE, PH_ROOF, PI_TOP, PILES, PLAYERS, PLH, PLR, ROOF, SPACEPORT, K_BILLBOARD_COST,
+    K_BB_CARD, K_BUILDOVER_COST, K_BPD, K_DIST, K_FIRST_FLOORS, K_N_BLOCKS, K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, TAB,
 )
 
 RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
@@ -79,24 +79,24 @@ def policy_random_nb(pub, hand, legal, n, w, rng):
         p = pub[C_CUR]
         counts, okd = main_kind_counts_nb(pub, hand, p, legal)
         nk = 0
-        for k in range(K_NOACT + 1):
+        for k in range(ACT_NOACT + 1):
             if (counts >> (8 * k)) & 255:
                 nk += 1
         kind = 0
         if nk > 1:
             pick = below(rng, np.int64(nk))
-            for k in range(K_NOACT + 1):
+            for k in range(ACT_NOACT + 1):
                 if (counts >> (8 * k)) & 255:
                     if pick == 0:
                         kind = k
                         break
                     pick -= 1
         else:
-            for k in range(K_NOACT + 1):
+            for k in range(ACT_NOACT + 1):
                 if (counts >> (8 * k)) & 255:
                     kind = k
         cnt = (counts >> (8 * kind)) & 255
-        if kind == K_BILLBOARD:  # counted in blocks
+        if kind == ACT_BILLBOARD:  # counted in blocks
             cnt *= billboard_choices_nb(pub, p)
         return main_kind_action_nb(pub, hand, p, kind, below(rng, cnt), okd)
     kinds = 0
@@ -147,7 +147,7 @@ def share_nb(pub, first, second, p, p1, p2):
     `first` take p1 and those in `second` p2."""
     own = 0
     opp = 0
-    for q in range(pub[TAB + T_N_PLAYERS]):
+    for q in range(pub[TAB + K_N_PLAYERS]):
         v = 0
         if (first >> q) & 1:
             v = p1
@@ -237,7 +237,7 @@ def best_item_place_nb(pub, p, item, contest, card_pts, rem, draws, jitter, rng)
     best = -1
     bv = -1e18
     bj = -1e18
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    for k in range(pub[TAB + K_N_BLOCKS]):
         if not place_ok_nb(pub, k, item):
             continue
         v = item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws)
@@ -257,9 +257,9 @@ def best_install_nb(pub, p, d, contest, card_pts, rem, draws, buildover, jitter,
     bv = -1e18
     bj = -1e18
     bd = -1
-    NB = pub[TAB + T_N_BLOCKS]
-    bpd = pub[TAB + T_BPD]
-    ff = pub[TAB + T_FIRST_FLOORS]
+    NB = pub[TAB + K_N_BLOCKS]
+    bpd = pub[TAB + K_BPD]
+    ff = pub[TAB + K_FIRST_FLOORS]
     curved = district_roof_count_nb(pub, d, 1)
     pointed = district_roof_count_nb(pub, d, 2)
     for i in range(pub[PLAYERS + p * N_PROW + P_NBUILD]):
@@ -297,12 +297,12 @@ def cheapest_card_nb(pub, hand, nh, t, d):
     bv = 1 << 30
     for i in range(nh):
         c = hand[i]
-        if t >= 0 and pub[TAB + T_TYPE + c] != t:
+        if t >= 0 and pub[TAB + K_TYPE + c] != t:
             continue
-        if d >= 0 and pub[TAB + T_DIST + c] != d:
+        if d >= 0 and pub[TAB + K_DIST + c] != d:
             continue
-        if pub[TAB + T_VALUE + c] < bv:
-            bv = pub[TAB + T_VALUE + c]
+        if pub[TAB + K_VALUE + c] < bv:
+            bv = pub[TAB + K_VALUE + c]
             best = c
     return best
 
@@ -320,8 +320,8 @@ def bid_to_target_nb(pub, hand, nh, target):
             c = hand[i]
             if (m >> c) & 1:
                 continue
-            if pub[TAB + T_VALUE + c] < bv:
-                bv = pub[TAB + T_VALUE + c]
+            if pub[TAB + K_VALUE + c] < bv:
+                bv = pub[TAB + K_VALUE + c]
                 best = c
         if best < 0:
             break
@@ -344,11 +344,11 @@ def potential_nb(pub, p, h, r, rem):
     r anywhere on the board (no Contract card needed): a building's promise.
     (rules.fits_block_nb, with each district's count of roof r read once.)"""
     best = 0.0
-    bpd = pub[TAB + T_BPD]
-    ff = pub[TAB + T_FIRST_FLOORS]
+    bpd = pub[TAB + K_BPD]
+    ff = pub[TAB + K_FIRST_FLOORS]
     first_ok = h == ff
     same = 0  # blocks of the current district with roof r
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    for k in range(pub[TAB + K_N_BLOCKS]):
         if first_ok and k % bpd == 0:
             same = district_roof_count_nb(pub, k // bpd, r)
         vac, own = install_spot_nb(pub, k, p)
@@ -411,28 +411,28 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
         return bid_to_target_nb(pub, hand, nh, v * w[GW_CARD_POINTS])
     if phase == PH_PLACE:
         k, v = best_item_place_nb(pub, p, pub[C_ITEM], 0.0, 1.0, 1, 1, jit, rng)
-        return (K_PLACE << A_SHIFT) | k
+        return (ACT_PLACE << A_SHIFT) | k
     if phase == PH_DRAW:
         bt = -1
         bv = -1.0
         for j in range(n):
             t = legal[j] & DETAIL_MASK
             top = pub[PILES + t * N_PIROW + PI_TOP]
-            v = (pub[TAB + T_VALUE + top] if top >= 0 else 4) + jitter_nb(rng, jit)
+            v = (pub[TAB + K_VALUE + top] if top >= 0 else 4) + jitter_nb(rng, jit)
             if v > bv:
                 bv = v
                 bt = legal[j]
         return bt
     if phase == PH_INSTALL:
-        d = pub[TAB + T_DIST + pub[C_PCARD]]
-        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST], jit, rng)
-        return (K_INSTALL << A_SHIFT) | det
+        d = pub[TAB + K_DIST + pub[C_PCARD]]
+        v, det = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + K_BUILDOVER_COST], jit, rng)
+        return (ACT_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
     if phase == PH_FLOOR:
         maxh = 1
-        for k in range(pub[TAB + T_N_BLOCKS]):
+        for k in range(pub[TAB + K_N_BLOCKS]):
             ob = BOARD + k * N_BOARD
             if pub[ob + B_ROOF] != 0 and pub[ob + B_TOP] + 1 > maxh:
                 maxh = pub[ob + B_TOP] + 1
@@ -446,7 +446,7 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
                     bi = i
         if bi < 0:
             bi = nb
-        return (K_FLOOR_TARGET << A_SHIFT) | bi
+        return (ACT_FLOOR_TARGET << A_SHIFT) | bi
     if phase == PH_ROOF:
         bi = -1
         bh = 0.0
@@ -464,34 +464,34 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
                 if v > bv or (v == bv and pub[op + P_ROOFS + r] > pub[op + P_ROOFS + br]):
                     bv = v
                     br = r
-        return (K_ROOF_TARGET << A_SHIFT) | (bi * 2 + br - 1)
+        return (ACT_ROOF_TARGET << A_SHIFT) | (bi * 2 + br - 1)
     # PH_MAIN: the best install or billboard worth more than 0 (the noise orders the
     # candidates, never lifts one over 0)
-    best_a = K_PASS << A_SHIFT
+    best_a = ACT_PASS << A_SHIFT
     best_v = 0.0
     done = 0
-    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + T_BB_CARD] != 0 else -1
+    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + K_BB_CARD] != 0 else -1
     for j in range(n):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
-        if kind == K_CONTRACT:
-            d = pub[TAB + T_DIST + det]
+        if kind == ACT_CONTRACT:
+            d = pub[TAB + K_DIST + det]
             if (done >> d) & 1:
                 continue
             done |= 1 << d
-            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + T_BUILDOVER_COST], jit, rng)
+            v, _ = best_install_nb(pub, p, d, 0.0, 0.0, 1, 0, pub[TAB + K_BUILDOVER_COST], jit, rng)
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
-                best_a = (K_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
-        elif kind == K_BILLBOARD:
+                best_a = (ACT_CONTRACT << A_SHIFT) | cheapest_card_nb(pub, hand, nh, CONTRACT, d)
+        elif kind == ACT_BILLBOARD:
             c = billboard_card_nb(legal[j])
             if c != bb_card:  # one card per block: the cheapest
                 continue
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det & BB_BLOCK_MASK, p, 0, 1, 0)
-            v = own1 - own0 - pub[TAB + T_BILLBOARD_COST]
+            v = own1 - own0 - pub[TAB + K_BILLBOARD_COST]
             if c >= 0 and w[GW_CARD_POINTS] > 0:
-                v -= pub[TAB + T_VALUE + c] / w[GW_CARD_POINTS]
+                v -= pub[TAB + K_VALUE + c] / w[GW_CARD_POINTS]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
@@ -499,17 +499,17 @@ def policy_greedy_nb(pub, hand, legal, n, w, rng):
     if best_v > 0:
         return best_a
     c = cheapest_card_nb(pub, hand, nh, ROOF, -1)
-    if c >= 0 and _find(legal, n, (K_ROOF << A_SHIFT) | c):
-        return (K_ROOF << A_SHIFT) | c
+    if c >= 0 and _find(legal, n, (ACT_ROOF << A_SHIFT) | c):
+        return (ACT_ROOF << A_SHIFT) | c
     c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)
-    if c >= 0 and _find(legal, n, (K_FLOOR << A_SHIFT) | c):
+    if c >= 0 and _find(legal, n, (ACT_FLOOR << A_SHIFT) | c):
         tall_incomplete = False
         for i in range(nb):
             if pub[pr + i] == 0 and pub[ph + i] > 1:
                 tall_incomplete = True
         if not tall_incomplete:
-            return (K_FLOOR << A_SHIFT) | c
-    return K_PASS << A_SHIFT
+            return (ACT_FLOOR << A_SHIFT) | c
+    return ACT_PASS << A_SHIFT
 
 
 # ====================================================================== heuristic
@@ -523,7 +523,7 @@ def heuristic_item_value_nb(pub, p, w, rng):
     values it (weights w, jitter drawn from rng): the best placement's gain over
     the scorings left, x value_green / value_megamall; block -1 if it has no
     place. (The search player's bid candidates scale their targets by it too.)"""
-    rem = pub[TAB + T_ROUNDS] - pub[C_ROUND]
+    rem = pub[TAB + K_ROUNDS] - pub[C_ROUND]
     item = pub[C_ITEM]
     k, v = best_item_place_nb(pub, p, item, w[W_CONTEST], w[W_SPACEPORT], rem, rem - 1, w[W_JITTER], rng)
     if item == GREENSPACE:
@@ -559,7 +559,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     op = PLAYERS + p * N_PROW
     phase = pub[C_PHASE]
     nh = pub[op + P_NHAND]
-    rem = pub[TAB + T_ROUNDS] - pub[C_ROUND]  # scorings left including this round's
+    rem = pub[TAB + K_ROUNDS] - pub[C_ROUND]  # scorings left including this round's
     draws = rem - 1                           # draw phases left
     last = rem == 1
     contest = w[W_CONTEST]
@@ -569,7 +569,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     if phase == PH_BID or phase == PH_PLACE:
         k, v = heuristic_item_value_nb(pub, p, w, rng)
         if phase == PH_PLACE:
-            return (K_PLACE << A_SHIFT) | k
+            return (ACT_PLACE << A_SHIFT) | k
         if k < 0 or v <= 0:
             return BID_FLAG
         target = v * w[W_BID]
@@ -582,11 +582,11 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         for j in range(n):
             t = legal[j] & DETAIL_MASK
             top = pub[PILES + t * N_PIROW + PI_TOP]
-            val = pub[TAB + T_VALUE + top] if top >= 0 else 4
+            val = pub[TAB + K_VALUE + top] if top >= 0 else 4
             v = hold * val
             have = 0
             for i in range(nh):
-                if pub[TAB + T_TYPE + hand[i]] == t:
+                if pub[TAB + K_TYPE + hand[i]] == t:
                     have += 1
             if t == CONTRACT:
                 v += 1.0 if have < 3 else 0.2
@@ -599,11 +599,11 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 bv = v
                 bt = legal[j]
         return bt
-    bo_cost = pub[TAB + T_BUILDOVER_COST]
+    bo_cost = pub[TAB + K_BUILDOVER_COST]
     if phase == PH_INSTALL:
-        d = pub[TAB + T_DIST + pub[C_PCARD]]
+        d = pub[TAB + K_DIST + pub[C_PCARD]]
         v, det = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost, jit, rng)
-        return (K_INSTALL << A_SHIFT) | det
+        return (ACT_INSTALL << A_SHIFT) | det
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
@@ -627,7 +627,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             if v > 0 and vj > bv:
                 bv = vj
                 bi = i
-        return (K_FLOOR_TARGET << A_SHIFT) | bi
+        return (ACT_FLOOR_TARGET << A_SHIFT) | bi
     if phase == PH_ROOF:
         ba = legal[0]
         bv = -1e18
@@ -642,42 +642,42 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         return ba
     # PH_MAIN: the best card or billboard worth more than 0 (the noise orders the candidates,
     # never lifts one over 0)
-    best_a = K_PASS << A_SHIFT
+    best_a = ACT_PASS << A_SHIFT
     best_v = 0.0
     done = 0
     has_roof_card = False
     has_floor_card = False
-    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + T_BB_CARD] != 0 else -1
+    bb_card = cheapest_card_nb(pub, hand, nh, -1, -1) if pub[TAB + K_BB_CARD] != 0 else -1
     for j in range(n):
         kind = legal[j] >> A_SHIFT
         det = legal[j] & DETAIL_MASK
-        if kind == K_CONTRACT:
-            d = pub[TAB + T_DIST + det]
+        if kind == ACT_CONTRACT:
+            d = pub[TAB + K_DIST + det]
             if (done >> d) & 1:
                 continue
             done |= 1 << d
             c = cheapest_card_nb(pub, hand, nh, CONTRACT, d)
             v, _ = best_install_nb(pub, p, d, contest, card_pts, rem, draws, bo_cost, jit, rng)
-            v -= hold * pub[TAB + T_VALUE + c]
+            v -= hold * pub[TAB + K_VALUE + c]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
-                best_a = (K_CONTRACT << A_SHIFT) | c
-        elif kind == K_BILLBOARD:
+                best_a = (ACT_CONTRACT << A_SHIFT) | c
+        elif kind == ACT_BILLBOARD:
             c = billboard_card_nb(legal[j])
             if c != bb_card:  # one card per block: the cheapest
                 continue
             own0, opp0, own1, opp1 = block_eval_pair_nb(pub, det & BB_BLOCK_MASK, p, 0, 1, 0)
-            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + T_BILLBOARD_COST]
+            v = w[W_BILLBOARD] * ((own1 - own0) - contest * (opp1 - opp0)) * rem - pub[TAB + K_BILLBOARD_COST]
             if c >= 0:
-                v -= hold * pub[TAB + T_VALUE + c] + w[W_BB_CARD]
+                v -= hold * pub[TAB + K_VALUE + c] + w[W_BB_CARD]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
                 best_a = legal[j]
-        elif kind == K_ROOF:
+        elif kind == ACT_ROOF:
             has_roof_card = True
-        elif kind == K_FLOOR:
+        elif kind == ACT_FLOOR:
             has_floor_card = True
     if has_roof_card:
         c = cheapest_card_nb(pub, hand, nh, ROOF, -1)
@@ -689,11 +689,11 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                         v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo)
                         if v > pv:
                             pv = v
-        v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + T_VALUE + c]
+        v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + K_VALUE + c]
         vj = v + jitter_nb(rng, jit)
         if v > 0 and vj > best_v:
             best_v = vj
-            best_a = (K_ROOF << A_SHIFT) | c
+            best_a = (ACT_ROOF << A_SHIFT) | c
     if has_floor_card and rem >= 2:
         useful = 0
         for i in range(nb):
@@ -702,11 +702,11 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
                 useful += 1
         if useful < 2:
             c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)
-            v = w[W_HEIGHT] * (2 - useful) - hold * pub[TAB + T_VALUE + c]
+            v = w[W_HEIGHT] * (2 - useful) - hold * pub[TAB + K_VALUE + c]
             vj = v + jitter_nb(rng, jit)
             if v > 0 and vj > best_v:
                 best_v = vj
-                best_a = (K_FLOOR << A_SHIFT) | c
+                best_a = (ACT_FLOOR << A_SHIFT) | c
     return best_a
 
 

@@ -33,26 +33,26 @@ from engines.core.rng import below
 from engines.skyline_3000._jit import BOOL, I64, I64_ARR, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.state import (
     P_PAID, P_PLAYED,
-    BB_BLOCK_MASK, BB_CARD_SHIFT, T_BB_CARD,
+    BB_BLOCK_MASK, BB_CARD_SHIFT, K_BB_CARD,
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_SHIFT, A_STACK, A_TIE, A_WINNER, ALOG,
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE, B_ROOF,
     B_TALL, B_TOP, B_VAC, BID_FLAG, BOARD, C_BIDDER, C_CUR, C_DECISIONS, C_DRAW_LEFT, C_DRAWER,
     C_DRAWN, C_FIRST_KEY, C_ITEM, C_KEY, C_N_AUC, C_PASSED, C_PCARD, C_PHASE, C_ROUND, C_STACK,
     C_STACK_POS, C_STALLED, C_STOCK, C_SUB, C_TURN, C_TURNS_TOTAL, C_WINNER, CONTRACT, DETAIL_MASK,
-    FLOOR, GREENSPACE, K_BID, K_BILLBOARD, K_CONTRACT, K_DRAW, K_FLOOR, K_FLOOR_TARGET, K_INSTALL,
-    K_NOACT, K_PASS, K_PLACE, K_ROOF, K_ROOF_TARGET, MAX_CARDS, MAX_P, MAX_STACK_ITEMS, N_ALOG,
+    FLOOR, GREENSPACE, ACT_BID, ACT_BILLBOARD, ACT_CONTRACT, ACT_DRAW, ACT_FLOOR, ACT_FLOOR_TARGET, ACT_INSTALL,
+    ACT_NOACT, ACT_PASS, ACT_PLACE, ACT_ROOF, ACT_ROOF_TARGET, MAX_CARDS, MAX_P, MAX_STACK_ITEMS, N_ALOG,
     N_BOARD, PI_DISCARDS, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_BILLBOARDS, P_BONUS,
     P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD, P_NHAND, P_ROOFS, P_ROUND_SCORE, P_SCORE,
     P_ST_BB, P_ST_BB_OVER, P_ST_BUILT, P_ST_EXTRA, P_ST_FLOORS, P_ST_PASS_R1, P_ST_PLACED,
     P_ST_SPENT, P_ST_WON, P_TURNS_ROUND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER,
     PH_PLACE, PH_ROOF, PI_DECK, PI_DISC, PI_TOP, PILES, PLANTS, PLAYERS, PLH, PLR, ROOF,
-    S_BIDS, S_DECKS, SPACEPORT, T_BILLBOARD_COST, T_BLOCK_TIE, T_BUILDOVER_COST, T_BPD, T_DEAL, T_DIST, T_DRAW_PER_ROUND,
-    T_FINAL_TIE, T_FIRST_BASE, T_FIRST_PER_BB, T_FIRST_FLOORS, T_FIRST_PER_GREEN, T_FLOORS_PER_CARD, T_GREEN, T_LARGE_PLATFORMS,
-    T_MEGAMALL_MULT, T_N_BLOCKS, T_N_CARDS, T_N_DISTRICTS, T_N_GREEN, T_N_PLAYERS, T_N_STACKS, T_N_START, T_ROUNDS, T_SECOND_BASE,
-    T_SECOND_PER_BB, T_SECOND_PER_GREEN, T_SIZE, T_SMALL_PLATFORMS, T_SPACEPORT_FIRST, T_SPACEPORT_SECOND, T_STACK_ITEMS,
-    T_STACK_LEN, T_START_H, T_START_R, T_START_SCORE, T_FLOOR_STOCK, T_BILLBOARDS, T_CURVED_ROOFS, T_POINTED_ROOFS,
-    T_TURN_CAP, T_TYPE, T_VALUE, TAB, T_AUCTION_TIE, T_MAX_BUILDINGS, T_GREEN_PLATFORM,
-    T_HAND_LIMIT, T_MALL_STACKING, T_PORT_STACKING, T_SHORT_STOCK, T_UNPLACEABLE,
+    S_BIDS, S_DECKS, SPACEPORT, K_BILLBOARD_COST, K_BLOCK_TIE, K_BUILDOVER_COST, K_BPD, K_DEAL, K_DIST, K_DRAW_PER_ROUND,
+    K_FINAL_TIE, K_FIRST_BASE, K_FIRST_PER_BB, K_FIRST_FLOORS, K_FIRST_PER_GREEN, K_FLOORS_PER_CARD, K_GREEN, K_LARGE_PLATFORMS,
+    K_MEGAMALL_MULT, K_N_BLOCKS, K_N_CARDS, K_N_DISTRICTS, K_N_GREEN, K_N_PLAYERS, K_N_STACKS, K_N_START, K_ROUNDS, K_SECOND_BASE,
+    K_SECOND_PER_BB, K_SECOND_PER_GREEN, K_SIZE, K_SMALL_PLATFORMS, K_SPACEPORT_FIRST, K_SPACEPORT_SECOND, K_STACK_ITEMS,
+    K_STACK_LEN, K_START_H, K_START_R, K_START_SCORE, K_FLOOR_STOCK, K_BILLBOARDS, K_CURVED_ROOFS, K_POINTED_ROOFS,
+    K_TURN_CAP, K_TYPE, K_VALUE, TAB, K_AUCTION_TIE, K_MAX_BUILDINGS, K_GREEN_PLATFORM,
+    K_HAND_LIMIT, K_MALL_STACKING, K_PORT_STACKING, K_SHORT_STOCK, K_UNPLACEABLE,
 )
 
 # ====================================================================== setup
@@ -63,14 +63,14 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     """Preparation, in place: shuffle, deal, buildings, greenspaces, Key.
     tab is KernelParams.tab (copied into pub's table section)."""
     pub[:PLANTS] = 0
-    for j in range(T_SIZE):
+    for j in range(K_SIZE):
         pub[TAB + j] = tab[j]
     for j in range(ALOG, PLANTS):
         pub[j] = -1
-    P = pub[TAB + T_N_PLAYERS]
-    NC = pub[TAB + T_N_CARDS]
+    P = pub[TAB + K_N_PLAYERS]
+    NC = pub[TAB + K_N_CARDS]
     for p in range(P):
-        for i in range(pub[TAB + T_MAX_BUILDINGS]):
+        for i in range(pub[TAB + K_MAX_BUILDINGS]):
             pub[PLH + p * N_PLROW + i] = 0
             pub[PLR + p * N_PLROW + i] = 0
     hands[:] = 0
@@ -78,7 +78,7 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     seed_chance_nb(sec, run_seed, game_index)
     # Preparation: shuffle each card type into its own face-up stack
     for c in range(NC):
-        t = pub[TAB + T_TYPE + c]
+        t = pub[TAB + K_TYPE + c]
         n = pub[PILES + t * N_PIROW + PI_DECK]
         sec[S_DECKS + t * MAX_CARDS + n] = c
         pub[PILES + t * N_PIROW + PI_DECK] = n + 1
@@ -88,25 +88,25 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
     # deal 2 Roof, 2 Floor, 4 Contract cards to each player
     for p in range(P):
         for t in (ROOF, FLOOR, CONTRACT):
-            for _ in range(pub[TAB + T_DEAL[t]]):
+            for _ in range(pub[TAB + K_DEAL[t]]):
                 c = draw_card_nb(pub, sec, t)
                 if c >= 0:
                     o = PLAYERS + p * N_PROW + P_NHAND
                     hands[p, pub[o]] = c
                     pub[o] += 1
     # supplies and the four starting buildings (from the shared floor stock)
-    stock = pub[TAB + T_FLOOR_STOCK]
+    stock = pub[TAB + K_FLOOR_STOCK]
     for p in range(P):
         o = PLAYERS + p * N_PROW
-        pub[o + P_SCORE] = pub[TAB + T_START_SCORE]
-        pub[o + P_BILLBOARDS] = pub[TAB + T_BILLBOARDS]
-        pub[o + P_ROOFS + 1] = pub[TAB + T_CURVED_ROOFS]
-        pub[o + P_ROOFS + 2] = pub[TAB + T_POINTED_ROOFS]
+        pub[o + P_SCORE] = pub[TAB + K_START_SCORE]
+        pub[o + P_BILLBOARDS] = pub[TAB + K_BILLBOARDS]
+        pub[o + P_ROOFS + 1] = pub[TAB + K_CURVED_ROOFS]
+        pub[o + P_ROOFS + 2] = pub[TAB + K_POINTED_ROOFS]
         pub[o + P_ST_PASS_R1] = -1
-        ns = pub[TAB + T_N_START]
+        ns = pub[TAB + K_N_START]
         for i in range(ns):
-            h = pub[TAB + T_START_H + i]
-            r = pub[TAB + T_START_R + i]
+            h = pub[TAB + K_START_H + i]
+            r = pub[TAB + K_START_R + i]
             pub[PLH + p * N_PLROW + i] = h
             pub[PLR + p * N_PLROW + i] = r
             pub[o + P_ROOFS + r] -= 1
@@ -115,16 +115,16 @@ def reset_state_nb(pub, hands, sec, tab, run_seed, game_index):
         pub[PLR + p * N_PLROW + ns] = 0
         pub[o + P_NBUILD] = ns
     pub[C_STOCK] = stock
-    for k in range(pub[TAB + T_N_BLOCKS]):
-        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + T_SMALL_PLATFORMS]
-        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + T_LARGE_PLATFORMS]
+    for k in range(pub[TAB + K_N_BLOCKS]):
+        pub[BOARD + k * N_BOARD + B_VAC] = pub[TAB + K_SMALL_PLATFORMS]
+        pub[BOARD + k * N_BOARD + B_LVAC] = pub[TAB + K_LARGE_PLATFORMS]
     # Preparation: "Place one Greenspace on each of the four marked platforms".
     # "extra": each marked platform is one more small platform of its block, born
     # holding its Greenspace, so the block's open platforms stay as they are;
     # "shared": the Greenspace takes one of the block's small platforms.
-    shared = pub[TAB + T_GREEN_PLATFORM] == 1
-    for g in range(pub[TAB + T_N_GREEN]):
-        k = pub[TAB + T_GREEN + g]
+    shared = pub[TAB + K_GREEN_PLATFORM] == 1
+    for g in range(pub[TAB + K_N_GREEN]):
+        k = pub[TAB + K_GREEN + g]
         if shared:
             pub[BOARD + k * N_BOARD + B_VAC] -= 1
         pub[BOARD + k * N_BOARD + B_GREEN] += 1
@@ -201,7 +201,7 @@ def hand_value_nb(hands, p, n, pub):
     """Total card value of hands[p, :n]."""
     v = 0
     for i in range(n):
-        v += pub[TAB + T_VALUE + hands[p, i]]
+        v += pub[TAB + K_VALUE + hands[p, i]]
     return v
 
 
@@ -213,7 +213,7 @@ def hand_value_nb(hands, p, n, pub):
 @typed_kernel((PUB, I64, I64), inline=True)
 def district_roof_count_nb(pub, d, r):
     """Blocks of district d whose roof is r."""
-    bpd = pub[TAB + T_BPD]
+    bpd = pub[TAB + K_BPD]
     n = 0
     for j in range(d * bpd, d * bpd + bpd):
         if pub[BOARD + j * N_BOARD + B_ROOF] == r:
@@ -225,8 +225,8 @@ def district_roof_count_nb(pub, d, r):
 def fits_block_nb(pub, k, h, r, same, first_floors, bpd):
     """THE building rule: may a complete building of height h and roof r go
     into block k, when `same` blocks of k's district already have roof r?
-    (first_floors, bpd: the variant's pub[TAB + T_FIRST_FLOORS] and
-    pub[TAB + T_BPD], passed in so a scan reads them once.)
+    (first_floors, bpd: the variant's pub[TAB + K_FIRST_FLOORS] and
+    pub[TAB + K_BPD], passed in so a scan reads them once.)
 
     Construction Phase: one roof type per block; not all blocks of a district
     with the same roof; the first building has exactly first_floors floors;
@@ -243,8 +243,8 @@ def fits_block_nb(pub, k, h, r, same, first_floors, bpd):
 def block_ok_nb(pub, k, h, r):
     """May a building of height h and roof r go into block k? (fits_block_nb
     with its district's count of roof r.)"""
-    bpd = pub[TAB + T_BPD]
-    return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // bpd, r), pub[TAB + T_FIRST_FLOORS], bpd)
+    bpd = pub[TAB + K_BPD]
+    return fits_block_nb(pub, k, h, r, district_roof_count_nb(pub, k // bpd, r), pub[TAB + K_FIRST_FLOORS], bpd)
 
 
 @typed_kernel((PUB, I64, I64), inline=True)
@@ -261,9 +261,9 @@ def installs_nb(pub, p, d, out, only_any):
     count. With only_any, returns 1 at the first option found (out untouched).
     Order: building i, then block k, then vacant platform before own billboard."""
     n = 0
-    NB = pub[TAB + T_N_BLOCKS]
-    bpd = pub[TAB + T_BPD]
-    ff = pub[TAB + T_FIRST_FLOORS]
+    NB = pub[TAB + K_N_BLOCKS]
+    bpd = pub[TAB + K_BPD]
+    ff = pub[TAB + K_FIRST_FLOORS]
     k0 = d * bpd
     usable = 0   # blocks with a vacant platform or one of p's billboards
     for k in range(k0, k0 + bpd):
@@ -289,10 +289,10 @@ def installs_nb(pub, p, d, out, only_any):
             if only_any:
                 return 1
             if vac:
-                out[n] = (K_INSTALL << A_SHIFT) | ((i * NB + k) * 2)
+                out[n] = (ACT_INSTALL << A_SHIFT) | ((i * NB + k) * 2)
                 n += 1
             if own:
-                out[n] = (K_INSTALL << A_SHIFT) | ((i * NB + k) * 2 + 1)
+                out[n] = (ACT_INSTALL << A_SHIFT) | ((i * NB + k) * 2 + 1)
                 n += 1
     return n
 
@@ -315,7 +315,7 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
     of the tied group Second, and lower seats nothing. With one leader, the
     seats with the second-most floors all take Second. block_tie 1 ("share"):
     everyone tied for most floors takes First."""
-    n_players = pub[TAB + T_N_PLAYERS]
+    n_players = pub[TAB + K_N_PLAYERS]
     o = BOARD + k * N_BOARD + B_FLOORS
     mx = 0
     for q in range(n_players):
@@ -342,7 +342,7 @@ def block_places_hyp_nb(pub, k, who, add, tall_who):
                 if pub[o + q] + (add if q == who else 0) == mx2:
                     second |= 1 << q
         return first, second
-    if pub[TAB + T_BLOCK_TIE] == 1:
+    if pub[TAB + K_BLOCK_TIE] == 1:
         return first, 0
     ot = BOARD + k * N_BOARD + B_TALL
     tall = 0
@@ -374,12 +374,12 @@ def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
     n_mall = pub[o + B_NMALL] + d_mall
     mult = 1
     if n_mall > 0:
-        mult = pub[TAB + T_MEGAMALL_MULT]
-        if pub[TAB + T_MALL_STACKING] == 1:
+        mult = pub[TAB + K_MEGAMALL_MULT]
+        if pub[TAB + K_MALL_STACKING] == 1:
             for _ in range(n_mall - 1):
-                mult *= pub[TAB + T_MEGAMALL_MULT]
-    p1 = (pub[TAB + T_FIRST_BASE] + pub[TAB + T_FIRST_PER_GREEN] * g + pub[TAB + T_FIRST_PER_BB] * b) * mult
-    p2 = (pub[TAB + T_SECOND_BASE] + pub[TAB + T_SECOND_PER_GREEN] * g + pub[TAB + T_SECOND_PER_BB] * b) * mult
+                mult *= pub[TAB + K_MEGAMALL_MULT]
+    p1 = (pub[TAB + K_FIRST_BASE] + pub[TAB + K_FIRST_PER_GREEN] * g + pub[TAB + K_FIRST_PER_BB] * b) * mult
+    p2 = (pub[TAB + K_SECOND_BASE] + pub[TAB + K_SECOND_PER_GREEN] * g + pub[TAB + K_SECOND_PER_BB] * b) * mult
     return p1, p2
 
 
@@ -387,22 +387,22 @@ def block_points_hyp_nb(pub, k, d_green, d_bb, d_mall):
 def spaceport_cards_nb(pub, first, second, p, ns):
     """Extra cards seat p draws from ns Spaceports of a block whose places are
     (first, second): per Spaceport (spaceport_stacking "each") or per block."""
-    if pub[TAB + T_PORT_STACKING] == 1 and ns > 1:
+    if pub[TAB + K_PORT_STACKING] == 1 and ns > 1:
         ns = 1
     if (first >> p) & 1:
-        return pub[TAB + T_SPACEPORT_FIRST] * ns
+        return pub[TAB + K_SPACEPORT_FIRST] * ns
     if (second >> p) & 1:
-        return pub[TAB + T_SPACEPORT_SECOND] * ns
+        return pub[TAB + K_SPACEPORT_SECOND] * ns
     return 0
 
 
 @kernel
 def scoring_nb(pub):
     """Scoring Phase: score every block; set each seat's Spaceport bonus."""
-    P = pub[TAB + T_N_PLAYERS]
+    P = pub[TAB + K_N_PLAYERS]
     for q in range(P):
         pub[PLAYERS + q * N_PROW + P_BONUS] = 0
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    for k in range(pub[TAB + K_N_BLOCKS]):
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
         if first == 0:
             continue
@@ -446,7 +446,7 @@ def billboard_ok_nb(pub, p, k):
 def billboard_choices_nb(pub, p):
     """Billboard actions of seat p per block that takes one: 1 (no card), or with
     construction.billboard_costs_card one per hand card (0 with an empty hand: no billboard)."""
-    if pub[TAB + T_BB_CARD] == 0:
+    if pub[TAB + K_BB_CARD] == 0:
         return 1
     return pub[PLAYERS + p * N_PROW + P_NHAND]
 
@@ -454,7 +454,7 @@ def billboard_choices_nb(pub, p):
 @inline_kernel
 def billboard_action_nb(k, c):
     """The billboard action in block k costing card c (-1: no card)."""
-    return np.int64((K_BILLBOARD << A_SHIFT) | k | ((c + 1) << BB_CARD_SHIFT))
+    return np.int64((ACT_BILLBOARD << A_SHIFT) | k | ((c + 1) << BB_CARD_SHIFT))
 
 
 @inline_kernel
@@ -501,12 +501,12 @@ def _end_turn(pub):
     pub[C_TURN] += 1
     pub[C_TURNS_TOTAL] += 1
     pub[PLAYERS + p * N_PROW + P_TURNS_ROUND] += 1
-    if pub[C_TURN] >= pub[TAB + T_TURN_CAP]:  # the turn cap: a stalled game
+    if pub[C_TURN] >= pub[TAB + K_TURN_CAP]:  # the turn cap: a stalled game
         pub[C_STALLED] = 1
         pub[C_PHASE] = PH_OVER
         pub[C_CUR] = -1
         return STEP_NONE
-    P = pub[TAB + T_N_PLAYERS]
+    P = pub[TAB + K_N_PLAYERS]
     pub[C_PHASE] = PH_MAIN
     passed = pub[C_PASSED]
     for j in range(1, P + 1):  # clockwise, skipping seats that passed
@@ -534,19 +534,19 @@ def _advance(pub, hands, sec, step):
     Draw Phase hand-over) until the next decision. Inline on purpose: as a
     called kernel it cut about 5 s from a cold compile but cost the search
     about 2% per simulated decision (measured paired, three runs each)."""
-    P = pub[TAB + T_N_PLAYERS]
+    P = pub[TAB + K_N_PLAYERS]
     while step != STEP_NONE:
         if step == STEP_NEXT_AUCTION:
             # Improvement Phase: the next stack with an item, or on to Scoring
             s = pub[C_STACK] + 1
-            ns = pub[TAB + T_N_STACKS]
-            while s < ns and pub[C_STACK_POS + s] >= pub[TAB + T_STACK_LEN + s]:
+            ns = pub[TAB + K_N_STACKS]
+            while s < ns and pub[C_STACK_POS + s] >= pub[TAB + K_STACK_LEN + s]:
                 s += 1
             if s >= ns:
                 step = STEP_SCORING
                 continue
             pub[C_STACK] = s
-            pub[C_ITEM] = pub[TAB + T_STACK_ITEMS + s * MAX_STACK_ITEMS + pub[C_STACK_POS + s]]
+            pub[C_ITEM] = pub[TAB + K_STACK_ITEMS + s * MAX_STACK_ITEMS + pub[C_STACK_POS + s]]
             pub[C_STACK_POS + s] += 1
             for q in range(P):
                 sec[S_BIDS + q] = 0
@@ -567,7 +567,7 @@ def _advance(pub, hands, sec, step):
             step = _resolve_auction(pub, hands, sec)
         elif step == STEP_SCORING:
             scoring_nb(pub)
-            if pub[C_ROUND] >= pub[TAB + T_ROUNDS] - 1:  # no Draw Phase after the final round
+            if pub[C_ROUND] >= pub[TAB + K_ROUNDS] - 1:  # no Draw Phase after the final round
                 pub[C_PHASE] = PH_OVER
                 pub[C_CUR] = -1
                 return
@@ -579,8 +579,8 @@ def _advance(pub, hands, sec, step):
             if _any_cards(pub):
                 for j in range(pub[C_DRAWER], P):
                     q = (pub[C_KEY] + j) % P
-                    left = pub[TAB + T_DRAW_PER_ROUND] + pub[PLAYERS + q * N_PROW + P_BONUS]
-                    limit = pub[TAB + T_HAND_LIMIT]
+                    left = pub[TAB + K_DRAW_PER_ROUND] + pub[PLAYERS + q * N_PROW + P_BONUS]
+                    limit = pub[TAB + K_HAND_LIMIT]
                     if limit > 0 and left > limit - pub[PLAYERS + q * N_PROW + P_NHAND]:
                         left = limit - pub[PLAYERS + q * N_PROW + P_NHAND]  # a full hand draws no more
                     if left > 0:
@@ -601,7 +601,7 @@ def _advance(pub, hands, sec, step):
 def _resolve_auction(pub, hands, sec):
     """Reveal bids; highest sum wins; ties: highest single card, then the Key
     Player / clockwise from him (Improvement Phase); all zero: item removed."""
-    P = pub[TAB + T_N_PLAYERS]
+    P = pub[TAB + K_N_PLAYERS]
     row = pub[C_N_AUC]
     pub[C_N_AUC] += 1
     a = ALOG + row * N_ALOG
@@ -618,14 +618,14 @@ def _resolve_auction(pub, hands, sec):
         for i in range(pub[PLAYERS + q * N_PROW + P_NHAND]):
             c = hands[q, i]
             if (m >> c) & 1:
-                v = pub[TAB + T_VALUE + c]
+                v = pub[TAB + K_VALUE + c]
                 tot += v
                 if v > hi:
                     hi = v
         pub[a + A_BID + q] = tot
         pub[a + A_HIGH + q] = hi
     key = pub[C_KEY]
-    tie_rule = pub[TAB + T_AUCTION_TIE]
+    tie_rule = pub[TAB + K_AUCTION_TIE]
     w = -1
     for j in range(P):
         q = (key + j) % P
@@ -660,11 +660,11 @@ def _resolve_auction(pub, hands, sec):
         pub[a + A_TIE] = 2
     item = pub[C_ITEM]
     placeable = False
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    for k in range(pub[TAB + K_N_BLOCKS]):
         if place_ok_nb(pub, k, item):
             placeable = True
             break
-    if not placeable and pub[TAB + T_UNPLACEABLE] == 1:
+    if not placeable and pub[TAB + K_UNPLACEABLE] == 1:
         # auction.unplaceable_item "lost_refunded": no place for the item, so it is lost and
         # the winner takes his bid back like everyone else
         pub[a + A_PRICE] = 0
@@ -683,7 +683,7 @@ def _resolve_auction(pub, hands, sec):
             hands[w, i] = hands[w, n]
             hands[w, n] = 0
             pub[ow + P_NHAND] = n
-            _discard(pub, pub[TAB + T_TYPE + c], c)
+            _discard(pub, pub[TAB + K_TYPE + c], c)
             pub[ow + P_PAID + c] += 1
     for q in range(P):
         sec[S_BIDS + q] = 0
@@ -708,17 +708,17 @@ def _resolve_auction(pub, hands, sec):
 def floor_card_ok_nb(pub):
     """May a Floor card be played to act? (floors left in the shared stock; with
     short_floor_stock "needs_full_card", as many as a card places)"""
-    if pub[TAB + T_SHORT_STOCK] == 1:
-        return pub[C_STOCK] >= pub[TAB + T_FLOORS_PER_CARD]
+    if pub[TAB + K_SHORT_STOCK] == 1:
+        return pub[C_STOCK] >= pub[TAB + K_FLOORS_PER_CARD]
     return pub[C_STOCK] > 0
 
 
 @inline_kernel
 def main_flags_nb(pub, p):
-    """Construction, seat p: bit K_FLOOR if Floor cards are playable (stock
-    left), K_ROOF if Roof cards are (an incomplete building and a roof left),
-    K_CONTRACT if it has a complete building (the Contract card's district
-    must offer an install too), K_BILLBOARD if it has billboards left (and a
+    """Construction, seat p: bit ACT_FLOOR if Floor cards are playable (stock
+    left), ACT_ROOF if Roof cards are (an incomplete building and a roof left),
+    ACT_CONTRACT if it has a complete building (the Contract card's district
+    must offer an install too), ACT_BILLBOARD if it has billboards left (and a
     card to pay with, when a billboard costs one)."""
     op = PLAYERS + p * N_PROW
     incomplete = False
@@ -731,29 +731,29 @@ def main_flags_nb(pub, p):
             complete = True
     f = 0
     if floor_card_ok_nb(pub):
-        f |= 1 << K_FLOOR
+        f |= 1 << ACT_FLOOR
     if incomplete and pub[op + P_ROOFS + 1] + pub[op + P_ROOFS + 2] > 0:
-        f |= 1 << K_ROOF
+        f |= 1 << ACT_ROOF
     if complete:
-        f |= 1 << K_CONTRACT
+        f |= 1 << ACT_CONTRACT
     if pub[op + P_BILLBOARDS] > 0 and billboard_choices_nb(pub, p) > 0:
-        f |= 1 << K_BILLBOARD
+        f |= 1 << ACT_BILLBOARD
     return f
 
 
 @typed_kernel((PUB, I64, I64, I64, I64, I64, I64_ARR), inline=True)
 def card_ok_nb(pub, p, c, flags, known, okd, scratch):
     """May seat p play card c to act (Floor, Roof or Contract: action kind
-    K_FLOOR + its type)? flags = main_flags_nb(pub, p); a Contract also needs
+    ACT_FLOOR + its type)? flags = main_flags_nb(pub, p); a Contract also needs
     an install in its district (installs_nb; districts already checked are in
     `known`, those with an install in `okd`; scratch: an int64 buffer installs_nb
     may use). Returns (ok, known, okd)."""
-    t = pub[TAB + T_TYPE + c]
-    if not (flags >> (K_FLOOR + t)) & 1:
+    t = pub[TAB + K_TYPE + c]
+    if not (flags >> (ACT_FLOOR + t)) & 1:
         return False, known, okd
     if t != CONTRACT:
         return True, known, okd
-    d = pub[TAB + T_DIST + c]
+    d = pub[TAB + K_DIST + c]
     if not (known >> d) & 1:
         known |= 1 << d
         if installs_nb(pub, p, d, scratch, np.bool_(True)) > 0:
@@ -765,9 +765,9 @@ def card_ok_nb(pub, p, c, flags, known, okd, scratch):
 def main_kind_counts_nb(pub, hand, p, scratch):
     """How many construction actions of each kind legal_actions_nb lists for
     seat p (hand = its hand row): returns (counts, okd), the count of kind K at
-    bits 8*K of counts (K_PASS..K_NOACT) and okd the districts whose Contract
+    bits 8*K of counts (ACT_PASS..ACT_NOACT) and okd the districts whose Contract
     cards in hand are playable (card_ok_nb's, for main_kind_action_nb). For
-    K_BILLBOARD it counts blocks: the actions are that x billboard_choices_nb
+    ACT_BILLBOARD it counts blocks: the actions are that x billboard_choices_nb
     (blocks x hand cards would not fit 8 bits)."""
     flags = main_flags_nb(pub, p)
     nf = 0
@@ -780,7 +780,7 @@ def main_kind_counts_nb(pub, hand, p, scratch):
         c = hand[i]
         ok, known, okd = card_ok_nb(pub, p, c, flags, known, okd, scratch)
         if ok:
-            t = pub[TAB + T_TYPE + c]
+            t = pub[TAB + K_TYPE + c]
             if t == FLOOR:
                 nf += 1
             elif t == ROOF:
@@ -788,13 +788,13 @@ def main_kind_counts_nb(pub, hand, p, scratch):
             else:
                 nc += 1
     nbb = 0
-    if flags & (1 << K_BILLBOARD):
-        for k in range(pub[TAB + T_N_BLOCKS]):
+    if flags & (1 << ACT_BILLBOARD):
+        for k in range(pub[TAB + K_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 nbb += 1
-    counts = (np.int64(1) << (8 * K_PASS)) | (np.int64(nf) << (8 * K_FLOOR)) | (np.int64(nr) << (8 * K_ROOF)) \
-        | (np.int64(nc) << (8 * K_CONTRACT)) | (np.int64(nbb) << (8 * K_BILLBOARD)) \
-        | (np.int64(nh) << (8 * K_NOACT))
+    counts = (np.int64(1) << (8 * ACT_PASS)) | (np.int64(nf) << (8 * ACT_FLOOR)) | (np.int64(nr) << (8 * ACT_ROOF)) \
+        | (np.int64(nc) << (8 * ACT_CONTRACT)) | (np.int64(nbb) << (8 * ACT_BILLBOARD)) \
+        | (np.int64(nh) << (8 * ACT_NOACT))
     return counts, okd
 
 
@@ -804,24 +804,24 @@ def main_kind_action_nb(pub, hand, p, kind, j, okd):
     (j < its count from main_kind_counts_nb, which also gave okd). A kind with
     a count > 0 is playable, so every card of its type is, except Contracts
     of districts outside okd."""
-    if kind == K_PASS:
-        return np.int64(K_PASS << A_SHIFT)
-    if kind == K_BILLBOARD:
+    if kind == ACT_PASS:
+        return np.int64(ACT_PASS << A_SHIFT)
+    if kind == ACT_BILLBOARD:
         per = billboard_choices_nb(pub, p)
-        c = hand[j % per] if pub[TAB + T_BB_CARD] != 0 else -1
+        c = hand[j % per] if pub[TAB + K_BB_CARD] != 0 else -1
         j //= per
-        for k in range(pub[TAB + T_N_BLOCKS]):
+        for k in range(pub[TAB + K_N_BLOCKS]):
             if billboard_ok_nb(pub, p, k):
                 if j == 0:
                     return billboard_action_nb(np.int64(k), np.int64(c))
                 j -= 1
         return np.int64(-1)
-    if kind == K_NOACT:
-        return np.int64((K_NOACT << A_SHIFT) | hand[j])
-    t = kind - K_FLOOR
+    if kind == ACT_NOACT:
+        return np.int64((ACT_NOACT << A_SHIFT) | hand[j])
+    t = kind - ACT_FLOOR
     for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
         c = hand[i]
-        if pub[TAB + T_TYPE + c] != t or (t == CONTRACT and not (okd >> pub[TAB + T_DIST + c]) & 1):
+        if pub[TAB + K_TYPE + c] != t or (t == CONTRACT and not (okd >> pub[TAB + K_DIST + c]) & 1):
             continue
         if j == 0:
             return np.int64((kind << A_SHIFT) | c)
@@ -839,7 +839,7 @@ STEP_ILLEGAL = -1
 @inline_kernel
 def action_kind_nb(a):
     if a & BID_FLAG:
-        return K_BID
+        return ACT_BID
     return a >> A_SHIFT
 
 
@@ -852,20 +852,20 @@ def list_main_nb(pub, hand, p, out):
     known = 0  # districts checked for an install option
     okd = 0    # districts with one
     n = 0
-    out[n] = K_PASS << A_SHIFT
+    out[n] = ACT_PASS << A_SHIFT
     n += 1
     for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
         c = hand[i]
         ok, known, okd = card_ok_nb(pub, p, c, flags, known, okd, out)
         if ok:
-            out[n] = ((K_FLOOR + pub[TAB + T_TYPE + c]) << A_SHIFT) | c
+            out[n] = ((ACT_FLOOR + pub[TAB + K_TYPE + c]) << A_SHIFT) | c
             n += 1
-        out[n] = (K_NOACT << A_SHIFT) | c
+        out[n] = (ACT_NOACT << A_SHIFT) | c
         n += 1
-    if not (flags >> K_BILLBOARD) & 1:
+    if not (flags >> ACT_BILLBOARD) & 1:
         return n
-    costs = pub[TAB + T_BB_CARD] != 0
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    costs = pub[TAB + K_BB_CARD] != 0
+    for k in range(pub[TAB + K_N_BLOCKS]):
         if billboard_ok_nb(pub, p, k):
             if costs:
                 for i in range(pub[PLAYERS + p * N_PROW + P_NHAND]):
@@ -883,7 +883,7 @@ def list_floor_targets_nb(pub, p, out):
     nb = pub[PLAYERS + p * N_PROW + P_NBUILD]
     for i in range(nb + 1):
         if floor_target_ok_nb(pub, p, i, nb):
-            out[n] = (K_FLOOR_TARGET << A_SHIFT) | i
+            out[n] = (ACT_FLOOR_TARGET << A_SHIFT) | i
             n += 1
     return n
 
@@ -897,7 +897,7 @@ def list_roof_targets_nb(pub, p, out):
             continue  # complete (roof_target_ok_nb's first test, skipped early)
         for r in range(1, 3):
             if roof_target_ok_nb(pub, p, i, r, nb):
-                out[n] = (K_ROOF_TARGET << A_SHIFT) | (i * 2 + r - 1)
+                out[n] = (ACT_ROOF_TARGET << A_SHIFT) | (i * 2 + r - 1)
                 n += 1
     return n
 
@@ -905,9 +905,9 @@ def list_roof_targets_nb(pub, p, out):
 @inline_kernel
 def list_places_nb(pub, item, out):
     n = 0
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    for k in range(pub[TAB + K_N_BLOCKS]):
         if place_ok_nb(pub, k, item):
-            out[n] = (K_PLACE << A_SHIFT) | k
+            out[n] = (ACT_PLACE << A_SHIFT) | k
             n += 1
     return n
 
@@ -917,7 +917,7 @@ def list_draws_nb(pub, out):
     n = 0
     for t in range(N_TYPES):
         if deck_ok_nb(pub, t):
-            out[n] = (K_DRAW << A_SHIFT) | t
+            out[n] = (ACT_DRAW << A_SHIFT) | t
             n += 1
     return n
 
@@ -935,7 +935,7 @@ def legal_actions_nb(pub, hands, out):
     if phase == PH_ROOF:
         return list_roof_targets_nb(pub, p, out)
     if phase == PH_INSTALL:
-        return installs_nb(pub, p, pub[TAB + T_DIST + pub[C_PCARD]], out, np.bool_(False))
+        return installs_nb(pub, p, pub[TAB + K_DIST + pub[C_PCARD]], out, np.bool_(False))
     if phase == PH_PLACE:
         return list_places_nb(pub, pub[C_ITEM], out)
     if phase == PH_DRAW:
@@ -969,12 +969,12 @@ def do_billboard_nb(pub, hands, p, d):
     points; with construction.billboard_costs_card also the card in d's card field, discarded)."""
     k = d & BB_BLOCK_MASK
     c = ((d & DETAIL_MASK) >> BB_CARD_SHIFT) - 1
-    if k >= pub[TAB + T_N_BLOCKS] or not billboard_ok_nb(pub, p, k):
+    if k >= pub[TAB + K_N_BLOCKS] or not billboard_ok_nb(pub, p, k):
         return STEP_ILLEGAL
-    if pub[TAB + T_BB_CARD] == 0:
+    if pub[TAB + K_BB_CARD] == 0:
         if c >= 0:
             return STEP_ILLEGAL
-    elif c < 0 or c >= pub[TAB + T_N_CARDS] or not spend_card_nb(pub, hands, p, c):
+    elif c < 0 or c >= pub[TAB + K_N_CARDS] or not spend_card_nb(pub, hands, p, c):
         return STEP_ILLEGAL
     op = PLAYERS + p * N_PROW
     ob = BOARD + k * N_BOARD
@@ -982,7 +982,7 @@ def do_billboard_nb(pub, hands, p, d):
     pub[ob + B_BB + p] += 1
     pub[ob + B_BBTOT] += 1
     pub[op + P_BILLBOARDS] -= 1
-    cost = pub[TAB + T_BILLBOARD_COST]
+    cost = pub[TAB + K_BILLBOARD_COST]
     pub[op + P_SCORE] -= cost
     pub[op + P_EV_BILLBOARD] -= cost
     pub[op + P_ST_BB] += 1
@@ -1003,30 +1003,30 @@ def spend_card_nb(pub, hands, p, c):
     hands[p, i] = hands[p, nh - 1]
     hands[p, nh - 1] = 0
     pub[op + P_NHAND] = nh - 1
-    _discard(pub, pub[TAB + T_TYPE + c], c)
+    _discard(pub, pub[TAB + K_TYPE + c], c)
     pub[op + P_PLAYED + c] += 1
     return True
 
 
 @inline_kernel
 def do_play_card_nb(pub, hands, p, kind, c):
-    """Construction: reveal card c from the hand and discard it; K_NOACT ends
-    the turn, K_FLOOR / K_ROOF / K_CONTRACT open the decision that places it."""
-    if c >= pub[TAB + T_N_CARDS]:
+    """Construction: reveal card c from the hand and discard it; ACT_NOACT ends
+    the turn, ACT_FLOOR / ACT_ROOF / ACT_CONTRACT open the decision that places it."""
+    if c >= pub[TAB + K_N_CARDS]:
         return STEP_ILLEGAL
-    t = pub[TAB + T_TYPE + c]
-    if kind != K_NOACT and t != kind - K_FLOOR:
+    t = pub[TAB + K_TYPE + c]
+    if kind != ACT_NOACT and t != kind - ACT_FLOOR:
         return STEP_ILLEGAL
-    if kind == K_FLOOR and not floor_card_ok_nb(pub):
+    if kind == ACT_FLOOR and not floor_card_ok_nb(pub):
         return STEP_ILLEGAL
     if not spend_card_nb(pub, hands, p, c):
         return STEP_ILLEGAL
-    if kind == K_NOACT:
+    if kind == ACT_NOACT:
         return _end_turn(pub)
-    if kind == K_FLOOR:
+    if kind == ACT_FLOOR:
         pub[C_PHASE] = PH_FLOOR
-        pub[C_SUB] = min(pub[TAB + T_FLOORS_PER_CARD], pub[C_STOCK])
-    elif kind == K_ROOF:
+        pub[C_SUB] = min(pub[TAB + K_FLOORS_PER_CARD], pub[C_STOCK])
+    elif kind == ACT_ROOF:
         pub[C_PHASE] = PH_ROOF
     else:
         pub[C_PCARD] = c
@@ -1075,7 +1075,7 @@ def do_install_nb(pub, p, i, k, onbb):
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
-    if i >= nb or pub[pr + i] == 0 or k // pub[TAB + T_BPD] != pub[TAB + T_DIST + pub[C_PCARD]]:
+    if i >= nb or pub[pr + i] == 0 or k // pub[TAB + K_BPD] != pub[TAB + K_DIST + pub[C_PCARD]]:
         return STEP_ILLEGAL
     h = pub[ph + i]
     r = pub[pr + i]
@@ -1086,7 +1086,7 @@ def do_install_nb(pub, p, i, k, onbb):
     if onbb:
         pub[ob + B_BB + p] -= 1  # the billboard leaves the game
         pub[ob + B_BBTOT] -= 1
-        cost = pub[TAB + T_BUILDOVER_COST]
+        cost = pub[TAB + K_BUILDOVER_COST]
         pub[op + P_SCORE] -= cost
         pub[op + P_EV_BUILDOVER] -= cost
         pub[op + P_ST_BB_OVER] += 1
@@ -1128,7 +1128,7 @@ def do_bid_nb(pub, hands, sec, p, m):
 @inline_kernel
 def do_place_nb(pub, k):
     """The auction winner places the item in block k."""
-    if k >= pub[TAB + T_N_BLOCKS]:
+    if k >= pub[TAB + K_N_BLOCKS]:
         return STEP_ILLEGAL
     item = pub[C_ITEM]
     if not place_ok_nb(pub, k, item):
@@ -1157,14 +1157,14 @@ def do_draw_nb(pub, hands, sec, p, t):
     hands[p, pub[op + P_NHAND]] = c
     pub[op + P_NHAND] += 1
     pub[C_DRAWN] += 1
-    if pub[C_DRAWN] > pub[TAB + T_DRAW_PER_ROUND]:
+    if pub[C_DRAWN] > pub[TAB + K_DRAW_PER_ROUND]:
         pub[op + P_ST_EXTRA] += 1
     pub[C_DRAW_LEFT] -= 1
     if pub[C_DRAW_LEFT] <= 0:
         pub[C_DRAWER] += 1
         return STEP_NEXT_DRAWER
     if not _any_cards(pub):
-        pub[C_DRAWER] = pub[TAB + T_N_PLAYERS]
+        pub[C_DRAWER] = pub[TAB + K_N_PLAYERS]
         return STEP_NEXT_DRAWER
     return STEP_NONE
 
@@ -1185,30 +1185,30 @@ def apply_action_nb(pub, hands, sec, action):
     d = action & DETAIL_MASK
     step = STEP_ILLEGAL
     if phase == PH_MAIN:
-        if kind == K_PASS:
+        if kind == ACT_PASS:
             step = do_pass_nb(pub, p)
-        elif kind == K_BILLBOARD:
+        elif kind == ACT_BILLBOARD:
             step = do_billboard_nb(pub, hands, p, d)
-        elif kind == K_FLOOR or kind == K_ROOF or kind == K_CONTRACT or kind == K_NOACT:
+        elif kind == ACT_FLOOR or kind == ACT_ROOF or kind == ACT_CONTRACT or kind == ACT_NOACT:
             step = do_play_card_nb(pub, hands, p, kind, d)
     elif phase == PH_FLOOR:
-        if kind == K_FLOOR_TARGET:
+        if kind == ACT_FLOOR_TARGET:
             step = do_floor_nb(pub, p, d)
     elif phase == PH_ROOF:
-        if kind == K_ROOF_TARGET:
+        if kind == ACT_ROOF_TARGET:
             step = do_roof_nb(pub, p, d >> 1, (d & 1) + 1)
     elif phase == PH_INSTALL:
-        if kind == K_INSTALL:
-            NB = pub[TAB + T_N_BLOCKS]
+        if kind == ACT_INSTALL:
+            NB = pub[TAB + K_N_BLOCKS]
             step = do_install_nb(pub, p, (d >> 1) // NB, (d >> 1) % NB, d & 1)
     elif phase == PH_BID:
-        if kind == K_BID:
+        if kind == ACT_BID:
             step = do_bid_nb(pub, hands, sec, p, action ^ BID_FLAG)
     elif phase == PH_PLACE:
-        if kind == K_PLACE:
+        if kind == ACT_PLACE:
             step = do_place_nb(pub, d)
     elif phase == PH_DRAW:
-        if kind == K_DRAW:
+        if kind == ACT_DRAW:
             step = do_draw_nb(pub, hands, sec, p, d)
     if step == STEP_ILLEGAL:
         return False
@@ -1229,11 +1229,11 @@ def final_result_nb(pub, hands, score, rank, hand_value):
     (final_tie 0), then the win is shared; n_top > 1: the top score was tied
     on points; winner: the last seat ranked 1; margin: its lead over the best
     other seat when it wins alone."""
-    P = pub[TAB + T_N_PLAYERS]
+    P = pub[TAB + K_N_PLAYERS]
     for q in range(P):
         score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         hand_value[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
-    n_win, n_top, winner, margin = rank_nb(score, hand_value, pub[TAB + T_FINAL_TIE] == 0, rank)
+    n_win, n_top, winner, margin = rank_nb(score, hand_value, pub[TAB + K_FINAL_TIE] == 0, rank)
     return n_win, n_top, winner, margin, n_top > 1 and n_win == 1
 
 
@@ -1244,15 +1244,15 @@ def block_check_nb(pub):
     sequence / the platform count, or -1. Roof uniformity holds by layout
     (one roof per block), so the district rule checks that no district has
     all its blocks with the same roof."""
-    bpd = pub[TAB + T_BPD]
-    for k in range(pub[TAB + T_N_BLOCKS]):
+    bpd = pub[TAB + K_BPD]
+    for k in range(pub[TAB + K_N_BLOCKS]):
         o = BOARD + k * N_BOARD
         n = pub[o + B_NBLD]
         top = 0
         for j in range(n):
             h = pub[o + B_BLDH + j]
             if j == 0:
-                if h != pub[TAB + T_FIRST_FLOORS]:
+                if h != pub[TAB + K_FIRST_FLOORS]:
                     return k
             elif h != top and h != top + 1:
                 return k
@@ -1260,14 +1260,14 @@ def block_check_nb(pub):
                 top = h
         if n > 0 and top != pub[o + B_TOP]:
             return k
-        small = pub[TAB + T_SMALL_PLATFORMS]
-        if pub[TAB + T_GREEN_PLATFORM] == 0:  # "extra": each pre-placed Greenspace brought its own platform
-            for g in range(pub[TAB + T_N_GREEN]):
-                if pub[TAB + T_GREEN + g] == k:
+        small = pub[TAB + K_SMALL_PLATFORMS]
+        if pub[TAB + K_GREEN_PLATFORM] == 0:  # "extra": each pre-placed Greenspace brought its own platform
+            for g in range(pub[TAB + K_N_GREEN]):
+                if pub[TAB + K_GREEN + g] == k:
                     small += 1
         if n + pub[o + B_VAC] + pub[o + B_GREEN] + pub[o + B_BBTOT] != small:
             return k
-    for d in range(pub[TAB + T_N_DISTRICTS]):
+    for d in range(pub[TAB + K_N_DISTRICTS]):
         r0 = pub[BOARD + d * bpd * N_BOARD + B_ROOF]
         if r0 == 0:
             continue

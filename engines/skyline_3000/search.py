@@ -73,11 +73,11 @@ from engines.skyline_3000.policies import (
 )
 from engines.skyline_3000.rules import apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb
 from engines.skyline_3000.state import (
-    A_SHIFT, ALOG, BID_FLAG, K_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, K_BID, K_FLOOR,
-    K_NOACT, K_ROOF,
+    A_SHIFT, ALOG, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
+    ACT_NOACT, ACT_ROOF,
     MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES,
     P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, PILES,
-    PLAYERS, PLH, PLR, S_BIDS, S_DECKS, T_FINAL_TIE, T_N_BLOCKS, T_N_CARDS, T_N_PLAYERS, T_TYPE, T_VALUE,
+    PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS, K_TYPE, K_VALUE,
     TAB,
 )
 
@@ -85,7 +85,7 @@ from engines.skyline_3000.state import (
 # billboards that cost a card: one per block and hand card)
 MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS * MAX_CARDS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
 N_BID_CANDIDATES = 9
-BID_CODE = K_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
+BID_CODE = ACT_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
 
 
 def _default_row(name: str) -> np.ndarray:
@@ -103,7 +103,7 @@ HEURISTIC_W = _default_row("heuristic")
 
 @inline_kernel
 def n_players_nb(st):
-    return st[0][TAB + T_N_PLAYERS]
+    return st[0][TAB + K_N_PLAYERS]
 
 
 @ir_inline_kernel
@@ -134,8 +134,8 @@ def copy_into_nb(dst, src):
     rows past the variant's are never written, the table never changes, the auction log rows past
     both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0."""
     d, s = dst[0], src[0]
-    nb = s[TAB + T_N_BLOCKS]
-    P = s[TAB + T_N_PLAYERS]
+    nb = s[TAB + K_N_BLOCKS]
+    P = s[TAB + K_N_PLAYERS]
     # the plants and the log first: their used lengths are read from both before ctrl and the
     # players' rows are overwritten
     for q in range(P):
@@ -160,7 +160,7 @@ def copy_into_nb(dst, src):
 def _hand_value_nb(pub, hand, nh):
     v = 0
     for i in range(nh):
-        v += pub[TAB + T_VALUE + hand[i]]
+        v += pub[TAB + K_VALUE + hand[i]]
     return v
 
 
@@ -207,13 +207,13 @@ def construction_actions_nb(pub, hands, out):
     for i in range(n):
         a = out[i]
         kind = a >> A_SHIFT
-        if kind == K_NOACT:
-            v = pub[TAB + T_VALUE + (a & DETAIL_MASK)]
+        if kind == ACT_NOACT:
+            v = pub[TAB + K_VALUE + (a & DETAIL_MASK)]
             if v < noact_v:
                 noact_v = v
                 noact = a
             continue
-        if kind == K_BILLBOARD:
+        if kind == ACT_BILLBOARD:
             c = billboard_card_nb(a)
             if c >= 0:
                 if bb_card == -2:
@@ -221,8 +221,8 @@ def construction_actions_nb(pub, hands, out):
                     bb_card = cheapest_card_nb(pub, hands[p], pub[PLAYERS + p * N_PROW + P_NHAND], -1, -1)
                 if c != bb_card:
                     continue
-        if kind == K_FLOOR or kind == K_ROOF:
-            bit = np.int64(1) << np.int64((kind - K_FLOOR) * 16 + pub[TAB + T_VALUE + (a & DETAIL_MASK)])
+        if kind == ACT_FLOOR or kind == ACT_ROOF:
+            bit = np.int64(1) << np.int64((kind - ACT_FLOOR) * 16 + pub[TAB + K_VALUE + (a & DETAIL_MASK)])
             if seen & bit:
                 continue
             seen |= bit
@@ -262,8 +262,8 @@ def search_actions_nb(pub, hands, out, masks, gw, hw, buf, crng):
 @kernel
 def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
     """determinize_nb's work (module docstring), on the three buffers."""
-    P = pub[TAB + T_N_PLAYERS]
-    NC = pub[TAB + T_N_CARDS]
+    P = pub[TAB + K_N_PLAYERS]
+    NC = pub[TAB + K_N_CARDS]
     seed_into(sec, next_u64(prng))            # the chance stream, sec[0:4]
     # what p sees: its hand, the discards, the visible tops
     known = np.int64(0)
@@ -280,7 +280,7 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
     for t in range(N_TYPES):
         m = 0
         for c in range(NC):
-            if not (known >> c) & 1 and pub[TAB + T_TYPE + c] == t:
+            if not (known >> c) & 1 and pub[TAB + K_TYPE + c] == t:
                 scratch[m] = c
                 m += 1
         d = max(pub[PILES + t * N_PIROW + PI_DECK] - 1, 0)
@@ -349,7 +349,7 @@ def actions_nb(st, ctx, out):
 @inline_kernel
 def apply_nb(st, ctx, a):
     pub, hands = st[0], st[1]
-    if (a >> A_SHIFT) == K_BID and not (a & BID_FLAG):   # a bid code: its bid on the bidder's hand
+    if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):   # a bid code: its bid on the bidder's hand
         a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
     apply_action_nb(pub, hands, st[2], a)
 
@@ -371,10 +371,10 @@ def rollout_nb(st, ctx, pid, w, prng, buf):
 def outcome_nb(st, ctx, score, key):
     """Scores, and the hand values the final tie-break reads (rules.final_result_nb)."""
     pub, hands = st[0], st[1]
-    for q in range(pub[TAB + T_N_PLAYERS]):
+    for q in range(pub[TAB + K_N_PLAYERS]):
         score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         key[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
-    return pub[TAB + T_FINAL_TIE] == 0
+    return pub[TAB + K_FINAL_TIE] == 0
 
 
 search_nb = make_search(SimpleNamespace(
@@ -401,7 +401,7 @@ def search_move_nb(st, bufs, w, prng, stats):
     ctx = (unowned(bufs[0]), unowned(bufs[1]), unowned(bufs[2]), unowned(bufs[3]), unowned(bufs[4]),
            unowned(bufs[5]))
     a = search_nb(st, ctx, w, prng, stats)
-    if (a >> A_SHIFT) == K_BID and not (a & BID_FLAG):   # a bid code: its bid on the real hand
+    if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):   # a bid code: its bid on the real hand
         pub, hands = st[0], st[1]
         a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
     return a

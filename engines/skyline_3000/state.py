@@ -12,7 +12,7 @@ buffers (one reference count each), never tuples of arrays:
 
 Every section sits at a fixed offset computed from the MAX_* sizes below, so
 offsets are compile-time constants; the variant's own sizes (players, blocks,
-cards) are read from the table section at run time (pub[TAB + T_*]).
+cards) are read from the table section at run time (pub[TAB + K_*]).
 The Python `State` offers the old 2-D views (ctrl, board, plants, players,
 piles, alog, decks, secret) over these buffers, for tests and rendering.
 
@@ -78,7 +78,32 @@ CTRL_ROW = Layout("ctrl", [
     Field("n_auc", 1, "rows written to alog"),
     Field("stack_pos", MAX_STACKS, "[C_STACK_POS + s]: items already taken from auction stack s"),
 ])
-CTRL_ROW.export(globals(), "C_")
+# --- CTRL_ROW's constants, prefix C_ (python -m engines.core.layout FILE writes them: edit CTRL_ROW) ---
+C_PHASE = 0        # PH_*
+C_ROUND = 1        # 0-based round
+C_KEY = 2          # Key Player seat
+C_CUR = 3          # seat to decide (-1 when over)
+C_PASSED = 4       # bit mask of seats that passed this construction phase
+C_TURN = 5         # construction turns this round (passes included)
+C_TURNS_TOTAL = 6  # construction turns, all rounds
+C_SUB = 7          # PH_FLOOR: floors still to place
+C_PCARD = 8        # PH_INSTALL: the Contract card just played
+C_STACK = 9        # improvement phase: stack being auctioned
+C_BIDDER = 10      # improvement phase: offset from the Key of the seat bidding
+C_WINNER = 11      # PH_PLACE: auction winner
+C_ITEM = 12        # item on auction / to place
+C_DRAWER = 13      # PH_DRAW: offset from the Key of the seat drawing
+C_DRAW_LEFT = 14   # PH_DRAW: cards the drawer still draws
+C_DRAWN = 15       # PH_DRAW: cards the drawer drew so far
+C_STOCK = 16       # floors left in the shared stock
+C_DECISIONS = 17   # decisions taken
+C_STALLED = 18     # 1 if the turn cap ended the game
+C_FIRST_KEY = 19   # Key Player in round 1
+C_N_AUC = 20       # rows written to alog
+C_STACK_POS = 21   # [C_STACK_POS + s]: items already taken from auction stack s
+C_SIZE = 25        # the layout's size (ctrl)
+C_END = 25         # the first index after it
+CTRL_ROW.check(globals(), "C_")
 N_CTRL = CTRL_ROW.size
 
 # ---------------------------------------------------------------- board: pub[BOARD + k * N_BOARD + B_*]
@@ -99,7 +124,24 @@ BOARD_ROW = Layout("board row", [
     Field("bldh", MAX_SMALL, "[B_BLDH + j]: height of the j-th building installed (in order)"),
     Field("bldo", MAX_SMALL, "[B_BLDO + j]: its owner"),
 ])
-BOARD_ROW.export(globals(), "B_")
+# --- BOARD_ROW's constants, prefix B_ (python -m engines.core.layout FILE writes them: edit BOARD_ROW) ---
+B_VAC = 0     # vacant small platforms
+B_GREEN = 1   # greenspaces
+B_BBTOT = 2   # billboards (all players)
+B_TOP = 3     # tallest building height
+B_ROOF = 4    # roof type of the block (0 = none yet)
+B_LVAC = 5    # vacant large platforms
+B_NSPACE = 6  # spaceports
+B_NMALL = 7   # megamalls
+B_NBLD = 8    # buildings installed
+B_FLOORS = 9  # [B_FLOORS + p]: floors of seat p
+B_TALL = 13   # [B_TALL + p]: tallest building of seat p
+B_BB = 17     # [B_BB + p]: billboards of seat p
+B_BLDH = 21   # [B_BLDH + j]: height of the j-th building installed (in order)
+B_BLDO = 33   # [B_BLDO + j]: its owner
+B_SIZE = 45   # the layout's size (board row)
+B_END = 45    # the first index after it
+BOARD_ROW.check(globals(), "B_")
 N_BOARD = BOARD_ROW.size
 
 # ---------------------------------------------------------------- plants: pub[PLH / PLR + p * N_PLROW + i]
@@ -136,7 +178,33 @@ PLAYER_ROW = Layout("player row", [
     Field("played", MAX_CARDS, "[P_PLAYED + c]: times card c was played in construction by this seat"),
     Field("paid", MAX_CARDS, "[P_PAID + c]: times card c was paid in a won auction"),
 ])
-PLAYER_ROW.export(globals(), "P_")
+# --- PLAYER_ROW's constants, prefix P_ (python -m engines.core.layout FILE writes them: edit PLAYER_ROW) ---
+P_SCORE = 0
+P_NHAND = 1          # hand size (public)
+P_BILLBOARDS = 2     # billboards left in supply
+P_ROOF_SUPPLY = 3    # roofs left: [P_ROOFS + roof type] (1 curved, 2 pointed)
+P_NBUILD = 5         # buildings in the Plant
+P_BONUS = 6          # extra cards for the next Draw Phase (Spaceports)
+P_EV_FIRST = 7
+P_EV_SECOND = 8
+P_EV_BILLBOARD = 9   # negative: billboards placed
+P_EV_BUILDOVER = 10  # negative: building installed on own billboard
+P_ST_BUILT = 11
+P_ST_PLACED = 12
+P_ST_FLOORS = 13
+P_ST_BB = 14
+P_ST_BB_OVER = 15
+P_ST_WON = 16
+P_ST_SPENT = 17
+P_ST_EXTRA = 18
+P_ST_PASS_R1 = 19    # own construction turn (0-based) of the pass in round 1
+P_TURNS_ROUND = 20   # own construction turns this round
+P_ROUND_SCORE = 21   # [P_ROUND_SCORE + r]: score after round r's Scoring Phase (the rounds table)
+P_PLAYED = 37        # [P_PLAYED + c]: times card c was played in construction by this seat
+P_PAID = 99          # [P_PAID + c]: times card c was paid in a won auction
+P_SIZE = 161         # the layout's size (player row)
+P_END = 161          # the first index after it
+PLAYER_ROW.check(globals(), "P_")
 P_ROOFS = PLAYER_ROW["roof_supply"] - 1  # roof type r (1 curved, 2 pointed) at P_ROOFS + r
 N_PROW = PLAYER_ROW.size
 
@@ -147,7 +215,14 @@ PILE_ROW = Layout("pile row", [
     Field("top", 1, "the visible top card id (-1: deck empty)"),
     Field("discards", MAX_CARDS, "[PI_DISCARDS + j]: the discards"),
 ])
-PILE_ROW.export(globals(), "PI_")
+# --- PILE_ROW's constants, prefix PI_ (python -m engines.core.layout FILE writes them: edit PILE_ROW) ---
+PI_DECK = 0      # cards in deck t
+PI_DISC = 1      # cards in its discard pile
+PI_TOP = 2       # the visible top card id (-1: deck empty)
+PI_DISCARDS = 3  # [PI_DISCARDS + j]: the discards
+PI_SIZE = 65     # the layout's size (pile row)
+PI_END = 65      # the first index after it
+PILE_ROW.check(globals(), "PI_")
 N_PIROW = PILE_ROW.size
 
 # ---------------------------------------------------------------- alog: pub[ALOG + row * N_ALOG + A_*]
@@ -158,25 +233,37 @@ ALOG_ROW = Layout("auction log row", [
     Field("high", MAX_P, "[A_HIGH + seat]"),
     Field("winner", 1), Field("price", 1), Field("tie", 1), Field("block", 1),
 ])
-ALOG_ROW.export(globals(), "A_")
+# --- ALOG_ROW's constants, prefix A_ (python -m engines.core.layout FILE writes them: edit ALOG_ROW) ---
+A_ROUND = 0
+A_STACK = 1
+A_ITEM = 2
+A_BID = 3      # [A_BID + seat], -1 for a seat not in the game
+A_HIGH = 7     # [A_HIGH + seat]
+A_WINNER = 11
+A_PRICE = 12
+A_TIE = 13
+A_BLOCK = 14
+A_SIZE = 15    # the layout's size (auction log row)
+A_END = 15     # the first index after it
+ALOG_ROW.check(globals(), "A_")
 N_ALOG = ALOG_ROW.size
 
 # ---------------------------------------------------------------- actions (int64)
 # action = kind << 16 | detail, or BID_FLAG | card-id mask for a bid
 A_SHIFT = 16
 DETAIL_MASK = (1 << A_SHIFT) - 1
-K_PASS = 0          # detail 0
-K_FLOOR = 1         # play Floor card (detail = card id), then place floors
-K_ROOF = 2          # play Roof card, then roof a building
-K_CONTRACT = 3      # play Contract card, then install a building
-K_BILLBOARD = 4     # detail = block | (card id + 1) << BB_CARD_SHIFT (card field 0: no card)
-K_NOACT = 5         # play card, no action (not a pass)
-K_FLOOR_TARGET = 6  # detail = plant building index; index == n_build: new building
-K_ROOF_TARGET = 7   # detail = building * 2 + (roof type - 1)
-K_INSTALL = 8       # detail = (building * n_blocks + block) * 2 + on_own_billboard
-K_PLACE = 9         # detail = block
-K_DRAW = 10         # detail = deck type
-K_BID = 11          # only as a kind; the action is BID_FLAG | mask
+ACT_PASS = 0          # detail 0
+ACT_FLOOR = 1         # play Floor card (detail = card id), then place floors
+ACT_ROOF = 2          # play Roof card, then roof a building
+ACT_CONTRACT = 3      # play Contract card, then install a building
+ACT_BILLBOARD = 4     # detail = block | (card id + 1) << BB_CARD_SHIFT (card field 0: no card)
+ACT_NOACT = 5         # play card, no action (not a pass)
+ACT_FLOOR_TARGET = 6  # detail = plant building index; index == n_build: new building
+ACT_ROOF_TARGET = 7   # detail = building * 2 + (roof type - 1)
+ACT_INSTALL = 8       # detail = (building * n_blocks + block) * 2 + on_own_billboard
+ACT_PLACE = 9         # detail = block
+ACT_DRAW = 10         # detail = deck type
+ACT_BID = 11          # only as a kind; the action is BID_FLAG | mask
 BID_FLAG = 1 << 62
 # A billboard's detail carries the card it costs (construction.billboard_costs_card) above the
 # block: field 0 = no card, so with the key off a billboard's action is the block alone, as it
@@ -185,16 +272,16 @@ BB_CARD_SHIFT = 6
 BB_BLOCK_MASK = (1 << BB_CARD_SHIFT) - 1
 
 
-# ---------------------------------------------------------------- variant table: pub[TAB + T_*]
+# ---------------------------------------------------------------- variant table: pub[TAB + K_*]
 # The rule vector, declared once (engines.core.layout.ParamLayout): each entry
 # names its kernel slot (exported below as T_<NAME>, and read in Python as
 # KernelParams.<name>), its variant key with its schema rule, and its meaning.
 # Entries with a key and kernel=False are schema only (params.py turns them
 # into derived slots); entries without a key are derived slots.
-# Tables: [T_TYPE + c] card type, [T_VALUE + c] card value, [T_DIST + c]
-# Contract district (-1), [T_GREEN + g] pre-placed Greenspace blocks,
-# [T_START_H + i], [T_START_R + i] starting buildings, [T_STACK_LEN + s]
-# items in auction stack s, [T_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
+# Tables: [K_TYPE + c] card type, [K_VALUE + c] card value, [K_DIST + c]
+# Contract district (-1), [K_GREEN + g] pre-placed Greenspace blocks,
+# [K_START_H + i], [K_START_R + i] starting buildings, [K_STACK_LEN + s]
+# items in auction stack s, [K_STACK_ITEMS + s * MAX_STACK_ITEMS + j] its
 # j-th item from the top.
 MAX_GREEN = 40
 MAX_START = 20
@@ -231,16 +318,16 @@ PARAMS = ParamLayout([
     Param("large_platforms", key="board.large_platforms", rule=Rule("int", 0, 3)),
     Param(key="board.greenspace_blocks", rule=Rule("int_list", 0, 35, max_length=MAX_GREEN), kernel=False),
     Param("green_platform", key="board.greenspace_platform", rule=Rule("str", choices=GREEN_PLATFORMS)),
-    Param("n_green", meaning="pre-placed Greenspaces (blocks at T_GREEN)"),
+    Param("n_green", meaning="pre-placed Greenspaces (blocks at K_GREEN)"),
     Param(key="auction.stacks", rule=Rule("int_table", 0, 2, max_length=MAX_STACK_ITEMS), kernel=False),
-    Param("n_stacks", meaning="auction stacks (T_STACK_LEN, T_STACK_ITEMS)"),
+    Param("n_stacks", meaning="auction stacks (K_STACK_LEN, K_STACK_ITEMS)"),
     Param("n_auctions", meaning="rows reserved for the auction log"),
     Param("auction_tie", key="auction.tie", rule=Rule("str", choices=AUCTION_TIES)),
     Param(key="cards.floor_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
     Param(key="cards.roof_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS), kernel=False),
     Param(key="cards.contract_values", rule=Rule("int_list", 1, 15, min_length=1, max_length=MAX_CARDS),
           kernel=False),
-    Param("n_cards", meaning="card ids 0..n_cards-1 (T_TYPE, T_VALUE, T_DIST)"),
+    Param("n_cards", meaning="card ids 0..n_cards-1 (K_TYPE, K_VALUE, K_DIST)"),
     Param("deal_roof", key="cards.deal_roof", rule=Rule("int", 0, 20)),
     Param("deal_floor", key="cards.deal_floor", rule=Rule("int", 0, 20)),
     Param("deal_contract", key="cards.deal_contract", rule=Rule("int", 0, 20)),
@@ -250,7 +337,7 @@ PARAMS = ParamLayout([
     Param("billboards", key="supply.billboards", rule=Rule("int", 0, 30)),
     Param("floor_stock", key="supply.floor_stock", rule=Rule("int", 1, 400)),
     Param(key="supply.starting_buildings", rule=Rule("int_table", 0, 20, length=2), kernel=False),
-    Param("n_start", meaning="starting buildings (T_START_H, T_START_R)"),
+    Param("n_start", meaning="starting buildings (K_START_H, K_START_R)"),
     Param("start_score", key="supply.starting_score", rule=Rule("int", -100, 100)),
     Param("rounds", key="game.rounds", rule=Rule("int", 1, MAX_ROUNDS)),
     Param("turn_cap", key="game.construction_turn_cap", rule=Rule("int", 1, 100_000)),
@@ -290,9 +377,67 @@ PARAMS = ParamLayout([
     Param("bb_card", key="construction.billboard_costs_card",
           rule=Rule("bool", doc="placing a billboard also discards one hand card of the player's choice")),
 ], name="skyline_3000 rule table")
-PARAMS.export(globals(), "T_")  # T_N_PLAYERS, ..., T_STACK_ITEMS, T_SIZE
-T_SIZE = PARAMS.size
-T_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # T_DEAL[card type]
+# --- PARAMS's constants, prefix K_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
+K_N_PLAYERS = 0          # players at the table
+K_N_DISTRICTS = 1
+K_BPD = 2
+K_N_BLOCKS = 3           # districts x blocks per district
+K_SMALL_PLATFORMS = 4    # small platforms per block, not counting the extra marked platforms
+K_LARGE_PLATFORMS = 5
+K_GREEN_PLATFORM = 6
+K_N_GREEN = 7            # pre-placed Greenspaces (blocks at K_GREEN)
+K_N_STACKS = 8           # auction stacks (K_STACK_LEN, K_STACK_ITEMS)
+K_N_AUCTIONS = 9         # rows reserved for the auction log
+K_AUCTION_TIE = 10
+K_N_CARDS = 11           # card ids 0..n_cards-1 (K_TYPE, K_VALUE, K_DIST)
+K_DEAL_ROOF = 12
+K_DEAL_FLOOR = 13
+K_DEAL_CONTRACT = 14
+K_DRAW_PER_ROUND = 15
+K_CURVED_ROOFS = 16
+K_POINTED_ROOFS = 17
+K_BILLBOARDS = 18
+K_FLOOR_STOCK = 19
+K_N_START = 20           # starting buildings (K_START_H, K_START_R)
+K_START_SCORE = 21
+K_ROUNDS = 22
+K_TURN_CAP = 23
+K_FLOORS_PER_CARD = 24
+K_FIRST_FLOORS = 25
+K_FIRST_BASE = 26
+K_FIRST_PER_GREEN = 27
+K_FIRST_PER_BB = 28
+K_SECOND_BASE = 29
+K_SECOND_PER_GREEN = 30
+K_SECOND_PER_BB = 31
+K_MEGAMALL_MULT = 32
+K_SPACEPORT_FIRST = 33
+K_SPACEPORT_SECOND = 34
+K_BILLBOARD_COST = 35
+K_BUILDOVER_COST = 36
+K_BLOCK_TIE = 37
+K_FINAL_TIE = 38
+K_MAX_BUILDINGS = 39     # plant capacity (every building has a floor)
+K_MAX_ACTIONS = 40       # size of a legal-action buffer
+K_TYPE = 41              # card type of each card id
+K_VALUE = 103            # card value of each card id
+K_DIST = 165             # district of each Contract card, -1 for the others
+K_GREEN = 227            # blocks of the pre-placed Greenspaces
+K_START_H = 267          # floors of each starting building
+K_START_R = 287          # roof of each starting building
+K_STACK_LEN = 307        # items in each auction stack
+K_STACK_ITEMS = 311      # items of each stack, top first
+K_UNPLACEABLE = 375
+K_MALL_STACKING = 376
+K_PORT_STACKING = 377
+K_SHORT_STOCK = 378
+K_HAND_LIMIT = 379       # cards a hand holds at most (0: no limit); draws stop there
+K_BB_CARD = 380          # placing a billboard also discards one hand card of the player's choice
+K_SIZE = 381             # the layout's size (skyline_3000 rule table)
+K_END = 381              # the first index after it
+PARAMS.check(globals(), "K_")
+K_SIZE = PARAMS.size
+K_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # K_DEAL[card type]
 
 # ---------------------------------------------------------------- pub sections
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
@@ -304,7 +449,7 @@ N_PLROW = 2 * MAX_BUILD
 # ALOG..PLANTS set to -1
 PUB_LAYOUT = Layout("pub", [
     Field("ctrl", N_CTRL, "control scalars (C_*)"),
-    Field("tab", T_SIZE, "the variant's rule table (T_*), copied at reset"),
+    Field("tab", K_SIZE, "the variant's rule table (K_*), copied at reset"),
     Field("board", MAX_BLOCKS * N_BOARD, "pub[BOARD + k * N_BOARD + B_*]"),
     Field("players", MAX_P * N_PROW, "pub[PLAYERS + p * N_PROW + P_*]"),
     Field("piles", N_TYPES * N_PIROW, "pub[PILES + t * N_PIROW + PI_*]"),
@@ -323,7 +468,13 @@ SEC_LAYOUT = Layout("sec", [
     Field("bids", MAX_P, "[S_BIDS + p]: seat p's sealed bid"),
     Field("decks", N_TYPES * MAX_CARDS, "[S_DECKS + t * MAX_CARDS + j]: deck t's draw order, top last"),
 ])
-SEC_LAYOUT.export(globals(), "S_")
+# --- SEC_LAYOUT's constants, prefix S_ (python -m engines.core.layout FILE writes them: edit SEC_LAYOUT) ---
+S_CHANCE = 0  # chance stream (xoshiro256**): every shuffle, deal and the Key draw
+S_BIDS = 4    # [S_BIDS + p]: seat p's sealed bid
+S_DECKS = 8   # [S_DECKS + t * MAX_CARDS + j]: deck t's draw order, top last
+S_SIZE = 194  # the layout's size (sec)
+S_END = 194   # the first index after it
+SEC_LAYOUT.check(globals(), "S_")
 SEC_SIZE = SEC_LAYOUT.size
 
 

@@ -58,7 +58,7 @@ from engines.skyline_of_the_world.rules import (
     supply_index_nb, top_nb,
 )
 from engines.skyline_of_the_world.state import (
-    AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, B_FLOOR, B_NEUTRAL, B_SKY, BH, BUY_BASE, HM,
+    AK_BUY, AK_CASH, AK_END, AK_FLOOR, AK_SELL, AK_STOP, AK_TRADE, BUILD_FLOOR, BUILD_NEUTRAL, BUILD_SKY, BH, BUY_BASE, HM,
     CASH_BASE, EMPTY, END, M_NPLAYERS, M_PHASE, M_TRIGGER, N_KINDS, NEUTRAL, NEUTRAL_STOCK, OWN, P_CASH, P_HAND,
     P_MISSION, P_PENTHOUSES, P_STOCK, PH_TRADE, SELL_BASE, STOP, TOPV, TRADE_BASE,
 )
@@ -184,9 +184,9 @@ def build_effect_nb(d, cfg, p, what, cell):
     old_topv = d[TOPV + cell]
     own_old = d[OWN + p]
     new_topv = 0
-    if what == B_FLOOR and h < LEVELS - 1:
+    if what == BUILD_FLOOR and h < LEVELS - 1:
         new_topv = cfg[K_LEVEL_VALUES + h]
-    if what == B_NEUTRAL:
+    if what == BUILD_NEUTRAL:
         own_new = own_old & ~bit
     else:
         own_new = own_old | bit
@@ -201,7 +201,7 @@ def build_effect_nb(d, cfg, p, what, cell):
     d[TOPV + cell] = old_topv
     # prestige: a penthouse, strategic areas, the mission
     pts = 0
-    if what == B_FLOOR and h == LEVELS - 1:
+    if what == BUILD_FLOOR and h == LEVELS - 1:
         pts += cfg[K_PT_PENTHOUSE]
     sm = cfg[K_STRATEGIC_MASK]
     pts += (popcount(own_new & sm) - popcount(own_old & sm)) * cfg[K_PT_STRATEGIC]
@@ -230,7 +230,7 @@ def cheapest_placement_nb(d, cfg, p):
     fm, nm, sm = build_masks_nb(d, cfg, p)
     best = NO_FEE
     for what in range(3):
-        m = fm if what == B_FLOOR else (nm if what == B_NEUTRAL else sm)
+        m = fm if what == BUILD_FLOOR else (nm if what == BUILD_NEUTRAL else sm)
         while m != 0:
             cell = lowest_bit_index(m)
             m &= m - 1
@@ -291,7 +291,7 @@ def way_out_nb(d, cfg, p):
         while m != 0:
             cell = lowest_bit_index(m)
             m &= m - 1
-            amount, to = fee_nb(d, cfg, p, np.int64(B_NEUTRAL if k == NEUTRAL_STOCK else B_FLOOR), cell)
+            amount, to = fee_nb(d, cfg, p, np.int64(BUILD_NEUTRAL if k == NEUTRAL_STOCK else BUILD_FLOOR), cell)
             if to == NOBODY:
                 amount = 0
             need = amount + price
@@ -319,7 +319,7 @@ def action_value_nb(pid, d, cfg, p, w, a, inc_now, mission_now, bonus_now):
         mm = cfg[K_MISSION_MASK + d[b + P_MISSION]]
         v += w[W_MISSION] * (popcount(own_new & mm) - mission_now)
         v += w[W_BONUS] * (best_bonus_progress_nb(d, cfg, p, own_new) - bonus_now)
-        if what == B_FLOOR and d[BH + cell] == LEVELS - 1 and w[W_TIMING] > 0.5 \
+        if what == BUILD_FLOOR and d[BH + cell] == LEVELS - 1 and w[W_TIMING] > 0.5 \
                 and d[b + P_PENTHOUSES] + 1 == cfg[K_END_PENTHOUSES] and d[M_TRIGGER] < 0:
             # the game-ending penthouse: take it only if it leaves us ahead on prestige now
             # (the others' missions are hidden: compare public prestige, plus our own mission)

@@ -39,7 +39,7 @@ from engines.skyline_of_the_world.params import (
     N_STOCK,
 )
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, B_NEUTRAL, B_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, EMPTY, END, FLOOR_CODE, KIND_FLOOR,
+    BUILD_FLOOR, BUILD_NEUTRAL, BUILD_SKY, BH, BS, BUILD_BASE, BUY_BASE, CASH_BASE, DECK, EMPTY, END, FLOOR_CODE, KIND_FLOOR,
     KIND_NEUTRAL, OWNER_BITS, OWNER_MASK, PENT_CODE, SKY_CODE,
     KIND_PENT, KIND_SKY, M_BANK_NET, M_BOUGHT, M_BUILT, M_BUILT_REGULAR, M_CASHED, M_CASHED_PATHS, M_DECISIONS, M_DECK_POS,
     M_DISCARD, M_END_LEFT, M_INCOME, M_INCOME_GROUP, M_MUST_BUY, M_NEUTRAL_BOUGHT, M_NPLAYERS, M_PHASE, M_PLAYER, M_SKY_BUILT,
@@ -184,9 +184,9 @@ def receive_fee_nb(d, cfg, q, amount):
 @inline_kernel
 def placed_value_nb(cfg, what, h):
     """Value of the piece placed on a building of height h (a regular floor: its level's value)."""
-    if what == B_FLOOR:
+    if what == BUILD_FLOOR:
         return cfg[K_LEVEL_VALUES + h]
-    if what == B_NEUTRAL:
+    if what == BUILD_NEUTRAL:
         return cfg[K_NEUTRAL_VALUE]
     return cfg[K_SKYLINE_VALUE]
 
@@ -315,15 +315,15 @@ def afford_mask_nb(d, cfg, p, what, m):
 def legal_build_masks_nb(d, cfg, p):
     """build_masks_nb with the fee affordable."""
     fm, nm, sm = build_masks_nb(d, cfg, p)
-    return afford_mask_nb(d, cfg, p, np.int64(B_FLOOR), fm), afford_mask_nb(d, cfg, p, np.int64(B_NEUTRAL), nm), \
-        afford_mask_nb(d, cfg, p, np.int64(B_SKY), sm)
+    return afford_mask_nb(d, cfg, p, np.int64(BUILD_FLOOR), fm), afford_mask_nb(d, cfg, p, np.int64(BUILD_NEUTRAL), nm), \
+        afford_mask_nb(d, cfg, p, np.int64(BUILD_SKY), sm)
 
 
 @kernel
 def can_build_nb(d, cfg, p, what, cell):
     """May player p build `what` on `cell` now (placement and fee)?"""
     fm, nm, sm = build_masks_nb(d, cfg, p)
-    m = fm if what == B_FLOOR else (nm if what == B_NEUTRAL else sm)
+    m = fm if what == BUILD_FLOOR else (nm if what == BUILD_NEUTRAL else sm)
     return afford_mask_nb(d, cfg, p, what, m & (np.int64(1) << cell)) != 0
 
 
@@ -603,7 +603,7 @@ def build_nb(d, rng, cfg, what, cell):
     if below != EMPTY and below != NEUTRAL:
         d[OWN + piece_owner_nb(below)] &= ~(np.int64(1) << cell)
     bit = np.int64(1) << cell
-    if what == B_FLOOR:
+    if what == BUILD_FLOOR:
         if h == LEVELS - 1:
             code = PENT_CODE + p
             d[TOPV + cell] = 0
@@ -614,7 +614,7 @@ def build_nb(d, rng, cfg, what, cell):
         d[b + P_BUILT + h] += 1
         d[M_BUILT_REGULAR] += 1
         d[OWN + p] |= bit
-    elif what == B_NEUTRAL:
+    elif what == BUILD_NEUTRAL:
         code = NEUTRAL
         d[TOPV + cell] = 0
         d[b + P_STOCK + NEUTRAL_STOCK] -= 1

@@ -66,7 +66,35 @@ META = Layout("meta", [
     Field("income_group", 1, "buildings in that income group"),
     Field("built_regular", 1, "regular floors and penthouses built this turn (build.forced 'regular')"),
 ])
-META.export(globals(), "M_")
+# --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+M_PHASE = 0           # PH_*
+M_PLAYER = 1          # seat to move (-1 when over)
+M_START = 2           # start player (random at setup)
+M_TURN = 3            # player turns completed
+M_DECISIONS = 4       # decisions taken so far
+M_BUILT = 5           # floors built this turn
+M_SKY_BUILT = 6       # Skyline floors built this turn
+M_CASHED = 7          # bonus cards cashed this turn
+M_CASHED_PATHS = 8    # bit mask of the path ids cashed this turn
+M_NEUTRAL_BOUGHT = 9  # neutral floors bought this turn
+M_BOUGHT = 10         # floors bought this turn
+M_MUST_BUY = 11       # 1: no floor could be built this turn, a floor must be bought if possible
+M_TRIGGER = 12        # seat that built the ending penthouse, -1 before
+M_END_LEFT = 13       # turns still to play after the triggering one
+M_STALLED = 14        # 1 if the turn cap ended the game
+M_TRADE_N = 15        # cards set aside for a trade-in this turn (PH_TRADE)
+M_TRADED = 16         # trade-ins completed this turn
+M_TRADE_RET = 17      # phase to return to after the trade-in
+M_NPLAYERS = 18       # players at the table
+M_DECK_POS = 19       # bonus cards drawn from the pile
+M_DISCARD = 20        # bit mask of the cards handed to the bank in trade-ins (bonus.empty_pile 'reshuffle_traded' shuffles them into a new pile)
+M_BANK_NET = 21       # money paid to the bank minus money paid by it
+M_INCOME = 22         # income the player to move earned at the start of this turn
+M_INCOME_GROUP = 23   # buildings in that income group
+M_BUILT_REGULAR = 24  # regular floors and penthouses built this turn (build.forced 'regular')
+M_SIZE = 25           # the layout's size (meta)
+M_END = 25            # the first index after it
+META.check(globals(), "M_")
 
 BOARD = Layout("board", [
     Field("sup", N_STOCK, "the bank's shared supply by stock kind (levels 1..5: pool 'shared' only; neutral always)"),
@@ -83,7 +111,21 @@ BOARD = Layout("board", [
     Field("deck", MAX_CARDS, "bonus pile, draw order"),
     Field("missions", MAX_MISSIONS, "mission cards, deal order"),
 ], start=META.end)
-BOARD.export(globals(), "")
+# --- BOARD's constants, prefix (none) (python -m engines.core.layout FILE writes them: edit BOARD) ---
+SUP = 25           # the bank's shared supply by stock kind (levels 1..5: pool 'shared' only; neutral always)
+CSUP = 31          # + p * 5 + l: the bank's floors of level l + 1 in player p's colour (pool 'per_colour')
+BH = 51            # building heights
+BS = 100           # piece codes, cell * 5 + level
+TOPV = 345         # income value of the top floor
+OWN = 394          # per player: cells whose top floor he owns (bit mask)
+HM = 398           # + h: cells whose building has height h (bit mask)
+TOP_SKY = 404      # cells whose top floor is a Skyline floor
+TOP_NEUTRAL = 405  # cells whose top floor is a neutral floor
+PRESENT = 406      # per player: cells whose building holds a regular or Skyline floor of his
+SKYIN = 410        # per player: cells whose building holds his Skyline floor
+DECK = 414         # bonus pile, draw order
+MISSIONS = 462     # mission cards, deal order
+BOARD.check(globals(), "")
 PBASE = BOARD.end
 
 PLAYER = Layout("player", [
@@ -115,7 +157,37 @@ PLAYER = Layout("player", [
     Field("spent_buy", 1, "money spent buying floors"),
     Field("got_sell", 1, "money from selling floors"),
 ])
-PLAYER.export(globals(), "P_")
+# --- PLAYER's constants, prefix P_ (python -m engines.core.layout FILE writes them: edit PLAYER) ---
+P_CASH = 0             # cash in millions
+P_STOCK = 1            # floors in stock by kind (levels 1..5, then neutral)
+P_SKY_STOCK = 7        # Skyline floors received, not yet built
+P_SKY_GOT = 8          # Skyline floors received in the game
+P_PENTHOUSES = 9       # penthouses built
+P_MISSION = 10         # mission card id
+P_HAND = 11            # bonus cards held (bit mask of card ids)
+P_TRADE_MASK = 12      # cards set aside for a trade-in in progress
+P_CASHED_N = 13        # bonus cards cashed
+P_CASHED_VALUE = 14    # money from bonus cards
+P_TRADED_N = 15        # trade-ins made
+P_INCOME_SUM = 16      # income received (after the cap)
+P_INCOME_MAX = 17      # largest income in one turn (before the cap)
+P_TURNS = 18           # turns played
+P_FEES_PAID = 19       # fees paid to other players
+P_FEES_RECV = 20       # fees received from other players
+P_FEES_BANK = 21       # fees paid to the bank
+P_CAP_HITS = 22        # turns whose income the cap cut
+P_CAP_LOST = 23        # income lost to the cap
+P_CAP_LOST_OTHER = 24  # other gains lost to the cap (fees received, sales, bonus cards, trade-ins)
+P_BOUGHT = 25          # floors bought by kind
+P_SOLD = 31            # floors sold by kind
+P_BUILT = 37           # floors built by kind (penthouses at index 4, neutral at 5)
+P_SKY_PLACED = 43      # Skyline floors built
+P_BLOCKS = 44          # neutral floors placed on another player's top floor
+P_SPENT_BUY = 45       # money spent buying floors
+P_GOT_SELL = 46        # money from selling floors
+P_SIZE = 47            # the layout's size (player)
+P_END = 47             # the first index after it
+PLAYER.check(globals(), "P_")
 PB = PLAYER.size
 
 # ---------------------------------------------------------------- phases
@@ -145,7 +217,7 @@ NEUTRAL_STOCK = LEVELS     # the neutral floor's stock index
 # TRADE_BASE + card                      give card `card` to the bank towards a trade-in
 # BUY_BASE + k / SELL_BASE + k           buy / sell a floor of stock kind k (0..4 levels 1..5, 5 neutral)
 # END                                    end the turn
-B_FLOOR, B_NEUTRAL, B_SKY = 0, 1, 2
+BUILD_FLOOR, BUILD_NEUTRAL, BUILD_SKY = 0, 1, 2
 BUILD_BASE = 0
 STOP = 3 * MAX_CELLS
 CASH_BASE = STOP + 1

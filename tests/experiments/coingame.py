@@ -51,7 +51,14 @@ PARAMS = ParamLayout([
     Param("platforms", key="board.platforms", rule=Rule("int", 3, 6, doc="fewer than 6 give the 2nd seat (6 - platforms)")),
 ])
 SCHEMA = PARAMS.schema()
-PARAMS.export(globals(), "K_")
+# --- PARAMS's constants, prefix K_ (python -m engines.core.layout FILE writes them: edit PARAMS) ---
+K_N_PLAYERS = 0   # players at the table (derived)
+K_MULTIPLIER = 1  # a coin is worth key_bonus x (multiplier - 1)
+K_KEY_BONUS = 2   # points per coin, before the multiplier
+K_PLATFORMS = 3   # fewer than 6 give the 2nd seat (6 - platforms)
+K_SIZE = 4        # the layout's size (params)
+K_END = 4         # the first index after it
+PARAMS.check(globals(), "K_")
 VARIANTS = VariantLoader("coin", Path(__file__).parent / "coin_variants", SCHEMA)
 KernelParams = kernel_params_type(PARAMS, __name__, aux="aux")
 NO_AUX = np.zeros(1)   # the adapter hands policies a float table; Coin's read none
@@ -73,9 +80,22 @@ META = Layout("meta", [
     Field("turn", 1, "turns taken"),
     Field("stalled", 1, "1: the game is recorded as stalled"),
 ])
-META.export(globals(), "M_")
+# --- META's constants, prefix M_ (python -m engines.core.layout FILE writes them: edit META) ---
+M_NPLAYERS = 0  # players at the table
+M_KEY = 1       # the Key Player's seat (moves first)
+M_TURNS = 2     # turns the game lasts
+M_TURN = 3      # turns taken
+M_STALLED = 4   # 1: the game is recorded as stalled
+M_SIZE = 5      # the layout's size (meta)
+M_END = 5       # the first index after it
+META.check(globals(), "M_")
 SEAT = Layout("seat", [Field("dealt", 1, "points dealt"), Field("coins", 1, "coins received")])
-SEAT.export(globals(), "S_")    # seat s's block starts at M_END + s * S_SIZE
+# --- SEAT's constants, prefix S_ (python -m engines.core.layout FILE writes them: edit SEAT) ---
+S_DEALT = 0  # points dealt
+S_COINS = 1  # coins received
+S_SIZE = 2   # the layout's size (seat)
+S_END = 2    # the first index after it
+SEAT.check(globals(), "S_")    # seat s's block starts at M_END + s * S_SIZE
 # actions: 0 .. P-1 hand the coin to that seat, BANK returns it; PASS is every turn after the coins
 BANK = MAX_PLAYERS
 PASS = MAX_PLAYERS + 1

@@ -11,7 +11,7 @@ from engines.skyline_3000 import rules as R
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.state import (
     B_BB, B_BBTOT, B_BLDH, B_BLDO, B_FLOORS, B_GREEN, B_LVAC, B_NBLD, B_NMALL, B_NSPACE,
-    B_ROOF, B_TALL, B_TOP, B_VAC, CURVED, N_PROW, P_NHAND, TAB, T_SIZE, State,
+    B_ROOF, B_TALL, B_TOP, B_VAC, CURVED, N_PROW, P_NHAND, TAB, K_SIZE, State,
 )
 
 ORANGE, PURPLE, GREEN, WHITE = 0, 1, 2, 3
@@ -74,7 +74,7 @@ def position(kp, board=None, players=None):
     """A fresh State for variant kp (its table loaded) holding copies of these
     hand-built board / players rows: what the kernels take (st.pub)."""
     st = State.empty(kp)
-    st.pub[TAB:TAB + T_SIZE] = kp.tab
+    st.pub[TAB:TAB + K_SIZE] = kp.tab
     if board is not None:
         st.board[:] = board
     if players is not None:

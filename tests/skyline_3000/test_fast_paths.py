@@ -5,7 +5,7 @@ import pytest
 
 from engines.skyline_3000 import rules as R
 from engines.skyline_3000.game import new_game
-from engines.skyline_3000.state import A_SHIFT, C_CUR, C_PHASE, K_BILLBOARD, K_NOACT, PH_MAIN
+from engines.skyline_3000.state import A_SHIFT, C_CUR, C_PHASE, ACT_BILLBOARD, ACT_NOACT, PH_MAIN
 
 
 @pytest.mark.parametrize("bb_costs_card", [False, True])
@@ -22,10 +22,10 @@ def test_kind_counts_and_picks_follow_legal_actions(bb_costs_card):
                 n = R.legal_actions_nb(pub, hands, legal)
                 acts = legal[:n].copy()
                 counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
-                for kind in range(K_NOACT + 1):
+                for kind in range(ACT_NOACT + 1):
                     of_kind = [a for a in acts if a >> A_SHIFT == kind]
                     count = (counts >> (8 * kind)) & 255
-                    if kind == K_BILLBOARD:   # counted in blocks, each with billboard_choices_nb actions
+                    if kind == ACT_BILLBOARD:   # counted in blocks, each with billboard_choices_nb actions
                         count *= R.billboard_choices_nb(pub, p)
                     assert count == len(of_kind)
                     for j, a in enumerate(of_kind):
@@ -43,11 +43,11 @@ def test_random_player_spreads_billboards_over_blocks_and_cards():
     p = int(pub[C_CUR])
     legal = np.zeros(g.kp.max_actions, np.int64)
     n = R.legal_actions_nb(pub, hands, legal)
-    listed = {int(a) for a in legal[:n] if a >> A_SHIFT == K_BILLBOARD}
+    listed = {int(a) for a in legal[:n] if a >> A_SHIFT == ACT_BILLBOARD}
     counts, okd = R.main_kind_counts_nb(pub, hands[p], p, legal)
     per = R.billboard_choices_nb(pub, p)
-    picked = {int(R.main_kind_action_nb(pub, hands[p], p, K_BILLBOARD, j, okd))
-              for j in range(((counts >> (8 * K_BILLBOARD)) & 255) * per)}
+    picked = {int(R.main_kind_action_nb(pub, hands[p], p, ACT_BILLBOARD, j, okd))
+              for j in range(((counts >> (8 * ACT_BILLBOARD)) & 255) * per)}
     assert per == 8 and picked == listed and len(listed) == 8 * g.kp.n_blocks
 
 
@@ -57,11 +57,11 @@ def test_legality_and_effect_agree(bb_costs_card):
     do_* kernel of its kind), and a target the listing leaves out is refused
     with the state untouched: both sides call the same rule kernels."""
     from engines.skyline_3000.state import (
-        BB_CARD_SHIFT, K_BILLBOARD, K_DRAW, K_FLOOR_TARGET, K_INSTALL, K_PLACE, K_ROOF_TARGET, PH_BID, copy_state,
+        BB_CARD_SHIFT, ACT_BILLBOARD, ACT_DRAW, ACT_FLOOR_TARGET, ACT_INSTALL, ACT_PLACE, ACT_ROOF_TARGET, PH_BID, copy_state,
     )
     # a billboard's card field too: no card, a card in hand, a card elsewhere
     bb_dets = list(range(64)) + [k | (c + 1) << BB_CARD_SHIFT for k in (0, 4, 8, 9) for c in range(0, 62, 3)]
-    probe_kind = {K_FLOOR_TARGET, K_ROOF_TARGET, K_INSTALL, K_PLACE, K_DRAW, K_BILLBOARD}
+    probe_kind = {ACT_FLOOR_TARGET, ACT_ROOF_TARGET, ACT_INSTALL, ACT_PLACE, ACT_DRAW, ACT_BILLBOARD}
     checked = refused = 0
     for seed, n_players in ((5, 4), (6, 2)):
         g = new_game(n_players=n_players, seed=seed,
@@ -78,7 +78,7 @@ def test_legality_and_effect_agree(bb_costs_card):
                     checked += 1
                 kinds = {a >> A_SHIFT for a in acts} & probe_kind
                 for kind in kinds:  # details the listing leaves out, up to a bound
-                    for det in bb_dets if kind == K_BILLBOARD else range(64):
+                    for det in bb_dets if kind == ACT_BILLBOARD else range(64):
                         a = (kind << A_SHIFT) | det
                         if a in acts:
                             continue

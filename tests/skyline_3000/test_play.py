@@ -260,7 +260,7 @@ def test_random_play_through_the_step_api_when_a_billboard_costs_a_card():
                 a = g.policy_action("random")
                 if g.phase_id != PH_BID:
                     assert a in g.legal_actions()
-                if a >> 16 == 4 and (a & 0xFFFF) >> 6:   # K_BILLBOARD with its card
+                if a >> 16 == 4 and (a & 0xFFFF) >> 6:   # ACT_BILLBOARD with its card
                     p = g.current_player()
                     c = ((a & 0xFFFF) >> 6) - 1
                     assert c in g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()

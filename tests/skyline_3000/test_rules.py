@@ -9,10 +9,10 @@ from engines.skyline_3000.game import new_game
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_PRICE, A_TIE, A_WINNER, B_BB, B_BBTOT, B_GREEN, B_LVAC, B_NSPACE,
     B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
-    CURVED, FLOOR, K_BILLBOARD, K_CONTRACT, K_DRAW, K_INSTALL, K_NOACT, K_PASS, K_PLACE, P_BONUS,
+    CURVED, FLOOR, ACT_BILLBOARD, ACT_CONTRACT, ACT_DRAW, ACT_INSTALL, ACT_NOACT, ACT_PASS, ACT_PLACE, P_BONUS,
     P_EV_FIRST, P_EV_SECOND, P_NHAND, P_SCORE, P_ST_EXTRA, PH_BID, PH_DRAW, PH_INSTALL, PH_MAIN,
     PH_PLACE, PI_DECK, PI_DISC, PI_TOP, PL_H, PL_R, POINTED, ROOF, PI_DISCARDS, P_NBUILD,
-    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, K_FLOOR, BB_CARD_SHIFT, TAB, T_BB_CARD,
+    B_FLOORS, B_NBLD, B_NMALL, C_ITEM, GREENSPACE, P_BILLBOARDS, B_TALL, C_STOCK, ACT_FLOOR, BB_CARD_SHIFT, TAB, K_BB_CARD,
 )
 from skyline_builders import (
     GREEN, ORANGE, PURPLE, WHITE, billboard, build, card_id, empty_board, green, kp_for, megamall,
@@ -244,12 +244,12 @@ def _block_b_through_the_rules(variant):
             st.players[p, P_NBUILD] = 1
             c = contracts.pop()
             set_hand(st, p, [c] + [x for x in st.hands[p, :st.players[p, P_NHAND]] if x != c])
-            g.apply_action(A_(K_CONTRACT, c))
-            g.apply_action(A_(K_INSTALL, (0 * kp.n_blocks + 4) * 2))  # building 0, block 4, vacant platform
+            g.apply_action(A_(ACT_CONTRACT, c))
+            g.apply_action(A_(ACT_INSTALL, (0 * kp.n_blocks + 4) * 2))  # building 0, block 4, vacant platform
         elif any(q == p for q, _ in todo):
-            g.apply_action(next(a for a in g.legal_actions() if a >> 16 == K_NOACT))
+            g.apply_action(next(a for a in g.legal_actions() if a >> 16 == ACT_NOACT))
         else:
-            g.apply_action(A_(K_PASS))
+            g.apply_action(A_(ACT_PASS))
     assert not todo and st.board[4, B_NBLD] == 5
     refused = []
     while g.phase_id in (PH_BID, PH_PLACE):
@@ -258,9 +258,9 @@ def _block_b_through_the_rules(variant):
             g.apply_action(space.bid(list(space.cards)[:1]))
         else:
             legal = g.legal_actions()
-            if A_(K_PLACE, 4) not in legal:
+            if A_(ACT_PLACE, 4) not in legal:
                 refused.append(int(g.state.ctrl[C_ITEM]))
-            g.apply_action(A_(K_PLACE, 4) if A_(K_PLACE, 4) in legal else legal[0])
+            g.apply_action(A_(ACT_PLACE, 4) if A_(ACT_PLACE, 4) in legal else legal[0])
     assert g.phase_id == PH_DRAW and g.state.ctrl[C_ROUND] == 0
     return g, refused
 
@@ -301,14 +301,14 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     st, kp = g.state, g.kp
     p = g.current_player()
     k = 0  # Red block 0: no building yet
-    g.apply_action(A_(K_BILLBOARD, k))
+    g.apply_action(A_(ACT_BILLBOARD, k))
     assert st.players[p, P_SCORE] == 4 and st.board[k, B_BB + p] == 1 and st.board[k, B_VAC] == 6
     # everyone else passes; p installs its 1-floor curved building on its billboard
     while g.current_player() != p:
-        g.apply_action(A_(K_PASS))
+        g.apply_action(A_(ACT_PASS))
     c = card_id(kp, CONTRACT, 1, district=0)
     set_hand(st, p, [c])
-    g.apply_action(A_(K_CONTRACT, c))
+    g.apply_action(A_(ACT_CONTRACT, c))
     assert g.phase_id == PH_INSTALL
     acts = g.legal_actions()
     onbb = [a for a in acts if a & 1 and ((a & 0xFFFF) >> 1) % 9 == k]
@@ -325,7 +325,7 @@ BB_COSTS_CARD = "construction.billboard_costs_card"
 
 
 def _billboards(g):
-    return [a for a in g.legal_actions() if a >> 16 == K_BILLBOARD]
+    return [a for a in g.legal_actions() if a >> 16 == ACT_BILLBOARD]
 
 
 def _refused(g, a):
@@ -342,11 +342,11 @@ def _empty_my_hand(g):
     p = g.current_player()
     while g.state.players[p, P_NHAND] > 0:
         if g.current_player() == p:
-            g.apply_action(A_(K_NOACT, int(g.state.hands[p, 0])))
+            g.apply_action(A_(ACT_NOACT, int(g.state.hands[p, 0])))
         else:
-            g.apply_action(A_(K_PASS))
+            g.apply_action(A_(ACT_PASS))
     while g.current_player() != p:
-        g.apply_action(A_(K_PASS))
+        g.apply_action(A_(ACT_PASS))
     return p
 
 
@@ -357,11 +357,11 @@ def test_billboard_needs_no_card_by_default():
     p = g.current_player()
     hand = sorted(st.hands[p, :st.players[p, P_NHAND]].tolist())
     bbs = _billboards(g)
-    assert bbs == [A_(K_BILLBOARD, k) for k in range(kp.n_blocks)]   # one per block, no card field
+    assert bbs == [A_(ACT_BILLBOARD, k) for k in range(kp.n_blocks)]   # one per block, no card field
     assert g.action_to_string(bbs[0]) == "place a billboard in Red block 1"
-    assert _refused(g, A_(K_BILLBOARD, (hand[0] + 1) << BB_CARD_SHIFT))   # a card is no part of it
+    assert _refused(g, A_(ACT_BILLBOARD, (hand[0] + 1) << BB_CARD_SHIFT))   # a card is no part of it
     disc = st.piles[:, PI_DISC].copy()
-    g.apply_action(A_(K_BILLBOARD, 4))
+    g.apply_action(A_(ACT_BILLBOARD, 4))
     assert sorted(st.hands[p, :st.players[p, P_NHAND]].tolist()) == hand
     assert (st.piles[:, PI_DISC] == disc).all()
     assert st.players[p, P_SCORE] == 4 and st.board[4, B_BB + p] == 1 and st.players[p, P_BILLBOARDS] == 4
@@ -369,7 +369,7 @@ def test_billboard_needs_no_card_by_default():
     g = _game(seed=2)
     p = _empty_my_hand(g)
     assert len(_billboards(g)) == g.kp.n_blocks
-    g.apply_action(A_(K_BILLBOARD, 0))
+    g.apply_action(A_(ACT_BILLBOARD, 0))
     assert g.state.players[p, P_SCORE] == 4 and g.state.board[0, B_BB + p] == 1
 
 
@@ -379,13 +379,13 @@ def test_billboard_costs_the_chosen_card_when_the_key_is_on():
     p = g.current_player()
     hand = st.hands[p, :st.players[p, P_NHAND]].tolist()
     # one billboard per block and hand card, in hand order
-    assert _billboards(g) == [A_(K_BILLBOARD, k | (c + 1) << BB_CARD_SHIFT) for k in range(kp.n_blocks) for c in hand]
+    assert _billboards(g) == [A_(ACT_BILLBOARD, k | (c + 1) << BB_CARD_SHIFT) for k in range(kp.n_blocks) for c in hand]
     c = hand[3]
-    a = A_(K_BILLBOARD, 4 | (c + 1) << BB_CARD_SHIFT)
+    a = A_(ACT_BILLBOARD, 4 | (c + 1) << BB_CARD_SHIFT)
     assert g.action_to_string(a) == f"place a billboard in Yellow block 2, paying with {g.card_name(c)}"
-    assert _refused(g, A_(K_BILLBOARD, 4))                           # no card: refused
+    assert _refused(g, A_(ACT_BILLBOARD, 4))                           # no card: refused
     outside = next(x for x in range(kp.n_cards) if x not in hand)
-    assert _refused(g, A_(K_BILLBOARD, 4 | (outside + 1) << BB_CARD_SHIFT))   # not in hand: refused
+    assert _refused(g, A_(ACT_BILLBOARD, 4 | (outside + 1) << BB_CARD_SHIFT))   # not in hand: refused
     t = kp.card_types()[c]
     disc = st.piles[t, PI_DISC]
     g.apply_action(a)
@@ -399,14 +399,14 @@ def test_billboard_that_costs_a_card_is_illegal_with_an_empty_hand():
     g = _game(seed=2, **{BB_COSTS_CARD: True})
     p = _empty_my_hand(g)
     assert _billboards(g) == []
-    assert _refused(g, A_(K_BILLBOARD, 0))
-    assert g.legal_actions() == [A_(K_PASS)]
+    assert _refused(g, A_(ACT_BILLBOARD, 0))
+    assert g.legal_actions() == [A_(ACT_PASS)]
     # the same position with the key off (only the rule table differs) offers every block
-    g.state.pub[TAB + T_BB_CARD] = 0
+    g.state.pub[TAB + K_BB_CARD] = 0
     assert len(_billboards(g)) == g.kp.n_blocks
-    g.state.pub[TAB + T_BB_CARD] = 1
+    g.state.pub[TAB + K_BB_CARD] = 1
     counts, _ = R.main_kind_counts_nb(g.state.pub, g.state.hands[p], p, np.zeros(g.kp.max_actions, np.int64))
-    assert (counts >> (8 * K_BILLBOARD)) & 255 == 0
+    assert (counts >> (8 * ACT_BILLBOARD)) & 255 == 0
 
 def _seed_where_key_holds(n_players, ctype, district, **over):
     """The first seed whose Key Player was dealt a card of this type and district (a real deal: no card
@@ -439,15 +439,15 @@ def test_only_own_billboards_take_a_building():
 
     # Red district: block 0 gets one billboard each (full), block 1 (its pre-placed Greenspace on its own
     # marked platform, two open) only the other's two (full), block 2 one of mine and one open platform
-    play(me, A_(K_BILLBOARD, 0))
-    play(other, A_(K_BILLBOARD, 0))
-    play(me, A_(K_BILLBOARD, 2))
-    play(other, A_(K_BILLBOARD, 1))
-    play(me, A_(K_BILLBOARD, 4))   # Yellow: a turn spent elsewhere
-    play(other, A_(K_BILLBOARD, 1))
+    play(me, A_(ACT_BILLBOARD, 0))
+    play(other, A_(ACT_BILLBOARD, 0))
+    play(me, A_(ACT_BILLBOARD, 2))
+    play(other, A_(ACT_BILLBOARD, 1))
+    play(me, A_(ACT_BILLBOARD, 4))   # Yellow: a turn spent elsewhere
+    play(other, A_(ACT_BILLBOARD, 1))
     assert st.board[0, B_VAC] == 0 and st.board[1, B_VAC] == 0 and st.board[2, B_VAC] == 1
     assert st.board[1, B_BB + other] == 2 and st.board[1, B_BB + me] == 0 and st.board[1, B_GREEN] == 1
-    play(me, A_(K_CONTRACT, contract))
+    play(me, A_(ACT_CONTRACT, contract))
     assert g.phase_id == PH_INSTALL
     nb = kp.n_blocks
     where = {(((a & 0xFFFF) >> 1) % nb, a & 1) for a in g.legal_actions()}
@@ -458,12 +458,12 @@ def test_only_own_billboards_take_a_building():
     i = next(i for i in range(st.players[me, P_NBUILD]) if st.plants[me, PL_H, i] == 1)
     before = st.pub.copy()
     for onbb in (1, 0):
-        forged = A_(K_INSTALL, (i * nb + 1) * 2 + onbb)
+        forged = A_(ACT_INSTALL, (i * nb + 1) * 2 + onbb)
         assert forged not in g.legal_actions()
         assert not R.apply_action_nb(st.pub, st.hands, st.sec, np.int64(forged))
         assert np.array_equal(st.pub, before)
     # onto my own billboard in block 0: it leaves the game, the platform holds the building, 1 point
-    play(me, A_(K_INSTALL, (i * nb + 0) * 2 + 1))
+    play(me, A_(ACT_INSTALL, (i * nb + 0) * 2 + 1))
     assert st.board[0, B_BB + me] == 0 and st.board[0, B_BB + other] == 1 and st.board[0, B_BBTOT] == 1
     assert st.board[0, B_NBLD] == 1 and st.board[0, B_FLOORS + me] == 1 and st.board[0, B_VAC] == 0
     assert st.players[me, P_SCORE] == 5 - 3 - 1   # three billboards placed, one built over
@@ -474,21 +474,21 @@ def test_play_card_without_acting_is_not_a_pass_and_pass_is_final():
     g = _game()
     st = g.state
     p = g.current_player()
-    a = next(a for a in g.legal_actions() if a >> 16 == K_NOACT)
+    a = next(a for a in g.legal_actions() if a >> 16 == ACT_NOACT)
     n = st.players[p, P_NHAND]
     g.apply_action(a)
     assert st.players[p, P_NHAND] == n - 1
     assert not (st.ctrl[C_PASSED] >> p) & 1
     # next seat passes; it never comes back this phase, while p still plays
     q = g.current_player()
-    g.apply_action(A_(K_PASS))
+    g.apply_action(A_(ACT_PASS))
     seen = []
     for _ in range(200):
         if g.phase_id != PH_MAIN:
             break
         seen.append(g.current_player())
-        g.apply_action(A_(K_PASS) if g.current_player() != p else next(
-            (a for a in g.legal_actions() if a >> 16 == K_NOACT), A_(K_PASS)))
+        g.apply_action(A_(ACT_PASS) if g.current_player() != p else next(
+            (a for a in g.legal_actions() if a >> 16 == ACT_NOACT), A_(ACT_PASS)))
     assert q not in seen
     assert p in seen  # p kept playing cards while the others had passed
 
@@ -502,8 +502,8 @@ def test_contract_needs_a_legal_install_in_its_district():
         st.board[k, B_VAC] = 0
     c = card_id(kp, CONTRACT, 3, district=0)
     set_hand(st, p, [c])
-    assert A_(K_CONTRACT, c) not in g.legal_actions()
-    assert A_(K_NOACT, c) in g.legal_actions()
+    assert A_(ACT_CONTRACT, c) not in g.legal_actions()
+    assert A_(ACT_NOACT, c) in g.legal_actions()
 
 
 # ---------------------------------------------------------------- auctions
@@ -512,7 +512,7 @@ def test_contract_needs_a_legal_install_in_its_district():
 def _to_auction(g, hands):
     """Everyone passes construction; then give the seats these hands."""
     while g.phase_id == PH_MAIN:
-        g.apply_action(A_(K_PASS))
+        g.apply_action(A_(ACT_PASS))
     assert g.phase_id == PH_BID
     for p, cards in hands.items():
         set_hand(g.state, p, cards)
@@ -544,7 +544,7 @@ def test_auction_worked_example_purple_wins_with_2_plus_5():
     assert g.phase_id == PH_PLACE and g.current_player() == PURPLE
     free = g.legal_actions()
     assert len(free) == 9
-    g.apply_action(A_(K_PLACE, 4))
+    g.apply_action(A_(ACT_PLACE, 4))
     assert g.state.board[4, B_GREEN] == 1 and g.state.alog[0, A_BLOCK] == 4
 
 
@@ -652,10 +652,10 @@ def test_a_floor_card_when_one_floor_is_left(rule, playable):
     c = card_id(kp, FLOOR, 3)
     set_hand(st, p, [c])
     st.ctrl[C_STOCK] = 1
-    assert (A_(K_FLOOR, c) in g.legal_actions()) == playable
+    assert (A_(ACT_FLOOR, c) in g.legal_actions()) == playable
     if playable:
         n = st.players[p, P_NBUILD]
-        g.apply_action(A_(K_FLOOR, c))
+        g.apply_action(A_(ACT_FLOOR, c))
         g.apply_action(g.legal_actions()[-1])   # the one floor left starts a new building
         assert st.ctrl[C_STOCK] == 0 and st.players[p, P_NBUILD] == n + 1 and g.phase_id == PH_MAIN
 
@@ -693,7 +693,7 @@ def test_bid_must_be_subset_of_hand():
 def _to_draw(g):
     while g.phase_id not in (PH_DRAW,):
         if g.phase_id == PH_MAIN:
-            g.apply_action(A_(K_PASS))
+            g.apply_action(A_(ACT_PASS))
         elif g.phase_id == PH_BID:
             g.apply_action(g.legal_actions().zero)
         else:
@@ -806,15 +806,15 @@ def test_reshuffle_and_empty_deck_fallback():
     piles[ROOF, PI_DECK] = 0
     piles[ROOF, PI_TOP] = -1
     ndisc = int(piles[ROOF, PI_DISC])
-    assert A_(K_DRAW, ROOF) in g.legal_actions()  # discards wait: the deck can be drawn
-    g.apply_action(A_(K_DRAW, ROOF))
+    assert A_(ACT_DRAW, ROOF) in g.legal_actions()  # discards wait: the deck can be drawn
+    g.apply_action(A_(ACT_DRAW, ROOF))
     assert piles[ROOF, PI_DISC] == 0 and piles[ROOF, PI_DECK] == ndisc - 1
     assert piles[ROOF, PI_TOP] == decks[ROOF, ndisc - 2]  # the new top is visible
     # Floor deck and discards both empty: no Floor draw offered
     piles[FLOOR, PI_DECK] = 0
     piles[FLOOR, PI_DISC] = 0
     piles[FLOOR, PI_TOP] = -1
-    assert A_(K_DRAW, FLOOR) not in g.legal_actions()
+    assert A_(ACT_DRAW, FLOOR) not in g.legal_actions()
     # one Contract card left in all: once it is drawn, drawing stops and round 2 starts
     piles[ROOF, PI_DECK] = 0
     piles[ROOF, PI_DISC] = 0
@@ -822,8 +822,8 @@ def test_reshuffle_and_empty_deck_fallback():
     piles[CONTRACT, PI_DECK] = 1
     piles[CONTRACT, PI_DISC] = 0
     piles[CONTRACT, PI_TOP] = decks[CONTRACT, 0]
-    assert g.legal_actions() == [A_(K_DRAW, CONTRACT)]
-    g.apply_action(A_(K_DRAW, CONTRACT))
+    assert g.legal_actions() == [A_(ACT_DRAW, CONTRACT)]
+    g.apply_action(A_(ACT_DRAW, CONTRACT))
     assert g.phase_id == PH_MAIN and st.ctrl[C_ROUND] == 1
 
 

@@ -13,7 +13,7 @@ from engines.skyline_3000.search import (
     search_buffers_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, BID_FLAG, K_CONTRACT, K_FLOOR, K_NOACT, K_ROOF, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC,
+    A_SHIFT, BID_FLAG, ACT_CONTRACT, ACT_FLOOR, ACT_NOACT, ACT_ROOF, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC,
     PI_DISCARDS, S_BIDS,
 )
 from tests.skyline_3000.hidden import _earlier_bidders, decision_states as _decision_states
@@ -144,12 +144,12 @@ def test_construction_candidates_drop_only_interchangeable_cards_and_extra_disca
 
         def key(a):   # what an action does: its kind and, for a card, the card's type, value, district
             kind, c = a >> A_SHIFT, a & DETAIL_MASK
-            return (kind,) if kind == K_NOACT else (kind, int(types[c]), int(values[c]), int(g.kp.card_districts()[c])) \
-                if kind in (K_FLOOR, K_ROOF, K_CONTRACT) else (kind, c)
+            return (kind,) if kind == ACT_NOACT else (kind, int(types[c]), int(values[c]), int(g.kp.card_districts()[c])) \
+                if kind in (ACT_FLOOR, ACT_ROOF, ACT_CONTRACT) else (kind, c)
         assert {key(a) for a in cands} == {key(a) for a in legal}     # every distinct move is searched
-        noact = [a for a in cands if a >> A_SHIFT == K_NOACT]
+        noact = [a for a in cands if a >> A_SHIFT == ACT_NOACT]
         assert len(noact) == 1 and values[noact[0] & DETAIL_MASK] == min(
-            values[a & DETAIL_MASK] for a in legal if a >> A_SHIFT == K_NOACT)
+            values[a & DETAIL_MASK] for a in legal if a >> A_SHIFT == ACT_NOACT)
         seen += 1
     assert seen >= 10
 
@@ -181,7 +181,7 @@ def test_search_tries_each_billboard_once_paid_with_the_cheapest_card():
     # construction.billboard_costs_card: the legal list has a billboard per block and hand card; the
     # search tries each block once, paid with the card the scripted players pay with (the lowest
     # value, first in hand order among equals), and plays a whole game through its interface
-    from engines.skyline_3000.state import BB_CARD_SHIFT, K_BILLBOARD
+    from engines.skyline_3000.state import BB_CARD_SHIFT, ACT_BILLBOARD
     g = new_game(n_players=4, seed=1, overrides={"construction.billboard_costs_card": True})
     p = g.current_player()
     hand = g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
@@ -189,9 +189,9 @@ def test_search_tries_each_billboard_once_paid_with_the_cheapest_card():
     cheapest = min(hand, key=lambda c: values[c])
     out = np.zeros(MAX_ACTIONS, np.int64)
     n = search_actions_nb(*buffers(g)[:2], out, *search_buffers_nb()[1:])
-    bbs = [int(a) for a in out[:n] if a >> A_SHIFT == K_BILLBOARD]
-    assert bbs == [(K_BILLBOARD << A_SHIFT) | k | (cheapest + 1) << BB_CARD_SHIFT for k in range(g.kp.n_blocks)]
-    assert len([a for a in g.legal_actions() if a >> A_SHIFT == K_BILLBOARD]) == len(hand) * g.kp.n_blocks
+    bbs = [int(a) for a in out[:n] if a >> A_SHIFT == ACT_BILLBOARD]
+    assert bbs == [(ACT_BILLBOARD << A_SHIFT) | k | (cheapest + 1) << BB_CARD_SHIFT for k in range(g.kp.n_blocks)]
+    assert len([a for a in g.legal_actions() if a >> A_SHIFT == ACT_BILLBOARD]) == len(hand) * g.kp.n_blocks
     while not g.is_terminal():
         g.apply_action(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
                                        else "random"))

@@ -5,7 +5,7 @@ import pytest
 from engines.skyline_of_the_world.params import MAX_CELLS
 from engines.skyline_of_the_world.rules import BANK, NOBODY, can_build_nb, fee_nb
 from engines.skyline_of_the_world.state import (
-    B_FLOOR, B_NEUTRAL, B_SKY, CASH_BASE, END, TRADE_BASE, M_BANK_NET, M_END_LEFT, M_PHASE, M_PLAYER, M_START, M_TRIGGER,
+    BUILD_FLOOR, BUILD_NEUTRAL, BUILD_SKY, CASH_BASE, END, TRADE_BASE, M_BANK_NET, M_END_LEFT, M_PHASE, M_PLAYER, M_START, M_TRIGGER,
     P_CASH, P_FEES_PAID, P_FEES_RECV, P_HAND, P_PENTHOUSES, P_SKY_GOT, P_SKY_STOCK, P_STOCK, PH_OVER, STOP,
 )
 from sotw_helpers import cell, income, player, position, tie_keys
@@ -58,22 +58,22 @@ def test_diagonal_is_not_adjacent():
 # ---------------------------------------------------------------- fees
 
 @pytest.mark.parametrize("rule,pieces,what,expect", [
-    ("placed", "", B_FLOOR, (1, BANK)),          # ground: 1M to the bank
-    ("placed", "b", B_FLOOR, (2, 1)),            # on b's 1M floor: the placed 2M to b
-    ("placed", "bab", B_FLOOR, (6, 1)),          # level 4: 6M to b
-    ("placed", "n", B_FLOOR, (2, BANK)),         # on a neutral floor: placed value to the bank
-    ("placed", "a", B_NEUTRAL, (0, NOBODY)),     # neutral on his own floor: free
-    ("placed", "b", B_NEUTRAL, (5, 1)),          # neutral on b's floor: 5M to b
-    ("placed", "", B_NEUTRAL, (5, BANK)),        # neutral on the ground: to the bank
-    ("placed", "b", B_SKY, (5, 1)),              # Skyline floor on b's floor: 5M to b
-    ("placed", "", B_SKY, (5, BANK)),            # Skyline floor on the ground: to the bank
-    ("placed", "a", B_SKY, (0, NOBODY)),         # on his own floor: nothing
-    ("placed", "abab", B_FLOOR, (10, 1)),        # a penthouse on b's 6M floor: 10M to b
-    ("below", "bab", B_FLOOR, (4, 1)),           # fee variant: the 4M floor below, to b
-    ("below", "b", B_NEUTRAL, (1, 1)),           # neutral on b's 1M floor: 1M
-    ("below", "n", B_FLOOR, (2, BANK)),          # on a neutral floor: placed value to the bank
-    ("below", "", B_FLOOR, (1, BANK)),           # ground
-    ("below", "B", B_NEUTRAL, None),             # (neutral on a Skyline floor is illegal anyway)
+    ("placed", "", BUILD_FLOOR, (1, BANK)),          # ground: 1M to the bank
+    ("placed", "b", BUILD_FLOOR, (2, 1)),            # on b's 1M floor: the placed 2M to b
+    ("placed", "bab", BUILD_FLOOR, (6, 1)),          # level 4: 6M to b
+    ("placed", "n", BUILD_FLOOR, (2, BANK)),         # on a neutral floor: placed value to the bank
+    ("placed", "a", BUILD_NEUTRAL, (0, NOBODY)),     # neutral on his own floor: free
+    ("placed", "b", BUILD_NEUTRAL, (5, 1)),          # neutral on b's floor: 5M to b
+    ("placed", "", BUILD_NEUTRAL, (5, BANK)),        # neutral on the ground: to the bank
+    ("placed", "b", BUILD_SKY, (5, 1)),              # Skyline floor on b's floor: 5M to b
+    ("placed", "", BUILD_SKY, (5, BANK)),            # Skyline floor on the ground: to the bank
+    ("placed", "a", BUILD_SKY, (0, NOBODY)),         # on his own floor: nothing
+    ("placed", "abab", BUILD_FLOOR, (10, 1)),        # a penthouse on b's 6M floor: 10M to b
+    ("below", "bab", BUILD_FLOOR, (4, 1)),           # fee variant: the 4M floor below, to b
+    ("below", "b", BUILD_NEUTRAL, (1, 1)),           # neutral on b's 1M floor: 1M
+    ("below", "n", BUILD_FLOOR, (2, BANK)),          # on a neutral floor: placed value to the bank
+    ("below", "", BUILD_FLOOR, (1, BANK)),           # ground
+    ("below", "B", BUILD_NEUTRAL, None),             # (neutral on a Skyline floor is illegal anyway)
 ])
 def test_fee_cases(rule, pieces, what, expect):
     g = position({(2, 2): pieces} if pieces else {}, overrides={"fees.rule": rule})
@@ -88,12 +88,12 @@ def test_fee_moves_money_between_players_and_bank():
     g = position({(2, 2): "b"}, cash=10, stock=[1, 1, 0, 0, 0, 1])
     d = g.state.data
     bank = d[M_BANK_NET]
-    build(g, B_FLOOR, 2, 2)                       # 2M floor on b's 1M floor: 2M to b
+    build(g, BUILD_FLOOR, 2, 2)                       # 2M floor on b's 1M floor: 2M to b
     assert d[player(g, 0) + P_CASH] == 8 and d[player(g, 1) + P_CASH] == 12
     assert d[player(g, 0) + P_FEES_PAID] == 2 and d[player(g, 1) + P_FEES_RECV] == 2
-    build(g, B_FLOOR, 3, 3)                       # ground: 1M to the bank
+    build(g, BUILD_FLOOR, 3, 3)                       # ground: 1M to the bank
     assert d[player(g, 0) + P_CASH] == 7 and d[M_BANK_NET] == bank + 1
-    build(g, B_NEUTRAL, 2, 2)                     # neutral on his own 2M floor: free
+    build(g, BUILD_NEUTRAL, 2, 2)                     # neutral on his own 2M floor: free
     assert d[player(g, 0) + P_CASH] == 7
 
 
@@ -103,35 +103,35 @@ def test_illegal_placements():
     g = position({(0, 0): "a", (0, 1): "babaPb", (0, 2): "bbbb", (0, 3): "aB", (1, 1): "",
                   (0, 4): "bbab", (0, 5): "B"}, stock=FULL, cash=30)
     d = g.state.data
-    assert not ok(g, B_FLOOR, 0, 0)               # directly on his own floor
-    assert ok(g, B_NEUTRAL, 0, 0)                 # ...but a neutral floor may go there
-    assert not ok(g, B_FLOOR, 0, 1)               # nothing on a penthouse
-    assert not ok(g, B_NEUTRAL, 0, 1)
-    assert not ok(g, B_FLOOR, 0, 2)               # a penthouse needs a lower floor of his own
-    assert ok(g, B_FLOOR, 0, 4)                   # ...which he has here
-    assert not ok(g, B_FLOOR, 0, 3)               # not on another player's Skyline floor
-    assert not ok(g, B_NEUTRAL, 0, 3)             # a neutral floor never on a Skyline floor
+    assert not ok(g, BUILD_FLOOR, 0, 0)               # directly on his own floor
+    assert ok(g, BUILD_NEUTRAL, 0, 0)                 # ...but a neutral floor may go there
+    assert not ok(g, BUILD_FLOOR, 0, 1)               # nothing on a penthouse
+    assert not ok(g, BUILD_NEUTRAL, 0, 1)
+    assert not ok(g, BUILD_FLOOR, 0, 2)               # a penthouse needs a lower floor of his own
+    assert ok(g, BUILD_FLOOR, 0, 4)                   # ...which he has here
+    assert not ok(g, BUILD_FLOOR, 0, 3)               # not on another player's Skyline floor
+    assert not ok(g, BUILD_NEUTRAL, 0, 3)             # a neutral floor never on a Skyline floor
     d[player(g, 0) + P_STOCK + 0] = 0
-    assert not ok(g, B_FLOOR, 4, 4)               # ground takes only a 1M floor (none left in stock)
+    assert not ok(g, BUILD_FLOOR, 4, 4)               # ground takes only a 1M floor (none left in stock)
     d[player(g, 0) + P_STOCK + 0] = 1
-    assert ok(g, B_FLOOR, 4, 4)
+    assert ok(g, BUILD_FLOOR, 4, 4)
     d[player(g, 0) + P_CASH] = 0
-    assert not ok(g, B_FLOOR, 4, 4)               # the 1M ground fee cannot be paid
-    assert ok(g, B_NEUTRAL, 0, 0)                 # free on his own floor
+    assert not ok(g, BUILD_FLOOR, 4, 4)               # the 1M ground fee cannot be paid
+    assert ok(g, BUILD_NEUTRAL, 0, 0)                 # free on his own floor
 
 
 def test_skyline_placement_rules():
     g = position({(1, 1): "b", (3, 3): "aB", (3, 4): "b", (3, 5): "b"}, stock=FULL, cash=30)
     d = g.state.data
-    assert not ok(g, B_SKY, 3, 4)                 # none received yet
+    assert not ok(g, BUILD_SKY, 3, 4)                 # none received yet
     d[player(g, 0) + P_SKY_STOCK] = 2
-    assert not ok(g, B_SKY, 1, 1)                 # (1, 1) is a strategic area
-    assert not ok(g, B_SKY, 3, 3)                 # b's Skyline floor is in that building
-    assert ok(g, B_SKY, 3, 4)
-    build(g, B_SKY, 3, 4)
-    assert not ok(g, B_SKY, 3, 5)                 # not two Skyline floors in one turn
+    assert not ok(g, BUILD_SKY, 1, 1)                 # (1, 1) is a strategic area
+    assert not ok(g, BUILD_SKY, 3, 3)                 # b's Skyline floor is in that building
+    assert ok(g, BUILD_SKY, 3, 4)
+    build(g, BUILD_SKY, 3, 4)
+    assert not ok(g, BUILD_SKY, 3, 5)                 # not two Skyline floors in one turn
     g2 = position({(0, 0): "ababa"}, stock=FULL, cash=30)
-    assert not ok(g2, B_FLOOR, 0, 0) and not ok(g2, B_NEUTRAL, 0, 0)  # five levels at most
+    assert not ok(g2, BUILD_FLOOR, 0, 0) and not ok(g2, BUILD_NEUTRAL, 0, 0)  # five levels at most
 
 
 def test_must_build_if_possible_then_must_buy():
@@ -193,7 +193,7 @@ def test_penthouse_effects_and_last_round():
     d[player(g, 1) + P_PENTHOUSES] = 2
     d[player(g, 1) + P_SKY_GOT] = 1
     hands = [int(d[player(g, p) + P_HAND]) for p in range(4)]
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert d[player(g, 1) + P_PENTHOUSES] == 3
     assert d[M_TRIGGER] == 1 and d[M_END_LEFT] == 2
     assert d[player(g, 1) + P_SKY_STOCK] == 1 and d[player(g, 1) + P_SKY_GOT] == 2   # the second Skyline floor
@@ -212,7 +212,7 @@ def test_first_penthouse_gives_a_skyline_floor_everyone_once_variant():
                  overrides={"end.last_round": "everyone_once"})
     d = g.state.data
     d[M_START] = 0
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert d[player(g, 1) + P_SKY_STOCK] == 1 and d[M_TRIGGER] == -1
     d[player(g, 1) + P_PENTHOUSES] = 2
     d[player(g, 1) + P_SKY_GOT] = 1
@@ -220,7 +220,7 @@ def test_first_penthouse_gives_a_skyline_floor_everyone_once_variant():
                   overrides={"end.last_round": "everyone_once"})
     g2.state.data[M_START] = 0
     g2.state.data[player(g2, 1) + P_PENTHOUSES] = 2
-    build(g2, B_FLOOR, 0, 0)
+    build(g2, BUILD_FLOOR, 0, 0)
     assert g2.state.data[M_END_LEFT] == 3         # every other player once more
 
 
@@ -282,7 +282,7 @@ def test_turn_cap_during_the_last_round_is_not_a_stall():
     d = g.state.data
     d[M_START] = 0
     d[player(g, 1) + P_PENTHOUSES] = 2
-    build(g, B_FLOOR, 0, 0)                       # the third penthouse: seats 2 and 3 still to play
+    build(g, BUILD_FLOOR, 0, 0)                       # the third penthouse: seats 2 and 3 still to play
     while not g.is_over():
         g.apply(g.policy_action("greedy"))
     assert d[M_TURN] == 2 and d[M_STALLED] == 0   # the cap ended it after seat 2, but a penthouse had ended the game

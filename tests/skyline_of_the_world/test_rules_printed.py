@@ -13,8 +13,8 @@ from engines.skyline_of_the_world import new_game
 from engines.skyline_of_the_world.params import MAX_CELLS
 from engines.skyline_of_the_world.rules import start_turn_nb
 from engines.skyline_of_the_world.state import (
-    B_NEUTRAL, B_SKY, DECK, M_MUST_BUY, M_PHASE, P_SKY_STOCK, PH_INVEST, PH_TRADE,
-    CSUP, END, M_DECK_POS, B_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
+    BUILD_NEUTRAL, BUILD_SKY, DECK, M_MUST_BUY, M_PHASE, P_SKY_STOCK, PH_INVEST, PH_TRADE,
+    CSUP, END, M_DECK_POS, BUILD_FLOOR, BUY_BASE, CASH_BASE, M_BANK_NET, M_PLAYER, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_STOCK, SELL_BASE,
     STOP, TRADE_BASE,
 )
 from sotw_helpers import cell, income, player, position, tie_keys
@@ -109,7 +109,7 @@ def test_cap_on_a_fee_received():
     d = g.state.data
     d[player(g, 0) + P_CASH] = 29
     bank = int(d[M_BANK_NET])
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert cash(g, 0) == 30 and cash(g, 1) == 18
     assert int(d[M_BANK_NET]) == bank + 1                # the part a could not hold went to the bank
 
@@ -118,7 +118,7 @@ def test_cap_on_a_fee_at_the_cap():
     """The issue's case: at the cap a fee adds nothing (the old engine let 30 + 2 stay 32)."""
     g = position({(0, 0): "a"}, to_move=1, stock=FULL, cash=20)
     g.state.data[player(g, 0) + P_CASH] = 30
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert cash(g, 0) == 30
 
 
@@ -154,7 +154,7 @@ def test_cap_on_income():
 def test_after_income_variant_caps_only_income():
     g = position({(0, 0): "a"}, to_move=1, stock=FULL, cash=20, overrides={"cash.cap_rule": "after_income"})
     g.state.data[player(g, 0) + P_CASH] = 30
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert cash(g, 0) == 32
 
 
@@ -225,7 +225,7 @@ def test_penthouse_income_is_zero_in_play():
     pays 0 and links), and his next turn pays exactly that."""
     g = position({(0, 0): "abab", (0, 1): "a"}, stock=FULL, cash=20)
     assert income(g, 0) == 1
-    build(g, B_FLOOR, 0, 0)                              # the fifth level: a penthouse
+    build(g, BUILD_FLOOR, 0, 0)                              # the fifth level: a penthouse
     assert int(g.state.data[player(g, 0) + P_PENTHOUSES]) == 1
     assert income(g, 0) == 1
     before = cash(g, 0)
@@ -278,11 +278,11 @@ def test_penthouse_over_his_skyline_floor_only_is_a_variant_key():
     (default true) lets him build the penthouse there, false does not."""
     board = {(0, 0): "Abnb"}
     g = position(board, stock=FULL, cash=30)
-    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()
+    assert (BUILD_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()
     g = position(board, stock=FULL, cash=30, overrides={"penthouse.skyline_counts": False})
-    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) not in g.legal_actions()
+    assert (BUILD_FLOOR * MAX_CELLS + cell(g, 0, 0)) not in g.legal_actions()
     g = position({(0, 0): "Aanb"}, stock=FULL, cash=30, overrides={"penthouse.skyline_counts": False})
-    assert (B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()   # a regular floor of his counts
+    assert (BUILD_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()   # a regular floor of his counts
 
 
 def test_trade_ins_per_turn_is_a_variant_key():
@@ -338,7 +338,7 @@ def test_fee_to_an_owner_at_the_cap_is_a_variant_key(reading, owner_cash, paid):
     d = g.state.data
     d[player(g, 0) + P_CASH] = owner_cash
     bank = int(d[M_BANK_NET])
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert cash(g, 0) == 30 and cash(g, 1) == 20 - paid
     assert int(d[M_BANK_NET]) == bank + paid - (30 - owner_cash)
 
@@ -349,7 +349,7 @@ def test_unpaid_fee_makes_a_build_affordable():
     for reading, legal in (("bank", False), ("unpaid", True)):
         g = position({(0, 0): "a"}, to_move=1, stock=FULL, cash=0, overrides={"cash.fee_over_cap": reading})
         g.state.data[player(g, 0) + P_CASH] = 30
-        assert ((B_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()) == legal
+        assert ((BUILD_FLOOR * MAX_CELLS + cell(g, 0, 0)) in g.legal_actions()) == legal
 
 
 @pytest.mark.parametrize("reading", ["nothing", "reshuffle_traded"])
@@ -366,7 +366,7 @@ def test_draw_from_an_empty_bonus_pile_is_a_variant_key(reading):
     for c in (3, 17, 40):
         g.apply(TRADE_BASE + c)
     assert cash(g, 1) == 30 and int(d[player(g, 1) + P_HAND]) == 0
-    build(g, B_FLOOR, 0, 0)                              # seat 1's penthouse
+    build(g, BUILD_FLOOR, 0, 0)                              # seat 1's penthouse
     hands = [int(d[player(g, p) + P_HAND]) for p in (2, 3, 0)]
     if reading == "nothing":
         assert hands == [0, 0, 0]
@@ -385,9 +385,9 @@ def test_forced_build_counts_neutral_floors_is_a_variant_key(reading):
     g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=10, overrides=over)     # only a neutral floor to place
     assert (STOP in g.legal_actions()) == (reading == "regular")
     g = position({}, stock=[1, 0, 0, 0, 0, 1], cash=10, overrides=over)
-    build(g, B_NEUTRAL, 0, 0)
+    build(g, BUILD_NEUTRAL, 0, 0)
     assert (STOP in g.legal_actions()) == (reading == "any_floor")        # a 1M floor can still go on the ground
-    build(g, B_FLOOR, 0, 1)
+    build(g, BUILD_FLOOR, 0, 1)
     assert STOP in g.legal_actions()
 
 
@@ -396,7 +396,7 @@ def test_forced_build_reading_sets_the_forced_buy(reading):
     """Invest or Divest: "if you were not able to build a floor in phase 2, you must buy": a player who
     placed only a neutral floor must buy under 'regular', not under 'any_floor'."""
     g = position({}, stock=[0, 0, 0, 0, 0, 1], cash=10, overrides={"build.forced": reading})
-    build(g, B_NEUTRAL, 0, 0)                                              # 5M to the bank
+    build(g, BUILD_NEUTRAL, 0, 0)                                              # 5M to the bank
     g.apply(STOP)
     assert int(g.state.data[M_MUST_BUY]) == (reading == "regular")
     assert (END in g.legal_actions()) == (reading == "any_floor")
@@ -408,7 +408,7 @@ def test_forced_build_reading_sets_the_forced_buy(reading):
 def test_forced_build_counts_skyline_floors_is_a_variant_key(reading):
     g = position({}, stock=[1, 0, 0, 0, 0, 0], cash=10, overrides={"build.forced": reading})
     g.state.data[player(g, 0) + P_SKY_STOCK] = 1
-    build(g, B_SKY, 0, 0)
+    build(g, BUILD_SKY, 0, 0)
     assert (STOP in g.legal_actions()) == (reading == "any_floor")
 
 
@@ -423,9 +423,9 @@ def test_skyline_floor_in_a_building_with_another_skyline_floor_is_a_variant_key
                  overrides={"skyline.other_skyline": reading})
     g.state.data[player(g, 0) + P_SKY_STOCK] = 1
     legal = g.legal_actions()
-    assert ((B_SKY * MAX_CELLS + cell(g, 3, 3)) in legal) == (reading == "directly_on")
-    assert (B_SKY * MAX_CELLS + cell(g, 3, 4)) not in legal
-    assert (B_SKY * MAX_CELLS + cell(g, 3, 5)) in legal
+    assert ((BUILD_SKY * MAX_CELLS + cell(g, 3, 3)) in legal) == (reading == "directly_on")
+    assert (BUILD_SKY * MAX_CELLS + cell(g, 3, 4)) not in legal
+    assert (BUILD_SKY * MAX_CELLS + cell(g, 3, 5)) in legal
 
 
 # ---------------------------------------------------------------- bonus.draw_order
@@ -440,7 +440,7 @@ def test_penthouse_draw_order_is_a_variant_key(reading, drawers):
     n = int(g.kp.n_cards)
     d[M_DECK_POS] = n - 2
     top, second = int(d[DECK + n - 2]), int(d[DECK + n - 1])
-    build(g, B_FLOOR, 0, 0)
+    build(g, BUILD_FLOOR, 0, 0)
     assert [int(d[player(g, p) + P_HAND]) for p in drawers] == [1 << top, 1 << second, 0]
 
 
