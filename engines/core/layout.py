@@ -118,9 +118,10 @@ class Layout:
         meaning = {prefix + f.name.upper(): f.meaning for f in self.fields}
         meaning[prefix + "SIZE"] = f"the layout's size ({self.name})"
         meaning[prefix + "END"] = "the first index after it"
-        width = max(len(f"{k} = {v}") for k, v in self.constants(prefix).items())
+        constants = self.constants(prefix)
+        width = max(len(f"{k} = {v}") for k, v in constants.items())
         lines = [marker_line(variable or self.name, prefix)]
-        for k, v in self.constants(prefix).items():
+        for k, v in constants.items():
             text = f"{k} = {v}"
             note = " ".join(meaning[k].split())
             lines.append(f"{text:<{width}}  # {note}" if note else text)
@@ -131,8 +132,7 @@ class Layout:
         offsets: a name missing or a value that differs is an error at import, which names the
         command that writes them again. So a grep finds every constant, and a changed layout can
         never leave a kernel reading a stale offset."""
-        if _REWRITING is not None:   # `python -m engines.core.layout` is rewriting the lines: define them
-            _REWRITING.append((namespace.get("__file__"), self, prefix))
+        if _REWRITING:   # `python -m engines.core.layout` is rewriting the lines: define them
             for k, v in self.constants(prefix).items():
                 namespace[k] = v
             return
@@ -164,7 +164,7 @@ class Layout:
 # collecting (they define the constants instead, so an out-of-date module still imports) and
 # writes every block again from its layout.
 
-_REWRITING: list | None = None
+_REWRITING = False   # True while rewrite_files imports a module: the checks define, not compare
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]* = -?[0-9]+( |$)")
 MARKER = re.compile(r"^# --- [A-Za-z_][A-Za-z_0-9]*'s constants, prefix ")
 CHECK_LINE = re.compile(r'^(?P<var>[A-Za-z_][A-Za-z_0-9]*)\.check\(globals\(\), "(?P<prefix>[A-Za-z_0-9]*)"\)')
@@ -207,12 +207,12 @@ def rewrite_files(paths: Iterable[str]) -> list[str]:
         name = f"_layout_rewrite_{path.stem}"
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
-        _REWRITING = []
+        _REWRITING = True
         try:
             sys.modules[name] = module
             spec.loader.exec_module(module)
         finally:
-            _REWRITING = None
+            _REWRITING = False
             sys.modules.pop(name, None)
         text = path.read_text()
         new = rewritten_source(text, module)
