@@ -404,13 +404,28 @@ def train_cmd(
     game: str = typer.Argument(..., metavar="GAME", help="Game id."),
     out: Optional[Path] = typer.Option(None, "--out", help="The training folder (default results/train/GAME-sSEED); "
                                        "a rerun with the same options resumes it."),
-    players: int = typer.Option(4, "--players", "-p", help="Seats per game."),
+    players: str = typer.Option("4", "--players", "-p", metavar="N[,N...]",
+                                help="Seats per game; several counts separated by commas (2,3,4) train one "
+                                "model on all of them."),
+    variant: Optional[str] = typer.Option(None, "--variant", "-V", metavar="NAME_OR_FILE",
+                                          help="Variant name or path to a variant .toml file (every game)."),
+    set_: Optional[List[str]] = typer.Option(
+        None, "--set", metavar="KEY=VALUE",
+        help="Change one rule for every game, as in `run` (repeatable; `skyline-lab variants GAME --show "
+        "default` lists the keys)."),
+    mix: Optional[List[str]] = typer.Option(
+        None, "--mix", metavar="'KEY=VALUE ...'",
+        help="One setting of a training mixture: rule changes on top of --variant and --set, several "
+        "separated by spaces. Repeat it to train one model on several settings, e.g. --mix map=nyc "
+        "--mix map=tokyo; the games are dealt in turn to every (mix, player count) pair and the "
+        "evaluation games split evenly among them."),
     seed: int = typer.Option(0, "--seed", help="Training seed (every game and sample derives from it)."),
     iterations: int = typer.Option(3, "--iterations", help="Expert iterations at most (stops at the first that "
                                    "does not improve)."),
-    games: int = typer.Option(100, "--games", "-n", help="Search games recorded per iteration."),
+    games: int = typer.Option(100, "--games", "-n", help="Search games recorded per iteration (all settings)."),
     budget: int = typer.Option(20, "--budget", help="The search player's play-outs per decision."),
-    eval_games: int = typer.Option(2000, "--eval-games", help="Expert vs heuristic games judging each iteration."),
+    eval_games: int = typer.Option(2000, "--eval-games", help="Expert vs heuristic games judging each iteration "
+                                   "(all settings)."),
     ridge: float = typer.Option(1e-3, "--ridge", help="Ridge penalty of the fit."),
     target: str = typer.Option("choice", "--target", help="What the evaluation is fitted to: choice (the "
                                "search's choices, conditional logit) or score (the mover's final score, "
@@ -419,19 +434,25 @@ def train_cmd(
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):
     """Learn GAME's expert: record search games, fit a linear evaluation, play it against the heuristic,
-    roll it out in the next iteration's search (engines/core/expert.py, experiments/train.py)."""
-    from experiments.train import TrainError, TrainPlan, install, train
+    roll it out in the next iteration's search (engines/core/expert.py, experiments/train.py).
 
-    plan = TrainPlan(game, players, seed, iterations, games, budget, eval_games, ridge, target)
+    One model may learn several settings: e.g. `skyline-lab train project_skyline --players 2,3,4
+    --mix map=nyc --mix map=tokyo` plays both maps at 2, 3 and 4 players. The model file keeps the
+    command that made it."""
+    from experiments.train import TrainError, TrainPlan, install, parse_players, train
+
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
+        plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
+                         variant, tuple(set_ or ()), tuple(mix or ()))
+        plan.check()  # every option, before anything is written
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"
                    + (f"; stopped: {manifest['stopped']}" if manifest["stopped"] else ""))
         if install_model:
             typer.echo(f"model written to {install(plan, folder)}")
     except (TrainError, *_user_errors()) as exc:
-        _fail(str(exc))
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
 @app.command("bench", short_help="Measure games per second, start-up, memory.")

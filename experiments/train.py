@@ -13,6 +13,14 @@ Each iteration
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
 
+A plan trains on one setting or on several: `variant` and `sets` (the `run` command's --variant
+and --set) apply to every game; each of `mixes` (--mix "KEY=VALUE ...") is one setting of the
+mixture on top of them, and `players` may hold several counts (--players 2,3,4). The cells are
+every (mix, player count) pair, mixes outer; search game number i plays cell i mod (number of
+cells), and the evaluation games are split evenly over the cells (a cell's games a range of its
+own), the margin the cells' mean. A plan of one cell plays exactly the games it played before
+mixes existed.
+
 Everything lives in a run-like folder: train.json (the plan and one entry per finished
 iteration), data_NNN.npz (the rows of iteration NNN), model_NNN.toml, and expert.toml (the best
 model). A rerun with the same plan resumes after the last finished iteration; a folder of another
@@ -22,6 +30,7 @@ the same plan gives the same files.
 from __future__ import annotations
 
 import json
+import math
 import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,6 +41,7 @@ from engines.core.expert import ExpertModel, model_text
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
+from engines.core.variant import Variant, VariantError, parse_override
 from engines.registry import get_game
 
 MANIFEST = "train.json"
@@ -47,21 +57,79 @@ class TrainError(ValueError):
     pass
 
 
+def parse_players(text: str) -> tuple[int, ...]:
+    """`--players 4` or `--players 2,3,4` -> (4,) or (2, 3, 4)."""
+    try:
+        counts = tuple(int(x) for x in str(text).split(","))
+    except ValueError:
+        raise TrainError(f"--players takes a count or counts separated by commas (2,3,4), not '{text}'") from None
+    return counts
+
+
+def mix_overrides(mix: str) -> dict:
+    """One --mix's rule changes: KEY=VALUE pairs separated by spaces (a value with spaces quoted)."""
+    try:
+        words = shlex.split(mix)
+    except ValueError as exc:
+        raise VariantError(f"--mix {mix}", mix, f"cannot be read ({exc})") from None
+    if not words:
+        raise VariantError(f"--mix {mix!r}", mix, "a mix must change at least one rule, e.g. --mix map=tokyo")
+    out = {}
+    for word in words:
+        key, value = parse_override(word)
+        if key in out:
+            raise VariantError(f"--mix {mix}", key, "set twice in one mix")
+        out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One setting of a training mixture: its --mix text ("": none), rules and player count."""
+
+    mix: str
+    variant: Variant
+    players: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.mix or self.variant.name} {self.players}p"
+
+
 @dataclass(frozen=True)
 class TrainPlan:
     game: str
-    players: int = 4
+    players: tuple[int, ...] = (4,)  # player counts (an int is one)
     seed: int = 0
     iterations: int = 3        # at most
-    games: int = 100           # search games per iteration
+    games: int = 100           # search games per iteration (all cells)
     budget: int = 20           # the search player's play-outs per decision
-    eval_games: int = 2000     # expert vs heuristic games per iteration
+    eval_games: int = 2000     # expert vs heuristic games per iteration (all cells)
     ridge: float = 1e-3        # ridge penalty (per row) on the weights, the bias excepted
     target: str = "choice"     # what is fitted: "choice" (the search's choices) or "score" (the final score)
+    variant: str | None = None  # every game's variant (name or file; None: the default)
+    sets: tuple[str, ...] = ()  # every game's rule changes (--set KEY=VALUE)
+    mixes: tuple[str, ...] = ()  # the mixture's settings on top (--mix "KEY=VALUE ..."); (): one
+
+    def __post_init__(self):
+        players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "sets", tuple(self.sets))
+        object.__setattr__(self, "mixes", tuple(self.mixes))
 
     def check(self) -> None:
-        if self.players < 2:
-            raise TrainError(f"players must be at least 2 (the expert is measured against the heuristic), not {self.players}")
+        spec = _expert_spec(self.game)
+        if not self.players:
+            raise TrainError("players must name at least one player count")
+        for p in self.players:
+            if p < 2:
+                raise TrainError(f"players must be at least 2 (the expert is measured against the heuristic), not {p}")
+            if not spec.min_players <= p <= spec.max_players:
+                raise TrainError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {p}")
+        for name, items in (("players", self.players), ("mix", self.mixes)):
+            twice = sorted({str(x) for x in items if items.count(x) > 1})
+            if twice:
+                raise TrainError(f"--{name} {twice[0]} is given twice (each setting once)")
         for name in ("iterations", "games", "budget", "eval_games"):
             if getattr(self, name) < 1:
                 raise TrainError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -69,13 +137,36 @@ class TrainPlan:
             raise TrainError(f"seed must be >= 0, not {self.seed}")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
-        if self.ridge < 0:
-            raise TrainError(f"ridge must be >= 0, not {self.ridge}")
+        if not (self.ridge >= 0 and math.isfinite(self.ridge)):
+            raise TrainError(f"ridge must be a finite number >= 0, not {self.ridge}")
+        n = len(self.cells())
+        if self.eval_games < n:
+            raise TrainError(f"eval_games must be at least the number of cells ({n}: every mix at every "
+                             f"player count), not {self.eval_games}")
+
+    def cells(self) -> list[Cell]:
+        """Every (mix, player count) pair, mixes outer, each with its rules resolved and checked
+        (the variant loader's checks and the kernel's: a VariantError names the option to blame)."""
+        spec = _expert_spec(self.game)
+        base = dict(parse_override(s) for s in self.sets)
+        spec.variants.load(self.variant, base)  # a --set to blame is named as --set
+        out = []
+        for mix in self.mixes or (None,):
+            variant = (spec.variants.load(self.variant, base) if mix is None else
+                       spec.variants.load(self.variant, {**base, **mix_overrides(mix)}, source=f"--mix {mix}"))
+            for p in self.players:
+                spec.kernel_params(variant, p)
+                out.append(Cell(mix or "", variant, p))
+        return out
 
     def command(self) -> str:
-        return (f"skyline-lab train {shlex.quote(self.game)} --players {self.players} --seed {self.seed} "
-                f"--iterations {self.iterations} --games {self.games} --budget {self.budget} "
-                f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}")
+        """The command that makes this plan's model (expert.toml keeps it)."""
+        tail = "".join([f" --variant {shlex.quote(self.variant)}" if self.variant else "",
+                        *(f" --set {shlex.quote(s)}" for s in self.sets),
+                        *(f" --mix {shlex.quote(m)}" for m in self.mixes)])
+        return (f"skyline-lab train {shlex.quote(self.game)} --players {','.join(map(str, self.players))} "
+                f"--seed {self.seed} --iterations {self.iterations} --games {self.games} --budget {self.budget} "
+                f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}{tail}")
 
 
 def _expert_spec(game: str):
@@ -102,13 +193,14 @@ def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | 
     candidate's features (C, rows start..start + n of decision k), the chosen one's row (chosen)
     and the game (cgame)."""
     text, row = search_row(spec, plan.budget, model)
-    variant = spec.variants.load(None)
+    cells = plan.cells()
     xs, ys, gs = [], [], []
     cands, chosen, cgame = [], [], []
     rows = 0
     for k in range(plan.games):
         gi = iteration * plan.games + k
-        g = spec.new_game(variant, plan.players, plan.seed, gi)
+        cell = cells[gi % len(cells)]
+        g = spec.new_game(cell.variant, cell.players, plan.seed, gi)
         rec = new_stream(np.uint64(plan.seed), np.int64(gi), RECORD_STREAM)
         movers = []
         while not g.is_over():
@@ -205,8 +297,26 @@ def fit_with_holdout(X, y, games, ridge) -> tuple[np.ndarray, float, float]:
 
 
 def evaluate(spec, plan: TrainPlan, model: ExpertModel) -> dict:
-    """The expert against the heuristic: half the seats each, rotating, the same games every time."""
-    P = plan.players
+    """The expert against the heuristic: half the seats each, rotating, the same games every time;
+    the evaluation games split evenly over the plan's cells (the first cells one more when they do
+    not divide), each cell its own range of games. Several cells: the cells' means and each cell's
+    figures under "cells"."""
+    cells = plan.cells()
+    n = len(cells)
+    counts = [plan.eval_games // n + (c < plan.eval_games % n) for c in range(n)]
+    starts = np.cumsum([0] + counts[:-1])
+    results = [_evaluate_cell(spec, cell, model, plan.seed + EVAL_SEED_OFFSET, int(start), count)
+               for cell, start, count in zip(cells, starts, counts)]
+    if n == 1:
+        return results[0]
+    out = {k: float(np.mean([r[k] for r in results])) for k in results[0]}
+    out["margin_se"] = float(np.sqrt(sum(r["margin_se"] ** 2 for r in results)) / n)
+    out["cells"] = [{"cell": cell.label, "games": count, **r} for cell, count, r in zip(cells, counts, results)]
+    return out
+
+
+def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, count: int) -> dict:
+    P = cell.players
     names = [spec.expert.policy if s % 2 == 0 else "heuristic" for s in range(P)]
     lineup = make_lineup(spec, names, P, True)
     ids = lineup.policy_ids()
@@ -217,14 +327,14 @@ def evaluate(spec, plan: TrainPlan, model: ExpertModel) -> dict:
         if names[s] == spec.expert.policy:
             rows[s, :] = 0.0
             rows[s, :len(mrow)] = mrow
-    kp = spec.kernel_params(spec.variants.load(None), P)
-    t = spec.simulate(kp, ids, rows, True, plan.seed + EVAL_SEED_OFFSET, 0, plan.eval_games)["players"]
+    kp = spec.kernel_params(cell.variant, P)
+    t = spec.simulate(kp, ids, rows, True, seed, start, count)["players"]
     slot = np.asarray(t["lineup_slot"])
     expert = np.isin(slot, [s for s in range(P) if names[s] == spec.expert.policy])
     score = np.asarray(t["score"], np.float64)
     win = np.asarray(t["win"], np.float64)
     # per game: the experts' mean score minus the heuristics' (a paired margin, its standard error)
-    n = plan.eval_games
+    n = count
     S, E = score.reshape(n, P), expert.reshape(n, P)
     diff = (S * E).sum(1) / E.sum(1) - (S * ~E).sum(1) / (~E).sum(1)
     return {"margin": float(diff.mean()), "margin_se": float(diff.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
@@ -269,11 +379,21 @@ def _load_manifest(folder: Path, plan: TrainPlan) -> dict:
     path = folder / MANIFEST
     if path.is_file():
         manifest = json.loads(path.read_text())
-        if manifest.get("plan") != asdict(plan):
+        if not _same_plan(manifest.get("plan"), plan):
             raise TrainError(f"{folder} holds a training of another plan ({manifest.get('plan')}); "
                              "use another folder or the same options")
         return manifest
-    return {"plan": asdict(plan), "iterations": [], "stopped": ""}
+    # as train.json holds it (lists, not tuples): a fresh and a resumed training return the same
+    return {"plan": json.loads(json.dumps(asdict(plan))), "iterations": [], "stopped": ""}
+
+
+def _same_plan(stored, plan: TrainPlan) -> bool:
+    """Whether a manifest's plan is `plan` (read back as a plan: lists are tuples again, and a
+    folder written before mixes existed, players a single count, is the same one-cell plan)."""
+    try:
+        return TrainPlan(**stored) == plan
+    except TypeError:
+        return False
 
 
 def _model(spec, plan: TrainPlan, weights, fit_text: str) -> ExpertModel:
@@ -313,7 +433,9 @@ def train(plan: TrainPlan, folder: str | Path, progress: bool = False, log=print
                  "weights": [float(x) for x in w], "fit": fit_text, "eval": ev}
         done.append(entry)
         log(f"{fit_text}; expert vs heuristic: margin {ev['margin']:+.3f} ± {1.96 * ev['margin_se']:.3f} points, "
-            f"win {ev['expert_win']:.3f} vs {ev['heuristic_win']:.3f}")
+            f"win {ev['expert_win']:.3f} vs {ev['heuristic_win']:.3f}"
+            + "".join(f"\n  {c['cell']}: margin {c['margin']:+.3f} ± {1.96 * c['margin_se']:.3f}, "
+                      f"win {c['expert_win']:.3f} vs {c['heuristic_win']:.3f}" for c in ev.get("cells", ())))
         if best is not None and ev["margin"] <= best["eval"]["margin"]:
             manifest["stopped"] = f"iteration {it} did not improve on iteration {best['iteration']}"
         else:

@@ -89,11 +89,13 @@ SPEC = GameSpec(
     # search rungs roll out the heuristic (sequential halving). Their head-to-head margins were
     # measured on the first maps and cards (77-space NYC, 78-space Tokyo, the first Basic cards)
     # and are not restated here: measure them on today's data with `skyline-lab ladder
-    # project_skyline`. The learned expert sits between the heuristic and search(20): at one 4-seat
-    # table of greedy, heuristic, expert and search(20), 1,200 games, ratings -2.14 [-2.25, -2.01],
-    # -0.77 [-0.87, -0.69], 0.89 [0.81, 0.96], 2.03 [1.91, 2.14] (expert ahead of the heuristic in 0.84
-    # of games); `skyline-lab ladder project_skyline --rung greedy --rung heuristic --rung expert
-    # --rung "search(iterations=20, rollout=heuristic)" -p 4 -n 1200 --findings-games 0 --seed 0`
+    # project_skyline`. The learned expert (trained on both maps at 2-4 players, expert.toml) sits
+    # between the heuristic and search(20): at one 4-seat NYC table of greedy, heuristic, expert and
+    # search(20), 1,200 games, ratings -2.17 [-2.29, -2.07], -0.74 [-0.84, -0.64], 0.79 [0.72, 0.86],
+    # 2.12 [2.01, 2.24] (expert ahead of the heuristic in 0.82 of games; the NYC-only model it
+    # replaced: 0.91 [0.84, 0.99], 0.85, even with it head to head); `skyline-lab ladder project_skyline
+    # --rung greedy --rung heuristic --rung expert --rung "search(iterations=20, rollout=heuristic)"
+    # -p 4 -n 1200 --findings-games 0 --seed 0`
     ladder=("random", "greedy", "heuristic", "expert", "search(iterations=20, rollout=heuristic)",
             "search(iterations=100, rollout=heuristic)"),
     ladder_players=4,

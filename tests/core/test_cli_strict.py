@@ -63,6 +63,21 @@ BAD = [
     (["run", "skyline_3000", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
     (["run", "skyline_3000", "-n", "10", "--set", "cards.deal_floor=0", "--set", "cards.deal_roof=0",
       "--set", "cards.deal_contract=0", "--set", "cards.draw_per_round=0"], "no card is ever dealt or drawn"),
+    (["train", "chess"], "unknown game 'chess'"),
+    (["train", "project_skyline", "--players", "2,x"], "--players takes a count or counts separated by commas"),
+    (["train", "project_skyline", "--players", "2,5"], "is for 2-4 players, not 5"),
+    (["train", "project_skyline", "--players", "3,3"], "--players 3 is given twice"),
+    (["train", "project_skyline", "--variant", "nope"], "no variant 'nope'"),
+    (["train", "project_skyline", "--set", "map=paris"], "--set map=\"paris\": key 'map': must be one of"),
+    (["train", "project_skyline", "--set", "nokey=1"], "key 'nokey': unknown key"),
+    (["train", "project_skyline", "--mix", "map=paris"], "--mix map=paris override"),
+    (["train", "project_skyline", "--mix", "map=tokyo", "--mix", "map=tokyo"], "--mix map=tokyo is given twice"),
+    (["train", "project_skyline", "--mix", "map=tokyo map=nyc"], "key 'map': set twice in one mix"),
+    (["train", "project_skyline", "--mix", ""], "a mix must change at least one rule"),
+    (["train", "project_skyline", "--mix", "map=nyc", "--mix", "map=tokyo", "-p", "2,3", "--eval-games", "3"],
+     "eval_games must be at least the number of cells (4"),
+    (["train", "project_skyline", "--iterations", "0"], "iterations must be at least 1"),
+    (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
 ]
 
 

@@ -1,9 +1,13 @@
 """The learned expert in Project Skyline (engines/core/expert.py, engines/project_skyline/features.py):
 a named policy that plays legal, complete games on both maps; its features score a finished game
 exactly and read nothing the seat cannot see; its choice is its features' best; the shipped model
-beats the untrained one; training is reproducible from its seed."""
+beats the untrained one; training is reproducible from its seed, also on a mixture of both maps
+and several player counts (--mix, --players 2,3,4), from the command the model records."""
+import shlex
+
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
@@ -14,7 +18,9 @@ from engines.project_skyline.policies import card_worth_nb, default_weights
 from engines.project_skyline.state import (
     END_STALLED, M_CUR, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
 )
-from experiments.train import TrainPlan, train
+from engines.core.expert import load_model
+from experiments.cli import app
+from experiments.train import TrainError, TrainPlan, _same_plan, play_and_record, train
 from tests.project_skyline import hidden
 
 ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
@@ -125,3 +131,66 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     assert a == b and len(a["iterations"]) == 1
     for name in ("data_000.npz", "model_000.toml", "expert.toml"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+class _RecordingSpec:
+    """The game's spec, noting which rules, player count and game number each search game gets."""
+
+    def __init__(self, spec):
+        self.spec, self.games = spec, []
+
+    def __getattr__(self, name):
+        return getattr(self.spec, name)
+
+    def new_game(self, variant, n_players, seed, game_index):
+        self.games.append((variant.get("map"), n_players, game_index))
+        return self.spec.new_game(variant, n_players, seed, game_index)
+
+
+def test_a_mixture_deals_its_games_to_every_map_and_player_count_in_turn():
+    """--mix map=nyc --mix map=tokyo --players 2,3: game i plays cell i mod 4, mixes outer, in
+    every iteration; --set applies to every cell under the mix."""
+    plan = TrainPlan("project_skyline", players=(2, 3), seed=3, iterations=2, games=4, budget=1, eval_games=8,
+                     sets=("end.money=30",), mixes=("map=nyc", "map=tokyo"))
+    cells = plan.cells()
+    assert [c.label for c in cells] == ["map=nyc 2p", "map=nyc 3p", "map=tokyo 2p", "map=tokyo 3p"]
+    assert all(c.variant.get("end.money") == 30 for c in cells)
+    spy = _RecordingSpec(SPEC)
+    play_and_record(spy, plan, 1, None)
+    assert spy.games == [("nyc", 2, 4), ("nyc", 3, 5), ("tokyo", 2, 6), ("tokyo", 3, 7)]
+
+
+def test_a_one_cell_plan_is_the_plan_it_was_before_mixes():
+    """The default plan's command is unchanged (the shipped models' commands still reproduce them),
+    and a folder written before mixes (players a single count, no variant keys) resumes."""
+    plan = TrainPlan("project_skyline", players=4)
+    assert plan.command() == ("skyline-lab train project_skyline --players 4 --seed 0 --iterations 3 --games 100 "
+                              "--budget 20 --eval-games 2000 --ridge 0.001 --target choice")
+    old = {"game": "project_skyline", "players": 4, "seed": 0, "iterations": 3, "games": 100, "budget": 20,
+           "eval_games": 2000, "ridge": 0.001, "target": "choice"}
+    assert _same_plan(old, plan)
+    assert not _same_plan(old, TrainPlan("project_skyline", players=4, mixes=("map=tokyo",)))
+    assert not _same_plan({**old, "colour": "red"}, plan)
+
+
+def test_a_mixed_training_is_reproducible_from_its_command(tmp_path):
+    """Both maps at 2 and 3 players: the evaluation is split over the four cells (the remainder to
+    the first), and the model's recorded command, typed again, makes the same files byte for byte."""
+    plan = TrainPlan("project_skyline", players=(2, 3), seed=5, iterations=1, games=4, budget=1, eval_games=9,
+                     mixes=("map=nyc", "map=tokyo"))
+    a = train(plan, tmp_path / "a", log=lambda *_: None)
+    ev = a["iterations"][0]["eval"]
+    assert [(c["cell"], c["games"]) for c in ev["cells"]] == [
+        ("map=nyc 2p", 3), ("map=nyc 3p", 2), ("map=tokyo 2p", 2), ("map=tokyo 3p", 2)]
+    assert ev["margin"] == pytest.approx(np.mean([c["margin"] for c in ev["cells"]]))
+    command = load_model(tmp_path / "a" / "expert.toml", FEATURES).command
+    assert command == plan.command() and "--players 2,3" in command and "--mix map=tokyo" in command
+    args = shlex.split(command)
+    assert args[:2] == ["skyline-lab", "train"]
+    result = CliRunner().invoke(app, args[1:] + ["--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    for name in ("train.json", "data_000.npz", "model_000.toml", "expert.toml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    with pytest.raises(TrainError, match="another plan"):
+        train(TrainPlan("project_skyline", players=(2, 3), seed=5, iterations=1, games=4, budget=1, eval_games=9,
+                        mixes=("map=tokyo", "map=nyc")), tmp_path / "a", log=lambda *_: None)
