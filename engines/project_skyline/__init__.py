@@ -91,9 +91,9 @@ SPEC = GameSpec(
     # and are not restated here: measure them on today's data with `skyline-lab ladder
     # project_skyline`. The learned expert (trained on both maps at 2-4 players, expert.toml) sits
     # between the heuristic and search(20): at one 4-seat NYC table of greedy, heuristic, expert and
-    # search(20), 1,200 games, ratings -2.17 [-2.29, -2.07], -0.74 [-0.84, -0.64], 0.79 [0.72, 0.86],
-    # 2.12 [2.01, 2.24] (expert ahead of the heuristic in 0.82 of games; the NYC-only model it
-    # replaced: 0.91 [0.84, 0.99], 0.85, even with it head to head); `skyline-lab ladder project_skyline
+    # search(20), 1,200 games, ratings -2.16 [-2.27, -2.04], -0.74 [-0.83, -0.65], 0.84 [0.76, 0.93],
+    # 2.06 [1.96, 2.17] (expert ahead of the heuristic in 0.82 of games; the NYC-only model before
+    # it: 0.91 [0.84, 0.99], 0.85, even with it head to head); `skyline-lab ladder project_skyline
     # --rung greedy --rung heuristic --rung expert --rung "search(iterations=20, rollout=heuristic)"
     # -p 4 -n 1200 --findings-games 0 --seed 0`
     ladder=("random", "greedy", "heuristic", "expert", "search(iterations=20, rollout=heuristic)",

@@ -11,7 +11,10 @@ price or track cost leaves the money), the hand (the symbol whose cards do the m
 heuristic's symbol choice), area majorities, monument connections, the map's end condition and
 the 6-floor buildings it avoids. Beside them, what the search weighs that the heuristic does
 not: the lead over the best other seat, what the others would get from the areas, the game's
-progress.
+progress, and the monuments its next new building could still reach (`mon_open`). That last one
+is what two players need: new buildings go only where a construction-site tile lies, so a tile's
+place decides who can reach a monument; without it the expert played the 2-player game for
+area money alone and ran it to the last floor (money end 1.5% NYC, 20% Tokyo; search 100%).
 
 A turn is several decisions (buy, symbol, play, targets, ..., discard), so each feature reads
 alike wherever in the turn the state is: what the hand still does this turn (`hand_now`, in
@@ -24,19 +27,19 @@ import numpy as np
 
 from engines.core.kernel import kernel
 from engines.project_skyline.params import (
-    BONUS_MONEY, END_TOWERS, K_CARD_EFF, K_CARD_SYM, K_CARD_VALUE, K_END_KIND, K_END_MONEY, K_ETAB, K_MON_AMT,
-    K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_MON, K_N_SP, K_SP_MDIST,
-    K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MON_CHAIN, N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL,
-    OP_STACK, OP_TAKE,
+    BONUS_MONEY, END_TOWERS, K_CARD_EFF, K_CARD_SYM, K_CARD_VALUE, K_END_KIND, K_END_MONEY, K_ETAB, K_LAND_SP,
+    K_MON_AMT, K_MON_KIND, K_MON_NN, K_MON_REQ, K_MON_RULE, K_MON_SP, K_N_AREAS, K_N_COSTS, K_N_LAND, K_N_MON,
+    K_N_SP, K_SITES, K_SP_AREA, K_SP_MDIST, K_SP_NB, K_SP_NN, K_TOWER_MONEY, MAX_EFF, MAX_MON_NB, MAX_NB, MON_CHAIN,
+    N_COLOURS, OP_BUILD, OP_DRAW, OP_EXTRA, OP_MONEY, OP_SELL, OP_STACK, OP_TAKE,
 )
 from engines.project_skyline.rules import (
     area_payout_nb, area_places_nb, area_tops_nb, area_value_nb, card_count_nb, in_mask_nb, monuments_held_nb,
     pb_nb, playable_nb,
 )
 from engines.project_skyline.state import (
-    B_A_FLOORS, B_A_FREE, B_A_SCORED, B_COUNTS, B_H, B_LOHI, B_TOP, C_EFFECTS, C_PLAY, MAX_HEIGHT, M_CONT, M_CUR,
-    M_EFF, M_EXTRA, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PLAYER, M_SYMBOL, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N,
-    P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
+    B_A_FLOORS, B_A_FREE, B_A_SCORED, B_A_SITE, B_COUNTS, B_H, B_LOHI, B_TOP, C_EFFECTS, C_PLAY, MAX_HEIGHT,
+    M_CONT, M_CUR, M_EFF, M_EXTRA, M_NPLAYERS, M_PEND_N, M_PEND_OP, M_PLAYER, M_SYMBOL, P_DISC, P_DISC_N, P_DRAW,
+    P_DRAW_N, P_FLOORS, P_HAND, P_HAND_N, P_MONEY, P_PA, P_UPOS,
 )
 
 # the features, in the model's order (the names of engines/project_skyline/expert.toml's weights)
@@ -61,6 +64,7 @@ FEATURES = (
     "upgrades_left",  # steps left on its upgrade track
     "floors_left",    # floors left in its supply
     "progress",       # the heuristic's progress (the richest money over the end money, 0 .. 1)
+    "mon_open",       # money a turn of the monuments it lacks beside a space its next new building may take (open_for_nb)
 )
 N_FEATURES = len(FEATURES)
 TURNS = 14.0   # the heuristic's turns in a game (policies.card_worth_nb: TURNS x (1 - progress) + 1 left)
@@ -139,6 +143,25 @@ def upgrades_left_nb(d, cfg, p):
     """Steps left on p's upgrade track."""
     from_top = cfg[K_N_COSTS] - d[pb_nb(p) + P_UPOS]
     return from_top if from_top > 0 else 0
+
+
+@kernel
+def open_for_nb(d, cfg, s, sites, chain):
+    """Space s can take the seat's next new building and count for a monument: empty, in an
+    area open to new buildings (2 players: holding a construction-site tile), and on a chain map
+    (NYC) joining the seat's chain (d[B_LOHI], monuments_held_nb's) -- a landmark space or beside
+    the chain."""
+    if d[B_H + s] != 0 or (sites and d[B_A_SITE + cfg[K_SP_AREA + s]] != 1):
+        return False
+    if not chain:
+        return True
+    for i in range(cfg[K_N_LAND]):
+        if cfg[K_LAND_SP + i] == s:
+            return True
+    for k in range(cfg[K_SP_NN + s]):
+        if in_mask_nb(d[B_LOHI], d[B_LOHI + 1], cfg[K_SP_NB + s * MAX_NB + k]):
+            return True
+    return False
 
 
 @kernel
@@ -226,11 +249,18 @@ def features_nb(d, cfg, aux, p, out):
     chain = cfg[K_MON_RULE] == MON_CHAIN
     mon_income = 0.0
     mon_reach = 0.0
+    mon_open = 0.0
+    sites = cfg[K_SITES] == 1
     for m in range(cfg[K_N_MON]):
         bonus = cfg[K_MON_AMT + m] if cfg[K_MON_KIND + m] == BONUS_MONEY else 2
         if (held >> m) & 1:
             mon_income += bonus
-        elif not chain:
+            continue
+        for k in range(cfg[K_MON_NN + m]):
+            if open_for_nb(d, cfg, cfg[K_MON_SP + m * MAX_MON_NB + k], sites, chain):
+                mon_open += bonus
+                break
+        if not chain:
             cnt = 0
             for k in range(cfg[K_MON_NN + m]):
                 if d[B_TOP + cfg[K_MON_SP + m * MAX_MON_NB + k]] == p:
@@ -278,3 +308,4 @@ def features_nb(d, cfg, aux, p, out):
     out[17] = upgrades_left_nb(d, cfg, p)
     out[18] = d[b + P_FLOORS]
     out[19] = prog
+    out[20] = mon_open

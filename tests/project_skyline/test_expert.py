@@ -13,10 +13,12 @@ from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.project_skyline import SPEC, new_game, search, simulate
 from engines.project_skyline.features import FEATURES, N_FEATURES, features_nb, progress_nb
-from engines.project_skyline.params import VARIANTS, kernel_params
+from engines.project_skyline.params import (
+    BONUS_MONEY, K_MON_AMT, K_MON_KIND, K_N_AREAS, K_N_MON, K_N_SP, VARIANTS, kernel_params,
+)
 from engines.project_skyline.policies import card_worth_nb, default_weights
 from engines.project_skyline.state import (
-    END_STALLED, M_CUR, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
+    B_A_SITE, B_H, END_MONEY, END_STALLED, M_CUR, P_DISC, P_DISC_N, P_DRAW, P_DRAW_N, P_HAND, P_HAND_N, PB, PBASE,
 )
 from engines.core.expert import load_model
 from experiments.cli import app
@@ -108,6 +110,31 @@ def test_expert_plays_its_features_best_candidate():
         assert a == cands[int(np.argmax(values))]
         checked += len(cands) > 1
     assert checked > 20
+
+
+def test_mon_open_counts_the_monuments_a_site_tile_opens():
+    """Tokyo at the start (an empty board): with 2 players a monument counts in mon_open only
+    while a construction-site tile lies in an area beside it (none: 0; every area: every
+    monument's money); with 3 players, who have no sites, every monument counts."""
+    g = new_game(VARIANTS.load("tokyo"), 2, 5, 0)
+    cfg = g.kp.cfg
+    assert g.state.data[B_H:B_H + cfg[K_N_SP]].max() == 0
+    every = sum(cfg[K_MON_AMT + m] if cfg[K_MON_KIND + m] == BONUS_MONEY else 2 for m in range(cfg[K_N_MON]))
+    assert 0 < features(g, 0)[IX["mon_open"]] < every
+    g.state.data[B_A_SITE:B_A_SITE + cfg[K_N_AREAS]] = 0
+    assert features(g, 0)[IX["mon_open"]] == 0
+    g.state.data[B_A_SITE:B_A_SITE + cfg[K_N_AREAS]] = 1
+    assert features(g, 0)[IX["mon_open"]] == every
+    g3 = new_game(VARIANTS.load("tokyo"), 3, 5, 0)
+    assert features(g3, 0)[IX["mon_open"]] == every
+
+
+@pytest.mark.parametrize("variant", [None, "tokyo"])
+def test_shipped_model_ends_two_player_games_by_money(variant):
+    """Two shipped experts play the rulebook's game: it ends by money, the last floor the rare
+    case (without mon_open they ran 80-98% of 2-player games to the last floor)."""
+    games = run(["expert"] * 2, 2, 100, variant=variant)["games"]
+    assert (np.asarray(games["ending"]) == END_MONEY).mean() > 0.8
 
 
 def test_shipped_model_beats_the_untrained_one():
