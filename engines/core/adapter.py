@@ -51,6 +51,19 @@ score per round):
                                                row. The pool grows before a game when fewer than
                                                side_rows_per_game(kp, P)[1] rows are free.
 
+Optional, for a game that keeps a table summed over a chunk's games (Engine.chunk_tables, e.g.
+card use per line-up slot):
+
+    accumulate_nb(d, cfg, acc, slots)          after each game's finish_nb: add the finished game
+                                               into acc (int64, zeroed per chunk, of the shape
+                                               Engine.acc_shape(kp, P)); Engine.chunk_tables(kp,
+                                               start, acc) turns it into tables after the chunk
+
+Optional, for a game whose state vector is mostly room it seldom uses:
+
+    copy_state_nb(dst, src)                    the search's copy of one state vector into another
+                                               of the same game (the default copies it whole)
+
 The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
 drop what does not fit (a game may use what another left).
 
@@ -166,10 +179,11 @@ def _templates(with_search):
         return row, decisions, srow, choices, sum_legal
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
-                          per_game, side_first, side_most):
+                          per_game, side_first, side_most, acc):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
         rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
-        side rows]); matrix row j is table column j."""
+        side rows]); matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
+        sums (ACCUMULATE_NB)."""
         P = seat_policy_ids.shape[0]
         rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
         wide_own = np.empty((N_WIDE, count * per_game), np.int64)
@@ -201,7 +215,7 @@ def _templates(with_search):
         aux = unowned(aux)
         sctx = SEARCH_CONTEXT_NB(cfg, aux)
         sstats = np.zeros(N_STATS, np.int64)
-        pl_b, ga_b = unowned(players), unowned(games)
+        pl_b, ga_b, acc_b = unowned(players), unowned(games), unowned(acc)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
         row = np.int64(0)
         for k in range(count):
@@ -226,6 +240,8 @@ def _templates(with_search):
             for r in range(r0, row):
                 rgame[r] = gi   # the run's game number: no conversion on the Python side
             FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
+            if HAS_ACC:   # a constant: folded away for a game without a chunk table
+                ACCUMULATE_NB(d, cfg, acc_b, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
                        slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights, side_own)
         return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], side_own[:, :srow]
@@ -247,6 +263,12 @@ def room_for_rows_nb(m, row, need):
 def no_side_nb(d, cfg, side, srow, s0, k):
     """The side hook of a game without a side table (never called: HAS_SIDE folds it away)."""
     return srow
+
+
+@kernel
+def no_accumulate_nb(d, cfg, acc, slots):
+    """The chunk sums of a game without a chunk table (never called: HAS_ACC folds it away)."""
+    return 0
 
 
 @kernel
@@ -294,7 +316,17 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
     kernels that call the search, never cached on their own."""
     to_move, apply, decide, actions, determinize, outcome = (
         k.to_move_nb, k.apply_nb, k.decide_nb, k.search_actions_nb, k.determinize_nb, k.outcome_nb)
+    copy_state = getattr(k, "copy_state_nb", None)
     jit = numba.njit(**_GLUE) if not numba.config.DISABLE_JIT else (lambda f: f)
+    if copy_state is None:
+        copy_into_nb = copy_pair_into_nb
+    else:
+        @jit
+        def copy_into_nb(dst, src):
+            copy_state(dst[0], src[0])
+            to, fro = dst[1], src[1]
+            for i in range(to.shape[0]):   # (a slice assignment would need reference counts)
+                to[i] = fro[i]
 
     @jit
     def n_players_nb(st):
@@ -326,7 +358,7 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
 
     N_PLAYERS_SLOT = k.n_players_slot
     return SimpleNamespace(MAX_ACTIONS=max_actions, n_players_nb=n_players_nb, clone_nb=clone_pair_nb,
-                           copy_into_nb=copy_pair_into_nb, determinize_nb=determinize_nb, to_move_nb=to_move_nb,
+                           copy_into_nb=copy_into_nb, determinize_nb=determinize_nb, to_move_nb=to_move_nb,
                            actions_nb=actions_nb, apply_nb=apply_nb, rollout_nb=rollout_nb, outcome_nb=outcome_nb)
 
 
@@ -373,12 +405,16 @@ class Engine:
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
     #                                              array}}: columns kept outside the kernels' matrices
     scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
+    acc_shape: Callable | None = None     # (kp, P) -> the int64 chunk sums' shape (2-D), for accumulate_nb
+    chunk_tables: Callable | None = None  # (kp, start, acc) -> {table: {column: array}}: tables of a chunk
     built: SimpleNamespace = field(default=None, repr=False)
 
     def __post_init__(self):
         missing = [n for n in KERNEL_NAMES if n not in self.kernels]
         if self.side is not None and "side_nb" not in self.kernels:
             missing.append("side_nb")
+        if self.chunk_tables is not None and "accumulate_nb" not in self.kernels:
+            missing.append("accumulate_nb")
         if "decide_scripted_listed_nb" in self.kernels and "decide_listed_nb" not in self.kernels:
             missing.append("decide_listed_nb (beside decide_scripted_listed_nb)")
         if missing:
@@ -395,6 +431,7 @@ class Engine:
         glb.update({n.upper(): f for n, f in self.kernels.items()})
         side = self.tables[self.side] if self.side is not None else None
         glb.setdefault("SIDE_NB", no_side_nb)
+        glb.setdefault("ACCUMULATE_NB", no_accumulate_nb)
         glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
         glb.setdefault("DECIDE_SCRIPTED_LISTED_NB", glb["DECIDE_LISTED_NB"])
         glb.update(
@@ -410,6 +447,7 @@ class Engine:
             **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
+            HAS_ACC=self.chunk_tables is not None,
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
@@ -448,17 +486,21 @@ class Engine:
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
         side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
+        acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
         players, games, rec, wide, rgame, side = chunk(
             kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
             np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
-            np.int64(side_first), np.int64(side_most))
+            np.int64(side_first), np.int64(side_most), acc)
         raw = {"players": players, "games": games, self.records: rec}
         if self.side is not None:
             raw[self.side] = side
         extra = self.extra_columns(kparams, count, raw) if self.extra_columns is not None else {}
         special = {"game": rgame, **{name: wide[i] for i, name in enumerate(self.wide)}}
         extra[self.records] = {**extra.get(self.records, {}), **special}
-        return {t: column_arrays(m, self.tables[t], self.dtypes[t], start, extra.get(t)) for t, m in raw.items()}
+        out = {t: column_arrays(m, self.tables[t], self.dtypes[t], start, extra.get(t)) for t, m in raw.items()}
+        if self.chunk_tables is not None:
+            out.update(self.chunk_tables(kparams, int(start), acc))
+        return out
 
     # ------------------------------------------------------------ step API
     def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,

@@ -25,7 +25,8 @@ from engines.core.variant import Variant
 from engines.skyline_3000 import rules as R
 from engines.skyline_3000.params import VARIANTS, KernelParams, kernel_params
 from engines.skyline_3000.policies import POLICIES, SEARCH, choose_action_nb
-from engines.skyline_3000.search import search_action_nb
+from engines.skyline_3000.engine import ENGINE
+from engines.skyline_3000.search import real_action_nb, reset_nb
 from engines.skyline_3000.render import CARD_TYPE_LABEL, DISTRICT_NAMES, ITEM_LABEL, ROOF_LABEL, render
 from engines.skyline_3000.state import (
     A_SHIFT, BB_BLOCK_MASK, BB_CARD_SHIFT, BID_FLAG, C_CUR, C_ITEM, C_PHASE, C_STALLED, DETAIL_MASK, ACT_BID, ACT_BILLBOARD, ACT_CONTRACT,
@@ -167,7 +168,9 @@ class SkylineGame:
         p = self.current_player()
         st = self.state
         if info.policy_id == SEARCH:
-            return int(search_action_nb(st.pub, st.hands, st.sec, w, self.prng[p], self.search_stats))
+            a = ENGINE.built.search_action_nb(st.data, st.rng, self.kp.cfg, self.kp.aux, w, self.prng[p],
+                                              self.search_stats)
+            return int(real_action_nb(st.data, np.int64(a)))
         n = R.legal_actions_nb(st.pub, st.hands, self._legal)
         return int(choose_action_nb(info.policy_id, st.pub, st.hands[p], self._legal, n, w, self.prng[p]))
 
@@ -292,7 +295,7 @@ def new_game(variant: str | Variant | None = None, n_players: int | None = None,
         variant = VARIANTS.load(variant, overrides)
     kp = kernel_params(variant, n_players)
     st = State.empty(kp)
-    R.reset_state_nb(st.pub, st.hands, st.sec, kp.tab, np.uint64(seed), np.int64(game_index))
+    reset_nb(st.data, st.rng, kp.cfg, np.uint64(seed), np.int64(game_index))
     prng = np.zeros((kp.n_players, 4), np.uint64)
     seed_policies_nb(prng, np.uint64(seed), np.int64(game_index))
     return SkylineGame(kp, st, prng, variant)

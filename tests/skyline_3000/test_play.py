@@ -6,11 +6,11 @@ import pytest
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000 import rules as R
 from engines.core.search import N_STATS
-from engines.skyline_3000.batch import play_game_nb, simulate
+from engines.skyline_3000 import simulate
+from engines.skyline_3000.engine import ENGINE
 from engines.skyline_3000.game import new_game, play
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
-from engines.skyline_3000.search import search_buffers_nb
 from engines.skyline_3000.state import (
     A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_DECISIONS, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
     PI_DISCARDS, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
@@ -18,7 +18,19 @@ from engines.skyline_3000.state import (
 )
 
 
-SBUFS = search_buffers_nb()  # play_game_nb's search buffers (no search seat here)
+def play_game(st, kp, ids, w, seed, gi):
+    """Game gi of run `seed` on st by the core's scripted game loop (the batch's; no search seat):
+    returns (decisions with more than one legal action, legal actions summed)."""
+    P, n, k = kp.n_players, ENGINE.max_actions, ENGINE.built
+    aux = kp.aux
+    sctx = (kp.cfg, aux, np.zeros(n, np.int64), np.zeros(n), np.zeros((P, ENGINE.work_width), np.int64))
+    rec = np.zeros((len(SPEC.tables["auctions"].names), kp.n_auctions), np.int64)
+    side = np.zeros((len(SPEC.tables["rounds"].names), P * kp.rounds), np.int64)
+    _, _, _, choices, sum_legal = k.play_game_scripted_nb(
+        st.data, st.rng, kp.cfg, aux, np.uint64(seed), np.int64(gi), np.asarray(ids, np.int64), w,
+        np.zeros((P, 4), np.uint64), np.zeros(n, np.int64), np.zeros(n), rec, np.zeros((1, kp.n_auctions), np.int64),
+        np.int64(0), sctx, np.zeros(N_STATS, np.int64), side, np.int64(0), np.int64(0))
+    return choices, sum_legal
 
 
 def weight_rows(names, width=SPEC.max_weights):
@@ -68,20 +80,16 @@ def check_invariants(st, kp):
 def test_invariants_over_many_games(players, policy):
     kp = kernel_params(VARIANTS.load(None), players)
     st = State.empty(kp)
-    legal = np.zeros(kp.max_actions, np.int64)
-    prng = np.zeros((players, 4), np.uint64)
     mix = [policy] + ["random"] * (players - 1) if policy != "random" else ["random"] * players
     ids = np.array([POLICIES[n].policy_id for n in mix], np.int64)
     w = weight_rows(mix)
     n_games = 1500 if policy == "random" else 600
-    choice = np.zeros(2, np.int64)
     for i in range(n_games):
-        play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i), SBUFS,
-                     np.zeros(N_STATS, np.int64), choice)
+        choices, sum_legal = play_game(st, kp, ids, w, 17, i)
         check_invariants(st, kp)
         assert st.ctrl[C_N_AUC] == 12
         # choices counted: every decision has at least one legal action
-        assert 0 < choice[0] <= st.ctrl[C_DECISIONS] <= choice[1]
+        assert 0 < choices <= st.ctrl[C_DECISIONS] <= sum_legal
 
 
 def test_invariants_on_other_variants():
@@ -90,13 +98,9 @@ def test_invariants_on_other_variants():
         kp = kernel_params(v)
         P = kp.n_players
         st = State.empty(kp)
-        legal = np.zeros(kp.max_actions, np.int64)
-        prng = np.zeros((P, 4), np.uint64)
         names = ["heuristic", "greedy"] + ["random"] * (P - 2)
         for i in range(300):
-            play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
-                         weight_rows(names), np.uint64(3), np.int64(i), SBUFS, np.zeros(N_STATS, np.int64),
-                         np.zeros(2, np.int64))
+            play_game(st, kp, [POLICIES[n].policy_id for n in names], weight_rows(names), 3, i)
             check_invariants(st, kp)
 
 
@@ -238,14 +242,12 @@ def test_invariants_when_a_billboard_costs_a_card(players):
     # places billboards (paying for them) at this rule too
     kp = kernel_params(VARIANTS.load(None, BB_ON), players)
     st = State.empty(kp)
-    legal = np.zeros(kp.max_actions, np.int64)
-    prng = np.zeros((players, 4), np.uint64)
     names = ["heuristic", "greedy", "random", "random"][:players] if players == 4 else ["heuristic", "random"]
     ids = np.array([POLICIES[n].policy_id for n in names], np.int64)
     placed = np.zeros(players, np.int64)
     for i in range(300):
-        assert play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, weight_rows(names), np.uint64(23),
-                            np.int64(i), SBUFS, np.zeros(N_STATS, np.int64), np.zeros(2, np.int64))
+        play_game(st, kp, ids, weight_rows(names), 23, i)
+        assert st.ctrl[C_PHASE] == PH_OVER
         check_invariants(st, kp)
         placed += -st.players[:, P_EV_BILLBOARD] // kp.billboard_cost
     assert (placed > 0).all(), placed
