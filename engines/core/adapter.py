@@ -59,6 +59,12 @@ card use per line-up slot):
                                                Engine.acc_shape(kp, P)); Engine.chunk_tables(kp,
                                                start, acc) turns it into tables after the chunk
 
+Optional, for a game whose search tries stand-ins for actions it cannot list (e.g. a rule that
+names a sealed bid, played as that rule's bid on the hand of the moment; its apply_nb takes both):
+
+    chosen_nb(d, cfg, a) -> a                  the legal action the search's choice stands for
+                                               (the step API's policy_action answers with it)
+
 Optional, for a game whose state vector is mostly room it seldom uses:
 
     copy_state_nb(dst, src)                    the search's copy of one state vector into another
@@ -266,6 +272,12 @@ def no_side_nb(d, cfg, side, srow, s0, k):
 
 
 @kernel
+def same_action_nb(d, cfg, a):
+    """The search's choice of a game whose search lists legal actions only: itself."""
+    return a
+
+
+@kernel
 def no_accumulate_nb(d, cfg, acc, slots):
     """The chunk sums of a game without a chunk table (never called: HAS_ACC folds it away)."""
     return 0
@@ -285,7 +297,7 @@ def search_context_nb(cfg, aux):
 
 def search_action_nb(d, rng, cfg, aux, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
-    return SEARCH_NB((d, rng), SEARCH_CONTEXT_NB(cfg, aux), w, prng, stats)
+    return CHOSEN_NB(d, cfg, SEARCH_NB((d, rng), SEARCH_CONTEXT_NB(cfg, aux), w, prng, stats))
 
 
 def outcome_of_nb(d, cfg, work, score, key):
@@ -372,6 +384,10 @@ class Engine:
     rows_per_game(kp, P) -> int                record rows one game writes at most
     phase(data) -> str, action_name(game, a) -> str, render(game) -> str,
     observe(kp, state, player) -> array        the step API's game-specific answers
+    step_state(kp, data, rng) -> state         optional: the step API's state object over the
+                                               vector (a game's own views; it keeps .data, .rng)
+    legal_space(game) -> container | None      optional: the legal actions where they are too many
+                                               to list (StepGame: len, `in`, sample), else None
     """
 
     name: str
@@ -397,7 +413,7 @@ class Engine:
     action_name: Callable
     render: Callable
     observe: Callable
-    default_players: int = 1
+    default_players: int | None = 1   # None: the variant's own (kernel_params(variant, None))
     aux: str = "aux"
     weight_width: int = 8
     side: str | None = None           # a second record table, written by side_nb as the game goes
@@ -405,6 +421,8 @@ class Engine:
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
     #                                              array}}: columns kept outside the kernels' matrices
     scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
+    step_state: Callable | None = None    # (kp, data, rng) -> the step API's state (default State)
+    legal_space: Callable | None = None   # (game) -> a container too large to list, or None
     acc_shape: Callable | None = None     # (kp, P) -> the int64 chunk sums' shape (2-D), for accumulate_nb
     chunk_tables: Callable | None = None  # (kp, start, acc) -> {table: {column: array}}: tables of a chunk
     built: SimpleNamespace = field(default=None, repr=False)
@@ -432,6 +450,7 @@ class Engine:
         side = self.tables[self.side] if self.side is not None else None
         glb.setdefault("SIDE_NB", no_side_nb)
         glb.setdefault("ACCUMULATE_NB", no_accumulate_nb)
+        glb.setdefault("CHOSEN_NB", same_action_nb)
         glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
         glb.setdefault("DECIDE_SCRIPTED_LISTED_NB", glb["DECIDE_LISTED_NB"])
         glb.update(
@@ -503,15 +522,19 @@ class Engine:
         return out
 
     # ------------------------------------------------------------ step API
+    def state_of(self, kp, data: np.ndarray, rng: np.ndarray):
+        """The step API's state over a state vector and its chance stream (step_state's or State)."""
+        return State(data, rng) if self.step_state is None else self.step_state(kp, data, rng)
+
     def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,
                  overrides: dict | None = None) -> "Game":
         """Game `game_index` of run `seed` (variant name, path or loaded Variant)."""
         from engines.core.variant import Variant
         if not isinstance(variant, Variant):
             variant = self.variants.load(variant, overrides)
-        P = self.default_players if n_players is None else int(n_players)
-        kp = self.kernel_params(variant, P)
-        st = State(np.zeros(self.state_size(P), np.int64), np.zeros(4, np.uint64))
+        kp = self.kernel_params(variant, self.default_players if n_players is None else int(n_players))
+        P = int(kp.n_players)
+        st = self.state_of(kp, np.zeros(self.state_size(P), np.int64), np.zeros(4, np.uint64))
         self.kernels["reset_nb"](st.data, st.rng, kp.cfg, np.uint64(seed), np.int64(game_index))
         prngs = [new_stream(np.uint64(seed), np.int64(game_index), POLICY_STREAM + s) for s in range(P)]
         return Game(self, kp, variant, st, seed, game_index, prngs)
@@ -567,9 +590,14 @@ class Game:
         """Seat to decide, -1 when the game is over."""
         return int(self.engine.kernels["to_move_nb"](self.state.data))
 
-    def legal_actions(self) -> list[int]:
+    def legal_actions(self):
+        """The legal actions: a list, or the game's container where they are too many to list."""
         if self.is_over():
             return []
+        if self.engine.legal_space is not None:
+            space = self.engine.legal_space(self)
+            if space is not None:
+                return space
         n = self.engine.kernels["legal_nb"](self.state.data, self.kp.cfg, self._legal)
         return [int(a) for a in self._legal[:n]]
 
@@ -584,13 +612,18 @@ class Game:
             raise ValueError(f"illegal action {action} ({self.action_name(action)}) in phase {self.phase()}")
         self.engine.kernels["apply_nb"](self.state.data, self.state.rng, self.kp.cfg, np.int64(action))
 
-    def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
+    def policy_action(self, name: str, weights: np.ndarray | dict[str, float] | None = None) -> int:
         """The action policy `name` picks for the player to move (draws from that seat's stream).
-        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)";
+        `weights` replaces its row, or (a dict, as a line-up seat's) some of its named weights."""
         e = self.engine
         p = self.current_player()
         info, row = policy_row(e.policies, name, e.weight_width)
-        if weights is not None:   # a shorter row reads zeros past its end, as simulate's
+        if isinstance(weights, dict):
+            names = list(info.weights)
+            for k, v in weights.items():
+                row[names.index(k)] = v
+        elif weights is not None:   # a shorter row reads zeros past its end, as simulate's
             given = np.asarray(weights, np.float64)
             row = np.zeros(max(e.weight_width, len(given)))
             row[:len(given)] = given
@@ -619,7 +652,8 @@ class Game:
         return [int(x) for x in score]
 
     def clone(self) -> "Game":
-        return Game(self.engine, self.kp, self.variant, copy_state(self.state), self.seed, self.game_index,
+        st = self.engine.state_of(self.kp, self.state.data.copy(), self.state.rng.copy())
+        return Game(self.engine, self.kp, self.variant, st, self.seed, self.game_index,
                     [p.copy() for p in self._prngs])
 
     def render(self) -> str:

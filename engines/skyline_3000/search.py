@@ -301,7 +301,7 @@ def legal_nb(d, cfg, out):
 
 
 @inline_kernel
-def real_action_nb(d, a):
+def real_action_nb(d, cfg, a):
     """The action a search's choice stands for: a bid code (BID_CODE | rule) is that rule's bid on
     the bidder's hand; any other action is itself."""
     if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):
@@ -315,7 +315,7 @@ def real_action_nb(d, a):
 @inline_kernel
 def apply_nb(d, rng, cfg, a):
     """Apply a legal action (or a search's bid code: real_action_nb) and run the automatic steps."""
-    a = real_action_nb(d, a)
+    a = real_action_nb(d, cfg, a)
     pub, hands, sec = buffers_nb(d)
     apply_action_nb(pub, hands, sec, a)
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from engines.core.kernel import ir_inline_kernel
 from engines.core.layout import Field, Layout, Param, ParamLayout
+from engines.core.lowlevel import matrix_view, slice_as
 from engines.core.variant import Rule
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
@@ -506,19 +507,19 @@ def state_size(n_players: int) -> int:
 @ir_inline_kernel
 def pub_nb(d):
     """The public buffer, int32[>= PUB_SIZE], a view of d."""
-    return d[D_PUB:D_SEC].view(np.int32)
+    return slice_as(d, D_PUB, D_SEC, np.int32)
 
 
 @ir_inline_kernel
 def sec_nb(d):
     """The hidden buffer, uint64[SEC_SIZE], a view of d."""
-    return d[D_SEC:D_BID_BUF].view(np.uint64)
+    return slice_as(d, D_SEC, D_BID_BUF, np.uint64)
 
 
 @ir_inline_kernel
 def hands_nb(d, n_players, n_cards):
     """The hands, int32[n_players, n_cards], a view of d (the sizes: the variant's)."""
-    return d[D_HANDS:].view(np.int32)[:n_players * n_cards].reshape((n_players, n_cards))
+    return matrix_view(slice_as(d, D_HANDS, d.shape[0], np.int32), n_players, n_cards)
 
 
 class State:
@@ -545,6 +546,16 @@ class State:
         self.plants = v["plants"][:P * N_PLROW].reshape(P, 2, MAX_BUILD)[:, :, :MAXB]
         self.decks = SEC_LAYOUT.views(sec)["decks"].reshape(N_TYPES, MAX_CARDS)[:, :NC]
         self.secret = sec[:S_BIDS + P]
+
+    @property
+    def phase(self) -> int:
+        """The phase as the kernels code it (PH_*)."""
+        return int(self.ctrl[C_PHASE])
+
+    @classmethod
+    def of(cls, kp, data: np.ndarray, rng: np.ndarray) -> "State":
+        """The state over a state vector of game kp (the core step API's state: engine.py)."""
+        return cls(data, rng, (kp.n_players, kp.n_blocks, kp.n_cards, kp.max_buildings))
 
     @classmethod
     def empty(cls, kp) -> "State":

@@ -7,8 +7,8 @@ from engines.skyline_3000 import SPEC
 from engines.skyline_3000 import rules as R
 from engines.core.search import N_STATS
 from engines.skyline_3000 import simulate
-from engines.skyline_3000.engine import ENGINE
-from engines.skyline_3000.game import new_game, play
+from engines.skyline_3000.engine import ENGINE, new_game, play
+from engines.skyline_3000.render import result
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
 from engines.skyline_3000.state import (
@@ -111,8 +111,8 @@ def test_step_api_reproduces_the_batch_game():
     tables = simulate(kp, ids, weight_rows(names), False, 21, 0, 5)
     for i in range(5):
         g = new_game(seed=21, game_index=i)
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[g.current_player()]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[g.current_player()]))
         rows = tables["players"]["game"] == i
         assert g.scores().tolist() == tables["players"]["score"][rows].tolist()
         au = tables["auctions"]["game"] == i
@@ -149,14 +149,14 @@ def test_the_same_seed_deals_the_same_cards_whatever_the_policies():
     assert np.array_equal(a.state.hands, b.state.hands) and np.array_equal(a.state.decks, b.state.decks)
     play(a, ["random"] * 4)
     play(b, ["heuristic"] * 4)
-    assert a.result()["scores"] != b.result()["scores"] or a.history != b.history
+    assert result(a)["scores"] != result(b)["scores"] or not np.array_equal(a.state.pub, b.state.pub)
 
 
 def test_observation_hides_other_hands_deck_order_and_pending_bids():
     g = new_game(seed=4)
     while g.state.ctrl[C_PHASE] != PH_BID:
-        g.apply_action(g.policy_action("random"))
-    g.apply_action(g.policy_action("random"))  # the first sealed bid is pending
+        g.apply(g.policy_action("random"))
+    g.apply(g.policy_action("random"))  # the first sealed bid is pending
     p = g.current_player()
     obs = g.observation(p)
     assert set(obs) == {"ctrl", "board", "plants", "players", "piles", "alog", "hand", "seat"}
@@ -178,11 +178,11 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
     w = weight_rows([policy])[0]
     legal = np.zeros(kp.max_actions, np.int64)
     for step in range(400):
-        if g.is_terminal():
+        if g.is_over():
             break
         p = g.current_player()
         n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
-        rng = g.prng[p].copy()
+        rng = g._prngs[p].copy()
         a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, rng)
         shuffled = g.clone()
         shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
@@ -190,11 +190,11 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
             if q != p:
                 shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]] = (
                     shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]][::-1])
-        rng2 = g.prng[p].copy()
+        rng2 = g._prngs[p].copy()
         a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
                               rng2)
         assert a1 == a2
-        g.apply_action(g.policy_action(policy))
+        g.apply(g.policy_action(policy))
 
 
 def test_python_function_policies_and_readable_strings():
@@ -207,7 +207,7 @@ def test_python_function_policies_and_readable_strings():
     res = play(g, [first_legal, "greedy"])
     assert res["winners"] and len(res["ranks"]) == 2
     g = new_game(seed=2)
-    strings = {g.action_to_string(a) for a in g.legal_actions()}
+    strings = {g.action_name(a) for a in g.legal_actions()}
     assert "pass" in strings and any(s.startswith("play Floor") for s in strings)
     assert "Red district" in str(g)
     space = None
@@ -216,9 +216,9 @@ def test_python_function_policies_and_readable_strings():
         if hasattr(acts, "bid"):
             space = acts
         else:
-            g.apply_action(g.policy_action("random"))
+            g.apply(g.policy_action("random"))
     a = space.bid(space.cards[:2])
-    s = g.action_to_string(a)
+    s = g.action_name(a)
     assert s.startswith("bid ") and "=" in s and a in space and (a & BID_FLAG)
 
 
@@ -258,17 +258,17 @@ def test_random_play_through_the_step_api_when_a_billboard_costs_a_card():
     for players in (2, 3, 4):
         for gi in range(3):
             g = new_game(n_players=players, seed=5, game_index=gi, overrides=BB_ON)
-            while not g.is_terminal():
+            while not g.is_over():
                 a = g.policy_action("random")
-                if g.phase_id != PH_BID:
+                if g.state.phase != PH_BID:
                     assert a in g.legal_actions()
                 if a >> 16 == 4 and (a & 0xFFFF) >> 6:   # ACT_BILLBOARD with its card
                     p = g.current_player()
                     c = ((a & 0xFFFF) >> 6) - 1
                     assert c in g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
-                    assert "paying with" in g.action_to_string(a)
+                    assert "paying with" in g.action_name(a)
                     paid += 1
-                g.apply_action(a)
+                g.apply(a)
             check_invariants(g.state, g.kp)
     assert paid > 20
 
@@ -282,8 +282,8 @@ def test_step_api_reproduces_the_batch_game_either_way(over):
     tables = simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), False, 21, 0, 2)
     for i in range(2):
         g = new_game(seed=21, game_index=i, overrides=over or None)
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[g.current_player()]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[g.current_player()]))
         rows = tables["players"]["game"] == i
         assert g.scores().tolist() == tables["players"]["score"][rows].tolist()
         assert g.state.ctrl[17] == tables["games"]["decisions"][i]
@@ -296,11 +296,11 @@ def test_policies_pay_for_billboards_from_their_own_hand_only(policy):
     w = weight_rows([policy])[0]
     legal = np.zeros(g.kp.max_actions, np.int64)
     for _ in range(400):
-        if g.is_terminal():
+        if g.is_over():
             break
         p = g.current_player()
         n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
-        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, g.prng[p].copy())
+        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, g._prngs[p].copy())
         shuffled = g.clone()
         shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
         for q in range(4):
@@ -308,6 +308,6 @@ def test_policies_pay_for_billboards_from_their_own_hand_only(policy):
                 nq = shuffled.state.players[q, P_NHAND]
                 shuffled.state.hands[q, :nq] = shuffled.state.hands[q, :nq][::-1]
         a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
-                              g.prng[p].copy())
+                              g._prngs[p].copy())
         assert a1 == a2
-        g.apply_action(g.policy_action(policy))
+        g.apply(g.policy_action(policy))

@@ -6,7 +6,7 @@ from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD, STAT_SIMULATED
 from engines.skyline_3000 import SPEC, simulate
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.search import (
     BID_CODE, MAX_ACTIONS, N_BID_CANDIDATES, copy_state_nb, determinize_nb, search_actions_nb,
@@ -48,8 +48,8 @@ def test_step_api_replays_the_batch_game_with_search_seats():
     for k, gi in enumerate((4, 5)):
         g = new_game(n_players=4, seed=9, game_index=gi)
         slots = [(s + gi) % 4 for s in range(4)]
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[slots[g.current_player()]]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[slots[g.current_player()]]))
         assert list(t["players"]["score"][k * 4:(k + 1) * 4]) == g.scores().tolist()
         assert t["games"]["search_simulated"][k] == g.search_stats[STAT_SIMULATED] > 0
     assert (run(["heuristic"], 4, 2)["games"]["search_simulated"] == 0).all()
@@ -110,7 +110,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
         for q in range(g.n_players):
             ids += st.hands[q, :st.players[q, P_NHAND]].tolist()
         assert sorted(ids) == list(range(kp.n_cards))           # every card once
-        if g.phase_id == PH_BID:
+        if g.state.phase == PH_BID:
             for q in _earlier_bidders(g):
                 hand_mask = sum(1 << int(c) for c in st.hands[q, :st.players[q, P_NHAND]])
                 assert int(st.sec[S_BIDS + q]) & ~hand_mask == 0   # a sealed bid from the new hand
@@ -123,10 +123,10 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
 def test_copy_into_restores_the_state_exactly():
     g = new_game(n_players=4, seed=4)
     for _ in range(60):
-        g.apply_action(g.policy_action("heuristic"))
+        g.apply(g.policy_action("heuristic"))
     later = g.clone()
-    while not later.is_terminal():
-        later.apply_action(later.policy_action("random"))
+    while not later.is_over():
+        later.apply(later.policy_action("random"))
     for dst, src in ((later.clone(), g), (g.clone(), later)):
         copy_state_nb(dst.state.data, src.state.data)
         assert np.array_equal(dst.state.data, src.state.data)
@@ -158,7 +158,7 @@ def test_construction_candidates_drop_only_interchangeable_cards_and_extra_disca
 def test_bid_candidates_include_nothing_and_the_scripted_bids():
     seen = 0
     for g in _states():
-        if g.phase_id != PH_BID:
+        if g.state.phase != PH_BID:
             continue
         p = g.current_player()
         codes, rule_masks = candidates(g)
@@ -189,7 +189,7 @@ def test_search_tries_each_billboard_once_paid_with_the_cheapest_card():
     bbs = [int(a) for a in candidates(g)[0] if a >> A_SHIFT == ACT_BILLBOARD]
     assert bbs == [(ACT_BILLBOARD << A_SHIFT) | k | (cheapest + 1) << BB_CARD_SHIFT for k in range(g.kp.n_blocks)]
     assert len([a for a in g.legal_actions() if a >> A_SHIFT == ACT_BILLBOARD]) == len(hand) * g.kp.n_blocks
-    while not g.is_terminal():
-        g.apply_action(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
+    while not g.is_over():
+        g.apply(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
                                        else "random"))
     assert g.search_stats[STAT_SIMULATED] > 0
