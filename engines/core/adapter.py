@@ -60,10 +60,13 @@ card use per line-up slot):
                                                start, acc) turns it into tables after the chunk
 
 Optional, for a game whose search tries stand-ins for actions it cannot list (e.g. a rule that
-names a sealed bid, played as that rule's bid on the hand of the moment; its apply_nb takes both):
+names a sealed bid, played as that rule's bid on the hand of the moment):
 
     chosen_nb(d, cfg, a) -> a                  the legal action the search's choice stands for
-                                               (the step API's policy_action answers with it)
+                                               (the step API's policy_action answers with it);
+                                               the search's own apply and the batch loop's search
+                                               seat translate through it, so apply_nb takes legal
+                                               actions only and the scripted loop compiles none of it
 
 Optional, for a game whose state vector is mostly room it seldom uses:
 
@@ -168,7 +171,7 @@ def _templates(with_search):
                 if n > 1:
                     choices += 1
             if with_search and pol[p] == SEARCH_ID:
-                a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
+                a = CHOSEN_NB(d, cfg, SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats))
             elif DECIDE_LISTED:   # a constant: the listing above serves the decision too
                 if with_search:
                     a = DECIDE_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
@@ -261,7 +264,11 @@ def room_for_rows_nb(m, row, need):
     if row + need <= m.shape[1]:
         return m
     grown = np.empty((m.shape[0], max(2 * m.shape[1], row + need)), m.dtype)
-    grown[:, :row] = m[:, :row]
+    # a loop, not grown[:, :row] = m[:, :row]: the slice assignment compiles numba's shape-mismatch
+    # error with its message formatting (~5 s of a cold scripted compile, measured on Skyline 3000)
+    for i in range(m.shape[0]):
+        for j in range(row):
+            grown[i, j] = m[i, j]
     return grown
 
 
@@ -329,6 +336,7 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
     to_move, apply, decide, actions, determinize, outcome = (
         k.to_move_nb, k.apply_nb, k.decide_nb, k.search_actions_nb, k.determinize_nb, k.outcome_nb)
     copy_state = getattr(k, "copy_state_nb", None)
+    chosen = getattr(k, "chosen_nb", None)
     jit = numba.njit(**_GLUE) if not numba.config.DISABLE_JIT else (lambda f: f)
     if copy_state is None:
         copy_into_nb = copy_pair_into_nb
@@ -356,9 +364,14 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
     def actions_nb(st, ctx, out):
         return actions(st[0], ctx[0], out)
 
-    @jit
-    def apply_nb(st, ctx, a):
-        apply(st[0], st[1], ctx[0], a)
+    if chosen is None:
+        @jit
+        def apply_nb(st, ctx, a):
+            apply(st[0], st[1], ctx[0], a)
+    else:   # the search plays its stand-ins as the actions they stand for; the game's apply_nb sees only those
+        @jit
+        def apply_nb(st, ctx, a):
+            apply(st[0], st[1], ctx[0], chosen(st[0], ctx[0], a))
 
     @jit
     def rollout_nb(st, ctx, pid, w, prng, buf):

@@ -42,7 +42,8 @@ the bidder's hand (bid_to_target: its cheapest cards until their values reach th
     8  the whole hand
 
 A rule whose bid equals an earlier rule's is left out (so "nothing" is code 0, always listed).
-apply_nb plays a chosen code as its bid on the real hand (real_action_nb: the step API's answer).
+A chosen code is played as its bid on the real hand (real_action_nb, the engine's chosen_nb: the core
+translates the search's choice before apply_nb, which takes legal actions only).
 
 Speed: the search copies only the parts of the buffers a game can have written (copy_state_nb);
 the rollout's decision and the rules' step are inlined; the random rollout skips the listing
@@ -314,8 +315,9 @@ def real_action_nb(d, cfg, a):
 
 @inline_kernel
 def apply_nb(d, rng, cfg, a):
-    """Apply a legal action (or a search's bid code: real_action_nb) and run the automatic steps."""
-    a = real_action_nb(d, cfg, a)
+    """Apply a legal action and run the automatic steps (a search's bid code is translated before:
+    the core's search glue and batch loop call real_action_nb, so the scripted loop compiles no bid
+    candidates)."""
     pub, hands, sec = buffers_nb(d)
     apply_action_nb(pub, hands, sec, a)
 
