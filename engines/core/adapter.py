@@ -51,6 +51,28 @@ score per round):
                                                row. The pool grows before a game when fewer than
                                                side_rows_per_game(kp, P)[1] rows are free.
 
+Optional, for a game that keeps a table summed over a chunk's games (Engine.chunk_tables, e.g.
+card use per line-up slot):
+
+    accumulate_nb(d, cfg, acc, slots)          after each game's finish_nb: add the finished game
+                                               into acc (int64, zeroed per chunk, of the shape
+                                               Engine.acc_shape(kp, P)); Engine.chunk_tables(kp,
+                                               start, acc) turns it into tables after the chunk
+
+Optional, for a game whose search tries stand-ins for actions it cannot list (e.g. a rule that
+names a sealed bid, played as that rule's bid on the hand of the moment):
+
+    chosen_nb(d, cfg, a) -> a                  the legal action the search's choice stands for
+                                               (the step API's policy_action answers with it);
+                                               the search's own apply and the batch loop's search
+                                               seat translate through it, so apply_nb takes legal
+                                               actions only and the scripted loop compiles none of it
+
+Optional, for a game whose state vector is mostly room it seldom uses:
+
+    copy_state_nb(dst, src)                    the search's copy of one state vector into another
+                                               of the same game (the default copies it whole)
+
 The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
 drop what does not fit (a game may use what another left).
 
@@ -149,7 +171,7 @@ def _templates(with_search):
                 if n > 1:
                     choices += 1
             if with_search and pol[p] == SEARCH_ID:
-                a = SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats)
+                a = CHOSEN_NB(d, cfg, SEARCH_NB((d, rng), sctx, wts[p], prngs[p], sstats))
             elif DECIDE_LISTED:   # a constant: the listing above serves the decision too
                 if with_search:
                     a = DECIDE_LISTED_NB(d, cfg, aux, pol[p], wts[p], prngs[p], legal, n, scratch)
@@ -166,10 +188,11 @@ def _templates(with_search):
         return row, decisions, srow, choices, sum_legal
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
-                          per_game, side_first, side_most):
+                          per_game, side_first, side_most, acc):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
         rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
-        side rows]); matrix row j is table column j."""
+        side rows]); matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
+        sums (ACCUMULATE_NB)."""
         P = seat_policy_ids.shape[0]
         rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
         wide_own = np.empty((N_WIDE, count * per_game), np.int64)
@@ -201,7 +224,7 @@ def _templates(with_search):
         aux = unowned(aux)
         sctx = SEARCH_CONTEXT_NB(cfg, aux)
         sstats = np.zeros(N_STATS, np.int64)
-        pl_b, ga_b = unowned(players), unowned(games)
+        pl_b, ga_b, acc_b = unowned(players), unowned(games), unowned(acc)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
         row = np.int64(0)
         for k in range(count):
@@ -226,6 +249,8 @@ def _templates(with_search):
             for r in range(r0, row):
                 rgame[r] = gi   # the run's game number: no conversion on the Python side
             FINISH_NB(d, cfg, work, score, k, k * P, pl_b, ga_b, rec, wide, r0, row, slots)
+            if HAS_ACC:   # a constant: folded away for a game without a chunk table
+                ACCUMULATE_NB(d, cfg, acc_b, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
                        slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights, side_own)
         return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], side_own[:, :srow]
@@ -239,7 +264,11 @@ def room_for_rows_nb(m, row, need):
     if row + need <= m.shape[1]:
         return m
     grown = np.empty((m.shape[0], max(2 * m.shape[1], row + need)), m.dtype)
-    grown[:, :row] = m[:, :row]
+    # a loop, not grown[:, :row] = m[:, :row]: the slice assignment compiles numba's shape-mismatch
+    # error with its message formatting (~5 s of a cold scripted compile, measured on Skyline 3000)
+    for i in range(m.shape[0]):
+        for j in range(row):
+            grown[i, j] = m[i, j]
     return grown
 
 
@@ -247,6 +276,18 @@ def room_for_rows_nb(m, row, need):
 def no_side_nb(d, cfg, side, srow, s0, k):
     """The side hook of a game without a side table (never called: HAS_SIDE folds it away)."""
     return srow
+
+
+@kernel
+def same_action_nb(d, cfg, a):
+    """The search's choice of a game whose search lists legal actions only: itself."""
+    return a
+
+
+@kernel
+def no_accumulate_nb(d, cfg, acc, slots):
+    """The chunk sums of a game without a chunk table (never called: HAS_ACC folds it away)."""
+    return 0
 
 
 @kernel
@@ -263,7 +304,7 @@ def search_context_nb(cfg, aux):
 
 def search_action_nb(d, rng, cfg, aux, w, prng, stats):
     """The search player's action for the seat to move (the step API's entry; cached)."""
-    return SEARCH_NB((d, rng), SEARCH_CONTEXT_NB(cfg, aux), w, prng, stats)
+    return CHOSEN_NB(d, cfg, SEARCH_NB((d, rng), SEARCH_CONTEXT_NB(cfg, aux), w, prng, stats))
 
 
 def outcome_of_nb(d, cfg, work, score, key):
@@ -294,7 +335,18 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
     kernels that call the search, never cached on their own."""
     to_move, apply, decide, actions, determinize, outcome = (
         k.to_move_nb, k.apply_nb, k.decide_nb, k.search_actions_nb, k.determinize_nb, k.outcome_nb)
+    copy_state = getattr(k, "copy_state_nb", None)
+    chosen = getattr(k, "chosen_nb", None)
     jit = numba.njit(**_GLUE) if not numba.config.DISABLE_JIT else (lambda f: f)
+    if copy_state is None:
+        copy_into_nb = copy_pair_into_nb
+    else:
+        @jit
+        def copy_into_nb(dst, src):
+            copy_state(dst[0], src[0])
+            to, fro = dst[1], src[1]
+            for i in range(to.shape[0]):   # (a slice assignment would need reference counts)
+                to[i] = fro[i]
 
     @jit
     def n_players_nb(st):
@@ -312,9 +364,14 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
     def actions_nb(st, ctx, out):
         return actions(st[0], ctx[0], out)
 
-    @jit
-    def apply_nb(st, ctx, a):
-        apply(st[0], st[1], ctx[0], a)
+    if chosen is None:
+        @jit
+        def apply_nb(st, ctx, a):
+            apply(st[0], st[1], ctx[0], a)
+    else:   # the search plays its stand-ins as the actions they stand for; the game's apply_nb sees only those
+        @jit
+        def apply_nb(st, ctx, a):
+            apply(st[0], st[1], ctx[0], chosen(st[0], ctx[0], a))
 
     @jit
     def rollout_nb(st, ctx, pid, w, prng, buf):
@@ -326,7 +383,7 @@ def _search_glue(k: SimpleNamespace, max_actions: int) -> SimpleNamespace:
 
     N_PLAYERS_SLOT = k.n_players_slot
     return SimpleNamespace(MAX_ACTIONS=max_actions, n_players_nb=n_players_nb, clone_nb=clone_pair_nb,
-                           copy_into_nb=copy_pair_into_nb, determinize_nb=determinize_nb, to_move_nb=to_move_nb,
+                           copy_into_nb=copy_into_nb, determinize_nb=determinize_nb, to_move_nb=to_move_nb,
                            actions_nb=actions_nb, apply_nb=apply_nb, rollout_nb=rollout_nb, outcome_nb=outcome_nb)
 
 
@@ -340,6 +397,10 @@ class Engine:
     rows_per_game(kp, P) -> int                record rows one game writes at most
     phase(data) -> str, action_name(game, a) -> str, render(game) -> str,
     observe(kp, state, player) -> array        the step API's game-specific answers
+    step_state(kp, data, rng) -> state         optional: the step API's state object over the
+                                               vector (a game's own views; it keeps .data, .rng)
+    legal_space(game) -> container | None      optional: the legal actions where they are too many
+                                               to list (StepGame: len, `in`, sample), else None
     """
 
     name: str
@@ -365,7 +426,7 @@ class Engine:
     action_name: Callable
     render: Callable
     observe: Callable
-    default_players: int = 1
+    default_players: int | None = 1   # None: the variant's own (kernel_params(variant, None))
     aux: str = "aux"
     weight_width: int = 8
     side: str | None = None           # a second record table, written by side_nb as the game goes
@@ -373,12 +434,18 @@ class Engine:
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
     #                                              array}}: columns kept outside the kernels' matrices
     scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
+    step_state: Callable | None = None    # (kp, data, rng) -> the step API's state (default State)
+    legal_space: Callable | None = None   # (game) -> a container too large to list, or None
+    acc_shape: Callable | None = None     # (kp, P) -> the int64 chunk sums' shape (2-D), for accumulate_nb
+    chunk_tables: Callable | None = None  # (kp, start, acc) -> {table: {column: array}}: tables of a chunk
     built: SimpleNamespace = field(default=None, repr=False)
 
     def __post_init__(self):
         missing = [n for n in KERNEL_NAMES if n not in self.kernels]
         if self.side is not None and "side_nb" not in self.kernels:
             missing.append("side_nb")
+        if self.chunk_tables is not None and "accumulate_nb" not in self.kernels:
+            missing.append("accumulate_nb")
         if "decide_scripted_listed_nb" in self.kernels and "decide_listed_nb" not in self.kernels:
             missing.append("decide_listed_nb (beside decide_scripted_listed_nb)")
         if missing:
@@ -395,6 +462,8 @@ class Engine:
         glb.update({n.upper(): f for n, f in self.kernels.items()})
         side = self.tables[self.side] if self.side is not None else None
         glb.setdefault("SIDE_NB", no_side_nb)
+        glb.setdefault("ACCUMULATE_NB", no_accumulate_nb)
+        glb.setdefault("CHOSEN_NB", same_action_nb)
         glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
         glb.setdefault("DECIDE_SCRIPTED_LISTED_NB", glb["DECIDE_LISTED_NB"])
         glb.update(
@@ -410,6 +479,7 @@ class Engine:
             **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
+            HAS_ACC=self.chunk_tables is not None,
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
@@ -448,28 +518,36 @@ class Engine:
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
         side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
+        acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
         players, games, rec, wide, rgame, side = chunk(
             kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
             np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
-            np.int64(side_first), np.int64(side_most))
+            np.int64(side_first), np.int64(side_most), acc)
         raw = {"players": players, "games": games, self.records: rec}
         if self.side is not None:
             raw[self.side] = side
         extra = self.extra_columns(kparams, count, raw) if self.extra_columns is not None else {}
         special = {"game": rgame, **{name: wide[i] for i, name in enumerate(self.wide)}}
         extra[self.records] = {**extra.get(self.records, {}), **special}
-        return {t: column_arrays(m, self.tables[t], self.dtypes[t], start, extra.get(t)) for t, m in raw.items()}
+        out = {t: column_arrays(m, self.tables[t], self.dtypes[t], start, extra.get(t)) for t, m in raw.items()}
+        if self.chunk_tables is not None:
+            out.update(self.chunk_tables(kparams, int(start), acc))
+        return out
 
     # ------------------------------------------------------------ step API
+    def state_of(self, kp, data: np.ndarray, rng: np.ndarray):
+        """The step API's state over a state vector and its chance stream (step_state's or State)."""
+        return State(data, rng) if self.step_state is None else self.step_state(kp, data, rng)
+
     def new_game(self, variant=None, n_players: int | None = None, seed: int = 0, game_index: int = 0,
                  overrides: dict | None = None) -> "Game":
         """Game `game_index` of run `seed` (variant name, path or loaded Variant)."""
         from engines.core.variant import Variant
         if not isinstance(variant, Variant):
             variant = self.variants.load(variant, overrides)
-        P = self.default_players if n_players is None else int(n_players)
-        kp = self.kernel_params(variant, P)
-        st = State(np.zeros(self.state_size(P), np.int64), np.zeros(4, np.uint64))
+        kp = self.kernel_params(variant, self.default_players if n_players is None else int(n_players))
+        P = int(kp.n_players)
+        st = self.state_of(kp, np.zeros(self.state_size(P), np.int64), np.zeros(4, np.uint64))
         self.kernels["reset_nb"](st.data, st.rng, kp.cfg, np.uint64(seed), np.int64(game_index))
         prngs = [new_stream(np.uint64(seed), np.int64(game_index), POLICY_STREAM + s) for s in range(P)]
         return Game(self, kp, variant, st, seed, game_index, prngs)
@@ -525,9 +603,14 @@ class Game:
         """Seat to decide, -1 when the game is over."""
         return int(self.engine.kernels["to_move_nb"](self.state.data))
 
-    def legal_actions(self) -> list[int]:
+    def legal_actions(self):
+        """The legal actions: a list, or the game's container where they are too many to list."""
         if self.is_over():
             return []
+        if self.engine.legal_space is not None:
+            space = self.engine.legal_space(self)
+            if space is not None:
+                return space
         n = self.engine.kernels["legal_nb"](self.state.data, self.kp.cfg, self._legal)
         return [int(a) for a in self._legal[:n]]
 
@@ -542,13 +625,18 @@ class Game:
             raise ValueError(f"illegal action {action} ({self.action_name(action)}) in phase {self.phase()}")
         self.engine.kernels["apply_nb"](self.state.data, self.state.rng, self.kp.cfg, np.int64(action))
 
-    def policy_action(self, name: str, weights: np.ndarray | None = None) -> int:
+    def policy_action(self, name: str, weights: np.ndarray | dict[str, float] | None = None) -> int:
         """The action policy `name` picks for the player to move (draws from that seat's stream).
-        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)"."""
+        `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)";
+        `weights` replaces its row, or (a dict, as a line-up seat's) some of its named weights."""
         e = self.engine
         p = self.current_player()
         info, row = policy_row(e.policies, name, e.weight_width)
-        if weights is not None:   # a shorter row reads zeros past its end, as simulate's
+        if isinstance(weights, dict):
+            names = list(info.weights)
+            for k, v in weights.items():
+                row[names.index(k)] = v
+        elif weights is not None:   # a shorter row reads zeros past its end, as simulate's
             given = np.asarray(weights, np.float64)
             row = np.zeros(max(e.weight_width, len(given)))
             row[:len(given)] = given
@@ -577,7 +665,8 @@ class Game:
         return [int(x) for x in score]
 
     def clone(self) -> "Game":
-        return Game(self.engine, self.kp, self.variant, copy_state(self.state), self.seed, self.game_index,
+        st = self.engine.state_of(self.kp, self.state.data.copy(), self.state.rng.copy())
+        return Game(self.engine, self.kp, self.variant, st, self.seed, self.game_index,
                     [p.copy() for p in self._prngs])
 
     def render(self) -> str:

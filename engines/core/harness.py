@@ -130,9 +130,9 @@ def column_arrays(matrix: np.ndarray, table: TableSpec, dtypes: dict[str, type],
                   special: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Column-major kernel output -> {column: array} in the table's order. matrix[j] is column
     j, cast to dtypes[name]; the matrix's `game` row is a chunk-local index to which
-    `game_offset` is added (as int64). `special[name]` replaces a column kept outside the matrix
-    and is taken as final (cast to dtypes[name] only if it differs; a special `game` column holds
-    the run's game numbers already)."""
+    `game_offset` is added (as int64, then cast to dtypes["game"]). `special[name]` replaces a
+    column kept outside the matrix and is taken as final (cast to dtypes[name] only if it
+    differs; a special `game` column holds the run's game numbers already)."""
     missing = [n for n in table.names if n not in dtypes]
     if missing:
         raise KeyError(f"no dtype for column(s) {missing} of table '{table.name}'")
@@ -141,7 +141,7 @@ def column_arrays(matrix: np.ndarray, table: TableSpec, dtypes: dict[str, type],
         if special is not None and name in special:
             out[name] = special[name].astype(dtypes[name], copy=False)
         elif name == "game":
-            out[name] = matrix[j].astype(np.int64) + game_offset
+            out[name] = (matrix[j].astype(np.int64) + game_offset).astype(dtypes[name], copy=False)
         else:
             out[name] = matrix[j].astype(dtypes[name], copy=False)
     return out

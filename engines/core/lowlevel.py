@@ -3,6 +3,8 @@
 `unowned(a)`: a view of array `a` that carries no reference count.
 `writable_view(a)`: a module-level constant array typed as an ordinary one
 (one compile of the kernel it is passed to, not two).
+`matrix_view(a, rows, cols)`: a 1-D array's head as a matrix, without reshape's C call.
+`slice_as(a, start, stop, dtype)`: a fixed part of a vector as another dtype, unchecked.
 
 Why: numba reference-counts every array it hands to a compiled function or
 slices out of another array, and each count is an atomic add on the array's
@@ -31,6 +33,7 @@ import numba
 import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
+from numba.core.imputils import impl_ret_borrowed
 from numba.np.arrayobj import make_array, populate_array
 
 from engines.core.kernel import kernel
@@ -90,6 +93,69 @@ def writable_view(typingctx, arr):
     return _view_without_count(arr, arr.copy(readonly=False))  # a constant lives as long as the code
 
 
+@intrinsic
+def matrix_view(typingctx, arr, rows, cols):
+    """The first rows * cols items of a 1-D C-contiguous array as a C-contiguous rows x cols
+    matrix sharing its data and memory record (counted as any view), without `reshape`: numba's
+    reshape calls a C helper (numba_attempt_nocopy_reshape) that LLVM can neither inline nor drop,
+    some tens of nanoseconds for a view a state vector's kernel takes at every call. The caller
+    guarantees rows * cols <= len(arr)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(rows, types.Integer) and isinstance(cols, types.Integer)):
+        return None
+    out_type = arr.copy(ndim=2, layout="C")
+
+    def codegen(context, builder, sig, args):
+        src = make_array(arr)(context, builder, args[0])
+        out = make_array(out_type)(context, builder)
+        r = context.cast(builder, args[1], sig.args[1], types.intp)
+        c = context.cast(builder, args[2], sig.args[2], types.intp)
+        itemsize = src.itemsize
+        populate_array(out, data=src.data, shape=[r, c], strides=[builder.mul(c, itemsize), itemsize],
+                       itemsize=itemsize, meminfo=src.meminfo, parent=None)
+        return impl_ret_borrowed(context, builder, out_type, out._getvalue())
+
+    return out_type(arr, rows, cols), codegen
+
+
+@intrinsic
+def slice_as(typingctx, arr, start, stop, dtype):
+    """arr[start:stop].view(dtype) for a 1-D C-contiguous array, without the slice's clamping nor
+    the view's checks: a pointer and a length. The caller guarantees 0 <= start <= stop <=
+    len(arr) and a whole number of `dtype` items in the part (a state vector's fixed sections)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(start, types.Integer) and isinstance(stop, types.Integer)
+            and isinstance(dtype, (types.NumberClass, types.DType))):
+        return None
+    item = dtype.instance_type if isinstance(dtype, types.NumberClass) else dtype.dtype
+    out_type = types.Array(item, 1, "C", readonly=not arr.mutable)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(arr)(context, builder, args[0])
+        out = make_array(out_type)(context, builder)
+        a = context.cast(builder, args[1], sig.args[1], types.intp)
+        b = context.cast(builder, args[2], sig.args[2], types.intp)
+        size_in = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
+        size_out = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
+        data = builder.bitcast(builder.gep(src.data, [a]), context.get_data_type(item).as_pointer())
+        n = builder.sdiv(builder.mul(builder.sub(b, a), size_in), size_out)
+        populate_array(out, data=data, shape=[n], strides=[size_out], itemsize=size_out, meminfo=src.meminfo,
+                       parent=None)
+        return impl_ret_borrowed(context, builder, out_type, out._getvalue())
+
+    return out_type(arr, start, stop, dtype), codegen
+
+
+def _slice_as_py(arr, start, stop, dtype):
+    """Plain-Python `slice_as`."""
+    return arr[start:stop].view(dtype)
+
+
+def _matrix_view_py(arr, rows, cols):
+    """Plain-Python `matrix_view`."""
+    return arr[:int(rows) * int(cols)].reshape(int(rows), int(cols))
+
+
 @kernel
 def keep_alive(a):
     """A use of `a` (placed after the last use of its unowned views)."""
@@ -128,6 +194,8 @@ if numba.config.DISABLE_JIT:
     writable_view = _unowned_py  # noqa: F811 (the array itself, as unowned)
     popcount = _popcount_py  # noqa: F811
     lowest_bit_index = _lowest_bit_index_py  # noqa: F811
+    matrix_view = _matrix_view_py  # noqa: F811
+    slice_as = _slice_as_py  # noqa: F811
 
 
 @kernel

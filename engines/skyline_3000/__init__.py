@@ -1,5 +1,6 @@
-"""Skyline 3000 (Moon & Weissblum): rule engine, variants, policies, batch
-kernel and step-by-step API. What the rulebook leaves
+"""Skyline 3000 (Moon & Weissblum): rule engine, variants, policies, search
+adapter, result columns and render; the batch loop, the step-by-step API and the
+search glue are the core's (engines.core.adapter), built from ENGINE (engine.py). What the rulebook leaves
 open is played as data: variants/default.toml, one comment per rule choice.
 
 Importing this package loads the jitted kernels lazily: `SPEC` is cheap to
@@ -21,15 +22,24 @@ ENGINE_VERSION = "1.0.0"
 
 
 def simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count):
-    """See engines.skyline_3000.batch.simulate (imported on first use)."""
-    from engines.skyline_3000.batch import simulate as _simulate
-    return _simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
+    """The core's batch run (engines.core.adapter Engine.simulate) over ENGINE (imported on first use)."""
+    from engines.skyline_3000.engine import ENGINE
+    return ENGINE.simulate(kparams, seat_policy_ids, seat_weights, rotate, seed, start, count)
+
+
+def __getattr__(name):
+    """ENGINE (engines.skyline_3000.engine), imported on first use."""
+    if name == "ENGINE":
+        from engines.skyline_3000.engine import ENGINE
+        return ENGINE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def new_game(variant=None, n_players=None, seed=0, game_index=0, overrides=None):
-    """See engines.skyline_3000.game.new_game (imported on first use)."""
-    from engines.skyline_3000.game import new_game as _new_game
-    return _new_game(variant, n_players, seed, game_index, overrides)
+    """The core's step API (engines.core.adapter Engine.new_game) over ENGINE (imported on first
+    use): game `game_index` of run `seed`, at the variant's player count unless n_players."""
+    from engines.skyline_3000.engine import ENGINE
+    return ENGINE.new_game(variant, n_players, seed, game_index, overrides)
 
 
 def _policies():

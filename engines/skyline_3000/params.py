@@ -98,6 +98,9 @@ def consistency(v: dict[str, Any]) -> list[tuple[str, str]]:
 VARIANTS = VariantLoader("skyline_3000", VARIANTS_DIR, SCHEMA, consistency)
 
 
+_NO_AUX = np.zeros(0)
+
+
 class KernelParams:
     """A variant's rule table for the kernels (`tab`, int32[K_SIZE]), with
     each slot of state.PARAMS readable by name: kp.n_players, kp.rounds, ...
@@ -107,6 +110,16 @@ class KernelParams:
 
     def __init__(self, tab: np.ndarray):
         self.tab = tab
+
+    @property
+    def cfg(self) -> np.ndarray:
+        """The rule table under the engine adapter's name for it (engines.core.adapter)."""
+        return self.tab
+
+    @property
+    def aux(self) -> np.ndarray:
+        """The adapter's float table: none here (the policies read their weights only)."""
+        return _NO_AUX
 
     def __getattr__(self, name: str):
         if name in PARAMS.by_name:

@@ -1,15 +1,8 @@
-"""Skyline 3000's side of the search player (engines.core.search): its state, what a seat cannot
-see, and the actions the search tries.
-
-    st  = (pub, hands, sec)                the three buffers of state.py (the search's own copy
-                                           carries a fourth element: see clone_nb)
-    ctx = (scratch, masks, gw, hw, buf, crng)
-                                           views of search_buffers_nb's arrays: int64 scratch
-                                           for determinize_nb, the bid candidates' masks,
-                                           greedy's and heuristic's default weight rows (their
-                                           bids are candidates), a small action buffer and a
-                                           stream for those two policies' calls (which draw
-                                           nothing when they bid)
+"""Skyline 3000's side of the engine adapter (engines.core.adapter): how a seat decides, what the
+search tries, what a seat cannot see, and the final scores. Every kernel takes the state vector
+`d` and its buffers as views (state.pub_nb, hands_nb, sec_nb); the search's candidate bids read
+greedy's and heuristic's default weight rows (GREEDY_W, HEURISTIC_W) and the two small buffers
+kept in d for them (state.D_BID_BUF, D_BID_RNG).
 
 Hidden from seat p (everything but what game.observation(p) shows: the public buffer and p's
 own hand): the other seats' hand contents (their sizes are public), each deck's order below its
@@ -49,36 +42,33 @@ the bidder's hand (bid_to_target: its cheapest cards until their values reach th
     8  the whole hand
 
 A rule whose bid equals an earlier rule's is left out (so "nothing" is code 0, always listed).
-search_move_nb turns a chosen code into the real action (BID_FLAG | mask) on the real hand.
+A chosen code is played as its bid on the real hand (real_action_nb, the engine's chosen_nb: the core
+translates the search's choice before apply_nb, which takes legal actions only).
 
-Speed (the search's cost per simulated decision is about the batch loop's random playout's, see
-the report in the commit): the search's copy of the state and its ctx are reference-count-free
-views (engines.core.lowlevel.unowned); the rollout's decision and the rules' step are inlined;
-the random rollout skips the listing where the batch loop skips it (bids, the random player's
-construction turns); copy_into_nb copies only the parts of the buffers a game can have written.
+Speed: the search copies only the parts of the buffers a game can have written (copy_state_nb);
+the rollout's decision and the rules' step are inlined; the random rollout skips the listing
+where the batch loop skips it (bids, the random player's construction turns).
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
-from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import unowned
+from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
+from engines.core.lowlevel import writable_view
 from engines.core.rng import below, next_u64, seed_into
-from engines.core.search import make_search
 from engines.skyline_3000.policies import (
     POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
     policy_heuristic_nb,
 )
-from engines.skyline_3000.rules import apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb
+from engines.skyline_3000.rules import (
+    apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, reset_state_nb,
+)
 from engines.skyline_3000.state import (
     A_SHIFT, ALOG, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
-    ACT_NOACT, ACT_ROOF,
-    MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES,
-    P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, PILES,
-    PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS, K_TYPE, K_VALUE,
-    TAB,
+    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_SEC, MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BID_BUF,
+    N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC,
+    PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
+    K_TYPE, K_VALUE, TAB, hands_nb, pub_nb, sec_nb,
 )
 
 # every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district;
@@ -101,57 +91,22 @@ GREEDY_W = _default_row("greedy")
 HEURISTIC_W = _default_row("heuristic")
 
 
-@inline_kernel
-def n_players_nb(st):
-    return st[0][TAB + K_N_PLAYERS]
+# a seat's row of the adapter's work matrix: its hand value (the final tie-break, players.hand_value_left)
+W_HAND_VALUE = 0
+WORK_WIDTH = 1
 
 
 @ir_inline_kernel
-def clone_nb(st):
-    """The search's own copy: (pub, hands, sec, owner), reference-count-free views of the three
-    buffers, all three laid out in the one array `owner` (it lives as long as the tuple, which
-    outlives every use of the views; one owner costs one atomic count where the tuple is handed
-    on, three would cost three)."""
-    pub, hands, sec = st[0], st[1], st[2]
-    n_sec = sec.shape[0]
-    n_pub = pub.shape[0]
-    P, NC = hands.shape
-    owner = np.empty(n_sec + (n_pub + P * NC + 1) // 2, np.uint64)
-    s = owner[:n_sec]
-    rest = owner[n_sec:].view(np.int32)
-    p = rest[:n_pub]
-    h = rest[n_pub:n_pub + P * NC].reshape(P, NC)
-    s[:] = sec
-    p[:] = pub
-    h[:] = hands
-    return unowned(p), unowned(h), unowned(s), owner
+def buffers_nb(d):
+    """(pub, hands, sec): the three buffers of a started game, views of d."""
+    pub = pub_nb(d)
+    return pub, hands_nb(d, pub[TAB + K_N_PLAYERS], pub[TAB + K_N_CARDS]), sec_nb(d)
 
 
 @ir_inline_kernel
-def copy_into_nb(dst, src):
-    """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
-    piles and the hidden buffers, and only the used rows elsewhere: the board's and the players'
-    rows past the variant's are never written, the table never changes, the auction log rows past
-    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0."""
-    d, s = dst[0], src[0]
-    nb = s[TAB + K_N_BLOCKS]
-    P = s[TAB + K_N_PLAYERS]
-    # the plants and the log first: their used lengths are read from both before ctrl and the
-    # players' rows are overwritten
-    for q in range(P):
-        n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
-        o = PLH + q * N_PLROW
-        d[o:o + n] = s[o:o + n]
-        o = PLR + q * N_PLROW
-        d[o:o + n] = s[o:o + n]
-    na = max(d[C_N_AUC], s[C_N_AUC])
-    d[ALOG:ALOG + na * N_ALOG] = s[ALOG:ALOG + na * N_ALOG]
-    d[:TAB] = s[:TAB]
-    d[BOARD:BOARD + nb * N_BOARD] = s[BOARD:BOARD + nb * N_BOARD]
-    d[PLAYERS:PLAYERS + P * N_PROW] = s[PLAYERS:PLAYERS + P * N_PROW]
-    d[PILES:ALOG] = s[PILES:ALOG]
-    dst[1][:] = src[1]
-    dst[2][:] = src[2]
+def bid_buffers_nb(d):
+    """The bid candidates' action buffer and stream (state.D_BID_BUF, D_BID_RNG), views of d."""
+    return d[D_BID_BUF:D_BID_BUF + N_BID_BUF], d[D_BID_RNG:D_BID_RNG + 4].view(np.uint64)
 
 
 # ---------------------------------------------------------------- bid candidates
@@ -235,7 +190,7 @@ def construction_actions_nb(pub, hands, out):
 
 
 @kernel
-def search_actions_nb(pub, hands, out, masks, gw, hw, buf, crng):
+def search_list_nb(pub, hands, out, masks, gw, hw, buf, crng):
     """The actions the search tries for the seat to move, out[:n]; returns n (module docstring).
     In a bid: the codes of the candidate rules, leaving out a rule whose bid repeats an earlier
     rule's (masks[j] holds rule j's mask)."""
@@ -321,93 +276,139 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
         pub[C_CUR] = cur
 
 
-# ---------------------------------------------------------------- the adapter (engines.core.search)
-# The search's copy of the state (clone_nb) and its ctx (search_move_nb) hold reference-count-free
-# views (engines.core.lowlevel), so handing them on or taking st[i] / ctx[i] costs no atomic count
-# (measured: owners in these tuples cost ~100 ns a simulated decision); the real state is read
-# only at the root. The rollout's decision and the rules' step are inlined (a call boundary with
-# its array arguments costs ~80 ns a decision); the rarer work (bid candidates, determinization)
-# sits behind a call.
-
-@ir_inline_kernel
-def determinize_nb(st, ctx, p, prng):
-    """Redraw, in place, everything seat p cannot see (module docstring) from the stream prng."""
-    redraw_hidden_nb(st[0], st[1], st[2], p, unowned(prng), ctx[0], ctx[2], ctx[3], ctx[4], ctx[5])
 
 
-@inline_kernel
-def to_move_nb(st):
-    pub = st[0]
-    return -1 if pub[C_PHASE] == PH_OVER else pub[C_CUR]
+# ---------------------------------------------------------------- the adapter's kernels (engines.core.adapter)
+# The rollout's decision and the rules' step are inlined (a call boundary with its array arguments
+# costs ~80 ns a decision); the rarer work (bid candidates, determinization) sits behind a call.
 
-
-@ir_inline_kernel
-def actions_nb(st, ctx, out):
-    return search_actions_nb(st[0], st[1], unowned(out), ctx[1], ctx[2], ctx[3], ctx[4], ctx[5])
+@kernel
+def reset_nb(d, rng, cfg, seed, gi):
+    """Game gi of run `seed` (its chance stream is sec's; the adapter's `rng` is not read)."""
+    P = cfg[K_N_PLAYERS]
+    d[D_NPLAYERS] = P
+    reset_state_nb(pub_nb(d), hands_nb(d, P, cfg[K_N_CARDS]), sec_nb(d), cfg, seed, gi)
+    buf, crng = bid_buffers_nb(d)
+    buf[:] = 0
+    seed_into(crng, np.uint64(1))
 
 
 @inline_kernel
-def apply_nb(st, ctx, a):
-    pub, hands = st[0], st[1]
-    if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):   # a bid code: its bid on the bidder's hand
-        a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
-    apply_action_nb(pub, hands, st[2], a)
+def legal_nb(d, cfg, out):
+    """The legal actions into out, or for a bid (any subset of the hand: not listed) their count,
+    2^cards (rules.n_legal_nb): what the step API's legal_actions() holds."""
+    pub, hands, _ = buffers_nb(d)
+    return n_legal_nb(pub, hands, out)
+
+
+@inline_kernel
+def real_action_nb(d, cfg, a):
+    """The action a search's choice stands for: a bid code (BID_CODE | rule) is that rule's bid on
+    the bidder's hand; any other action is itself."""
+    if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):
+        pub, hands, _ = buffers_nb(d)
+        buf, crng = bid_buffers_nb(d)
+        return BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, writable_view(GREEDY_W),
+                                      writable_view(HEURISTIC_W), buf, crng)
+    return a
+
+
+@inline_kernel
+def apply_nb(d, rng, cfg, a):
+    """Apply a legal action and run the automatic steps (a search's bid code is translated before:
+    the core's search glue and batch loop call real_action_nb, so the scripted loop compiles no bid
+    candidates)."""
+    pub, hands, sec = buffers_nb(d)
+    apply_action_nb(pub, hands, sec, a)
+
+
+@inline_kernel
+def to_move_nb(d):
+    pub = pub_nb(d)
+    return np.int64(-1) if pub[C_PHASE] == PH_OVER else np.int64(pub[C_CUR])
 
 
 @ir_inline_kernel
-def rollout_nb(st, ctx, pid, w, prng, buf):
-    """The batch loop's decision (batch.play_game_nb): no listing for bids nor for the random
-    player's construction turns."""
-    pub, hands = st[0], st[1]
-    legal = unowned(buf)
+def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """Policy `pid` decides for the seat to move over the n actions listed in `legal`; a bid and
+    the random player's construction turn read no list (n = 0: policy_random_nb counts and picks
+    without it)."""
+    pub, hands, _ = buffers_nb(d)
+    phase = pub[C_PHASE]
+    if phase == PH_BID or (pid == RANDOM and phase == PH_MAIN):
+        n = 0
+    return choose_action_nb(pid, pub, hands[pub[C_CUR]], legal, n, w, prng)
+
+
+@ir_inline_kernel
+def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """decide_listed_nb, listing the actions first where the policy reads them (the search's
+    rollouts and the step API)."""
+    pub, hands, _ = buffers_nb(d)
     phase = pub[C_PHASE]
     n = 0
     if not (phase == PH_BID or (pid == RANDOM and phase == PH_MAIN)):
         n = legal_actions_nb(pub, hands, legal)
-    return choose_action_nb(pid, pub, hands[pub[C_CUR]], legal, n, unowned(w), unowned(prng))
+    return choose_action_nb(pid, pub, hands[pub[C_CUR]], legal, n, w, prng)
 
 
 @inline_kernel
-def outcome_nb(st, ctx, score, key):
-    """Scores, and the hand values the final tie-break reads (rules.final_result_nb)."""
-    pub, hands = st[0], st[1]
+def search_actions_nb(d, cfg, out):
+    """The actions the search tries (module docstring); the bid candidates' masks are kept past
+    the candidates, at the end of `out`."""
+    pub, hands, _ = buffers_nb(d)
+    buf, crng = bid_buffers_nb(d)
+    return search_list_nb(pub, hands, out, out[out.shape[0] - N_BID_CANDIDATES:], writable_view(GREEDY_W),
+                          writable_view(HEURISTIC_W), buf, crng)
+
+
+@inline_kernel
+def determinize_nb(d, rng, cfg, p, prng, buf):
+    """Redraw, in place, everything seat p cannot see (module docstring) from the stream prng;
+    buf (int64[>= 2 * MAX_CARDS]) is scratch."""
+    pub, hands, sec = buffers_nb(d)
+    bbuf, crng = bid_buffers_nb(d)
+    redraw_hidden_nb(pub, hands, sec, p, prng, buf, writable_view(GREEDY_W), writable_view(HEURISTIC_W), bbuf, crng)
+
+
+@inline_kernel
+def outcome_nb(d, cfg, work, score, key):
+    """Scores, and the hand values the final tie-break reads (rules.final_result_nb); work[q]
+    keeps the hand value."""
+    pub, hands, _ = buffers_nb(d)
     for q in range(pub[TAB + K_N_PLAYERS]):
         score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         key[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)
+        work[q, W_HAND_VALUE] = key[q]
     return pub[TAB + K_FINAL_TIE] == 0
 
 
-search_nb = make_search(SimpleNamespace(
-    MAX_ACTIONS=MAX_ACTIONS, n_players_nb=n_players_nb, clone_nb=clone_nb, copy_into_nb=copy_into_nb,
-    determinize_nb=determinize_nb, to_move_nb=to_move_nb, actions_nb=actions_nb, apply_nb=apply_nb,
-    rollout_nb=rollout_nb, outcome_nb=outcome_nb))
+@inline_kernel
+def _copy_nb(dst, src, a, b):
+    """dst[a:b] = src[a:b] (a slice assignment would need reference counts: numba's temporary)."""
+    for i in range(a, b):
+        dst[i] = src[i]
 
 
-@ir_inline_kernel
-def search_buffers_nb():
-    """The arrays a search's ctx views (module docstring), allocated once per batch chunk or
-    step decision and handed to search_move_nb."""
-    crng = np.zeros(4, np.uint64)
-    seed_into(crng, np.uint64(1))
-    return (np.zeros(2 * MAX_CARDS, np.int64), np.zeros(N_BID_CANDIDATES, np.int64), GREEDY_W.copy(),
-            HEURISTIC_W.copy(), np.zeros(8, np.int64), crng)
-
-
-@ir_inline_kernel
-def search_move_nb(st, bufs, w, prng, stats):
-    """The search player's action (the rules' action id) for the seat to move; bufs from
-    search_buffers_nb. The ctx is made of reference-count-free views of bufs, which outlive
-    the search."""
-    ctx = (unowned(bufs[0]), unowned(bufs[1]), unowned(bufs[2]), unowned(bufs[3]), unowned(bufs[4]),
-           unowned(bufs[5]))
-    a = search_nb(st, ctx, w, prng, stats)
-    if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):   # a bid code: its bid on the real hand
-        pub, hands = st[0], st[1]
-        a = BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, ctx[2], ctx[3], ctx[4], ctx[5])
-    return a
-
-
-@allocating_kernel
-def search_action_nb(pub, hands, sec, w, prng, stats):
-    """The search player's action for the seat to move (the step API's entry; cached)."""
-    return search_move_nb((pub, hands, sec), search_buffers_nb(), w, prng, stats)
+@inline_kernel
+def copy_state_nb(dst, src):
+    """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
+    piles and everything after pub, and only the used rows elsewhere: the board's and the players'
+    rows past the variant's are never written, the table never changes, the auction log rows past
+    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0."""
+    d, s = pub_nb(dst), pub_nb(src)
+    nb = s[TAB + K_N_BLOCKS]
+    P = s[TAB + K_N_PLAYERS]
+    # the plants and the log first: their used lengths are read from both before ctrl and the
+    # players' rows are overwritten
+    for q in range(P):
+        n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
+        _copy_nb(d, s, PLH + q * N_PLROW, PLH + q * N_PLROW + n)
+        _copy_nb(d, s, PLR + q * N_PLROW, PLR + q * N_PLROW + n)
+    na = max(d[C_N_AUC], s[C_N_AUC])
+    _copy_nb(d, s, ALOG, ALOG + na * N_ALOG)
+    _copy_nb(d, s, 0, TAB)
+    _copy_nb(d, s, BOARD, BOARD + nb * N_BOARD)
+    _copy_nb(d, s, PLAYERS, PLAYERS + P * N_PROW)
+    _copy_nb(d, s, PILES, ALOG)
+    _copy_nb(dst, src, D_SEC, dst.shape[0])

@@ -1,4 +1,4 @@
-"""Skyline 3000 game state: three flat buffers.
+"""Skyline 3000 game state: three flat buffers in one state vector.
 
 Rulebook: Skyline 3000; its open points are rule choices in variants/default.toml.
 
@@ -16,13 +16,21 @@ cards) are read from the table section at run time (pub[TAB + K_*]).
 The Python `State` offers the old 2-D views (ctrl, board, plants, players,
 piles, alog, decks, secret) over these buffers, for tests and rendering.
 
+The core's engine adapter (engines.core.adapter) holds a game as one int64
+state vector `d` (and a chance stream it does not read here: the chance
+stream is sec's). The buffers live in `d` side by side (D_* below) and each
+adapter kernel takes them as views (pub_nb, sec_nb, hands_nb): the rules
+still see int32 pub / hands and uint64 sec, and compile as before.
+
 All codes below are module-level ints so kernels can use them as constants.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from engines.core.kernel import ir_inline_kernel
 from engines.core.layout import Field, Layout, Param, ParamLayout
+from engines.core.lowlevel import matrix_view, slice_as
 from engines.core.variant import Rule
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
@@ -477,16 +485,57 @@ S_END = 194   # the first index after it
 SEC_LAYOUT.check(globals(), "S_")
 SEC_SIZE = SEC_LAYOUT.size
 
+# ---------------------------------------------------------------- the state vector d: int64[state_size(P)]
+# d[D_NPLAYERS] the player count (the search reads it as an int64 word); pub, sec, the bid
+# candidates' two small buffers (search.py: an action buffer and a stream greedy's and
+# heuristic's bids are asked with, which they never draw from) and the hands, in that order:
+# everything from D_SEC on is copied whole by the search (search.copy_state_nb).
+D_NPLAYERS = 0
+D_PUB = 1
+D_SEC = D_PUB + (PUB_SIZE + 1) // 2
+D_BID_BUF = D_SEC + SEC_SIZE
+N_BID_BUF = 8
+D_BID_RNG = D_BID_BUF + N_BID_BUF
+D_HANDS = D_BID_RNG + 4
+
+
+def state_size(n_players: int) -> int:
+    """Length of the state vector for n_players seats (hands of up to MAX_CARDS int32 each)."""
+    return D_HANDS + (n_players * MAX_CARDS + 1) // 2
+
+
+@ir_inline_kernel
+def pub_nb(d):
+    """The public buffer, int32[>= PUB_SIZE], a view of d."""
+    return slice_as(d, D_PUB, D_SEC, np.int32)
+
+
+@ir_inline_kernel
+def sec_nb(d):
+    """The hidden buffer, uint64[SEC_SIZE], a view of d."""
+    return slice_as(d, D_SEC, D_BID_BUF, np.uint64)
+
+
+@ir_inline_kernel
+def hands_nb(d, n_players, n_cards):
+    """The hands, int32[n_players, n_cards], a view of d (the sizes: the variant's)."""
+    return matrix_view(slice_as(d, D_HANDS, d.shape[0], np.int32), n_players, n_cards)
+
 
 class State:
-    """One game's buffers plus 2-D views of their sections (the views share
-    memory with the buffers: writing a view writes the state)."""
+    """One game's state vector (`data`, and the adapter's chance stream `rng`, unused) with its
+    buffers and 2-D views of their sections (all share memory with `data`: writing a view writes
+    the state)."""
 
-    __slots__ = ("pub", "hands", "sec", "dims", "ctrl", "board", "plants", "players", "piles", "alog",
-                 "decks", "secret")
+    __slots__ = ("data", "rng", "pub", "hands", "sec", "dims", "ctrl", "board", "plants", "players", "piles",
+                 "alog", "decks", "secret")
 
-    def __init__(self, pub: np.ndarray, hands: np.ndarray, sec: np.ndarray, dims: tuple[int, int, int, int]):
+    def __init__(self, data: np.ndarray, rng: np.ndarray, dims: tuple[int, int, int, int]):
         P, NB, NC, MAXB = dims
+        pub = data[D_PUB:D_SEC].view(np.int32)
+        hands = data[D_HANDS:].view(np.int32)[:P * NC].reshape(P, NC)
+        sec = data[D_SEC:D_BID_BUF].view(np.uint64)
+        self.data, self.rng = data, rng
         self.pub, self.hands, self.sec, self.dims = pub, hands, sec, dims
         v = PUB_LAYOUT.views(pub)
         self.ctrl = v["ctrl"]
@@ -498,11 +547,21 @@ class State:
         self.decks = SEC_LAYOUT.views(sec)["decks"].reshape(N_TYPES, MAX_CARDS)[:, :NC]
         self.secret = sec[:S_BIDS + P]
 
+    @property
+    def phase(self) -> int:
+        """The phase as the kernels code it (PH_*)."""
+        return int(self.ctrl[C_PHASE])
+
+    @classmethod
+    def of(cls, kp, data: np.ndarray, rng: np.ndarray) -> "State":
+        """The state over a state vector of game kp (the core step API's state: engine.py)."""
+        return cls(data, rng, (kp.n_players, kp.n_blocks, kp.n_cards, kp.max_buildings))
+
     @classmethod
     def empty(cls, kp) -> "State":
-        return cls(np.zeros(PUB_SIZE, np.int32), np.zeros((kp.n_players, kp.n_cards), np.int32),
-                   np.zeros(SEC_SIZE, np.uint64), (kp.n_players, kp.n_blocks, kp.n_cards, kp.max_buildings))
+        return cls(np.zeros(state_size(kp.n_players), np.int64), np.zeros(4, np.uint64),
+                   (kp.n_players, kp.n_blocks, kp.n_cards, kp.max_buildings))
 
 
 def copy_state(s: State) -> State:
-    return State(s.pub.copy(), s.hands.copy(), s.sec.copy(), s.dims)
+    return State(s.data.copy(), s.rng.copy(), s.dims)

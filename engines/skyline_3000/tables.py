@@ -3,6 +3,8 @@
 Seats are numbered 0..P-1 clockwise; `lineup_slot` is the position in the
 run's policy line-up (equal to the seat unless seats rotate).
 """
+import numpy as np
+
 from engines.core.harness import N_CHOICES, SUM_LEGAL
 from engines.core.search import SEARCH_SIMULATED
 from engines.core.spec import Column, TableSpec
@@ -113,13 +115,10 @@ ROUNDS = TableSpec(
 
 TABLES = {t.name: t for t in (PLAYERS, AUCTIONS, GAMES, CARD_USE, ROUNDS)}
 
-
-def rounds_table(rs, start):
-    """The rounds table from rs int32[games, seats, rounds] (batch.py fills it from the
-    player rows' round_score after each game); game index = start + row."""
-    import numpy as np
-
-    count, seats, rounds = rs.shape
-    game, seat, rnd = np.meshgrid(np.arange(count), np.arange(seats), np.arange(rounds), indexing="ij")
-    return {"game": (game.reshape(-1) + start).astype(np.int64), "round": (rnd.reshape(-1) + 1).astype(np.int8),
-            "seat": seat.reshape(-1).astype(np.int8), "score": rs.reshape(-1).astype(np.int32)}
+# column dtypes: int32 unless named here (codes and flags int8; the counts that outgrow int32 int64)
+_INT8 = ("seat", "lineup_slot", "round", "stack", "item", "winner", "winner_slot", "tie_break", "block",
+         "key_player", "rank", "win", "shared_win", "tie_break_win", "first_key", "n_winners", "points_tied",
+         "tie_break_decided", "stalled", "card_type", "value")
+_INT64 = {"games": ("sum_legal", "search_simulated"), "rounds": ("game",)}
+DTYPES = {t.name: {c: np.int8 if c in _INT8 else np.int64 if c in _INT64.get(t.name, ()) else np.int32
+                   for c in t.names} for t in TABLES.values()}

@@ -90,8 +90,13 @@ def test_required_columns_written_by_name():
     n_win, n_top, winner, margin = rank_nb(score, score, False, rank)
     write_seat_results_nb(pl, P, preq, 1, slots, score, rank, n_win)
     write_game_result_nb(ga, 1, greq, 1, winner, n_win, margin, 26, 0)
-    cols = column_arrays(pl, PLAYERS, {n: np.int16 for n in PLAYERS.names}, game_offset=100)
+    cols = column_arrays(pl, PLAYERS, {**{n: np.int16 for n in PLAYERS.names}, "game": np.int64}, game_offset=100)
     assert list(cols["game"][P:]) == [101] * 3 and cols["game"].dtype == np.int64
+    # the game numbers take their declared dtype, the offset added first in int64 (no wrap in the
+    # matrix's narrow dtype: Skyline 3000's are int32)
+    wide = column_arrays(pl.astype(np.int8), PLAYERS, {**{n: np.int16 for n in PLAYERS.names}, "game": np.int32},
+                         game_offset=40_000)
+    assert list(wide["game"][P:]) == [40_001] * 3 and wide["game"].dtype == np.int32
     assert list(cols["seat"][P:]) == [0, 1, 2]
     assert list(cols["lineup_slot"][P:]) == [2, 0, 1]
     assert list(cols["score"][P:]) == [4, 8, 8]

@@ -5,7 +5,7 @@ search at small budgets), states() (the decision states to check them at), scram
 engine's determinization) and check_states(states) (the states reach the situations that matter)."""
 import numpy as np
 
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.state import (
     C_BIDDER, C_KEY, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, S_BIDS,
 )
@@ -23,17 +23,17 @@ def decision_states(n_games=2, step=9):
     for gi in range(n_games):
         g = new_game(n_players=4, seed=2, game_index=gi)
         k = 0
-        while not g.is_terminal():
-            if k % step == 0 or (g.phase_id == PH_BID and g.state.ctrl[C_BIDDER] > 0):
+        while not g.is_over():
+            if k % step == 0 or (g.state.phase == PH_BID and g.state.ctrl[C_BIDDER] > 0):
                 out.append(g.clone())
-            g.apply_action(g.policy_action(names[g.current_player()]))
+            g.apply(g.policy_action(names[g.current_player()]))
             k += 1
     g = new_game(n_players=2, seed=3)
     k = 0
-    while not g.is_terminal():
+    while not g.is_over():
         if k % step == 0:
             out.append(g.clone())
-        g.apply_action(g.policy_action("heuristic"))
+        g.apply(g.policy_action("heuristic"))
         k += 1
     return out
 
@@ -87,11 +87,11 @@ def scramble(g, rng):
             st.hands[q, :n] = hidden[:n]
             hidden = hidden[n:]
     assert not hidden
-    for q in _earlier_bidders(g) if g.phase_id == PH_BID else []:
+    for q in _earlier_bidders(g) if g.state.phase == PH_BID else []:
         hand = st.hands[q, :st.players[q, P_NHAND]]
         st.sec[S_BIDS + q] = sum(1 << int(c) for c in hand if rng.random() < 0.5)
     st.sec[:4] = rng.integers(1, 2**63, 4, dtype=np.uint64)
 
 
 def check_states(states) -> None:
-    assert sum(g.phase_id == PH_BID and bool(_earlier_bidders(g)) for g in states) >= 5
+    assert sum(g.state.phase == PH_BID and bool(_earlier_bidders(g)) for g in states) >= 5

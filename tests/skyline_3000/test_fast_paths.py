@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engines.skyline_3000 import rules as R
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.state import A_SHIFT, C_CUR, C_PHASE, ACT_BILLBOARD, ACT_NOACT, PH_MAIN
 
 
@@ -15,7 +15,7 @@ def test_kind_counts_and_picks_follow_legal_actions(bb_costs_card):
         g = new_game(n_players=n_players, seed=seed,
                      overrides={"construction.billboard_costs_card": bb_costs_card})
         legal = np.zeros(g.kp.max_actions, np.int64)
-        while not g.is_terminal():
+        while not g.is_over():
             pub, hands = g.state.pub, g.state.hands
             if pub[C_PHASE] == PH_MAIN:
                 p = pub[C_CUR]
@@ -31,7 +31,7 @@ def test_kind_counts_and_picks_follow_legal_actions(bb_costs_card):
                     for j, a in enumerate(of_kind):
                         assert R.main_kind_action_nb(pub, hands[p], p, kind, j, okd) == a
                 seen += 1
-            g.apply_action(g.policy_action("random"))
+            g.apply(g.policy_action("random"))
     assert seen > 100
 
 
@@ -67,7 +67,7 @@ def test_legality_and_effect_agree(bb_costs_card):
         g = new_game(n_players=n_players, seed=seed,
                      overrides={"construction.billboard_costs_card": bb_costs_card})
         legal = np.zeros(g.kp.max_actions, np.int64)
-        while not g.is_terminal():
+        while not g.is_over():
             st = g.state
             if st.pub[C_PHASE] != PH_BID:
                 n = R.legal_actions_nb(st.pub, st.hands, legal)
@@ -87,5 +87,5 @@ def test_legality_and_effect_agree(bb_costs_card):
                         assert not ok, (kind, det)
                         assert (c.pub == st.pub).all() and (c.hands == st.hands).all()
                         refused += 1
-            g.apply_action(g.policy_action("random"))
+            g.apply(g.policy_action("random"))
     assert checked > 300 and refused > 1000

@@ -13,7 +13,7 @@ import pytest
 from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.skyline_3000 import SPEC, simulate
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import JITTER
 
@@ -90,10 +90,12 @@ def test_jitter_zero_plays_the_games_played_before_the_weight(name):
 def _history(policy, stream_seed):
     g = new_game(n_players=4, seed=1, game_index=2)
     for s in range(4):
-        g.prng[s] = new_stream(stream_seed, 0, s)
-    while not g.is_terminal():
-        g.apply_action(g.policy_action(policy))
-    return g.history
+        g._prngs[s] = new_stream(stream_seed, 0, s)
+    history = []
+    while not g.is_over():
+        history.append(g.policy_action(policy))
+        g.apply(history[-1])
+    return history
 
 
 @pytest.mark.parametrize("policy", ["greedy", "heuristic"])

@@ -6,11 +6,11 @@ import pytest
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000 import rules as R
 from engines.core.search import N_STATS
-from engines.skyline_3000.batch import play_game_nb, simulate
-from engines.skyline_3000.game import new_game, play
+from engines.skyline_3000 import simulate
+from engines.skyline_3000.engine import ENGINE, new_game, play
+from engines.skyline_3000.render import result
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import POLICIES, choose_action_nb
-from engines.skyline_3000.search import search_buffers_nb
 from engines.skyline_3000.state import (
     A_WINNER, B_BB, B_BLDO, B_FLOORS, B_NBLD, B_ROOF, BID_FLAG, C_DECISIONS, C_N_AUC, C_PHASE, C_STALLED, C_STOCK,
     PI_DISCARDS, P_BILLBOARDS, P_EV_BILLBOARD, P_EV_BUILDOVER, P_EV_FIRST, P_EV_SECOND, P_NBUILD,
@@ -18,7 +18,19 @@ from engines.skyline_3000.state import (
 )
 
 
-SBUFS = search_buffers_nb()  # play_game_nb's search buffers (no search seat here)
+def play_game(st, kp, ids, w, seed, gi):
+    """Game gi of run `seed` on st by the core's scripted game loop (the batch's; no search seat):
+    returns (decisions with more than one legal action, legal actions summed)."""
+    P, n, k = kp.n_players, ENGINE.max_actions, ENGINE.built
+    aux = kp.aux
+    sctx = (kp.cfg, aux, np.zeros(n, np.int64), np.zeros(n), np.zeros((P, ENGINE.work_width), np.int64))
+    rec = np.zeros((len(SPEC.tables["auctions"].names), kp.n_auctions), np.int64)
+    side = np.zeros((len(SPEC.tables["rounds"].names), P * kp.rounds), np.int64)
+    _, _, _, choices, sum_legal = k.play_game_scripted_nb(
+        st.data, st.rng, kp.cfg, aux, np.uint64(seed), np.int64(gi), np.asarray(ids, np.int64), w,
+        np.zeros((P, 4), np.uint64), np.zeros(n, np.int64), np.zeros(n), rec, np.zeros((1, kp.n_auctions), np.int64),
+        np.int64(0), sctx, np.zeros(N_STATS, np.int64), side, np.int64(0), np.int64(0))
+    return choices, sum_legal
 
 
 def weight_rows(names, width=SPEC.max_weights):
@@ -68,20 +80,16 @@ def check_invariants(st, kp):
 def test_invariants_over_many_games(players, policy):
     kp = kernel_params(VARIANTS.load(None), players)
     st = State.empty(kp)
-    legal = np.zeros(kp.max_actions, np.int64)
-    prng = np.zeros((players, 4), np.uint64)
     mix = [policy] + ["random"] * (players - 1) if policy != "random" else ["random"] * players
     ids = np.array([POLICIES[n].policy_id for n in mix], np.int64)
     w = weight_rows(mix)
     n_games = 1500 if policy == "random" else 600
-    choice = np.zeros(2, np.int64)
     for i in range(n_games):
-        play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, w, np.uint64(17), np.int64(i), SBUFS,
-                     np.zeros(N_STATS, np.int64), choice)
+        choices, sum_legal = play_game(st, kp, ids, w, 17, i)
         check_invariants(st, kp)
         assert st.ctrl[C_N_AUC] == 12
         # choices counted: every decision has at least one legal action
-        assert 0 < choice[0] <= st.ctrl[C_DECISIONS] <= choice[1]
+        assert 0 < choices <= st.ctrl[C_DECISIONS] <= sum_legal
 
 
 def test_invariants_on_other_variants():
@@ -90,13 +98,9 @@ def test_invariants_on_other_variants():
         kp = kernel_params(v)
         P = kp.n_players
         st = State.empty(kp)
-        legal = np.zeros(kp.max_actions, np.int64)
-        prng = np.zeros((P, 4), np.uint64)
         names = ["heuristic", "greedy"] + ["random"] * (P - 2)
         for i in range(300):
-            play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, np.array([POLICIES[n].policy_id for n in names]),
-                         weight_rows(names), np.uint64(3), np.int64(i), SBUFS, np.zeros(N_STATS, np.int64),
-                         np.zeros(2, np.int64))
+            play_game(st, kp, [POLICIES[n].policy_id for n in names], weight_rows(names), 3, i)
             check_invariants(st, kp)
 
 
@@ -107,8 +111,8 @@ def test_step_api_reproduces_the_batch_game():
     tables = simulate(kp, ids, weight_rows(names), False, 21, 0, 5)
     for i in range(5):
         g = new_game(seed=21, game_index=i)
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[g.current_player()]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[g.current_player()]))
         rows = tables["players"]["game"] == i
         assert g.scores().tolist() == tables["players"]["score"][rows].tolist()
         au = tables["auctions"]["game"] == i
@@ -145,14 +149,14 @@ def test_the_same_seed_deals_the_same_cards_whatever_the_policies():
     assert np.array_equal(a.state.hands, b.state.hands) and np.array_equal(a.state.decks, b.state.decks)
     play(a, ["random"] * 4)
     play(b, ["heuristic"] * 4)
-    assert a.result()["scores"] != b.result()["scores"] or a.history != b.history
+    assert result(a)["scores"] != result(b)["scores"] or not np.array_equal(a.state.pub, b.state.pub)
 
 
 def test_observation_hides_other_hands_deck_order_and_pending_bids():
     g = new_game(seed=4)
     while g.state.ctrl[C_PHASE] != PH_BID:
-        g.apply_action(g.policy_action("random"))
-    g.apply_action(g.policy_action("random"))  # the first sealed bid is pending
+        g.apply(g.policy_action("random"))
+    g.apply(g.policy_action("random"))  # the first sealed bid is pending
     p = g.current_player()
     obs = g.observation(p)
     assert set(obs) == {"ctrl", "board", "plants", "players", "piles", "alog", "hand", "seat"}
@@ -174,11 +178,11 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
     w = weight_rows([policy])[0]
     legal = np.zeros(kp.max_actions, np.int64)
     for step in range(400):
-        if g.is_terminal():
+        if g.is_over():
             break
         p = g.current_player()
         n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
-        rng = g.prng[p].copy()
+        rng = g._prngs[p].copy()
         a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, rng)
         shuffled = g.clone()
         shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
@@ -186,11 +190,11 @@ def test_policies_never_see_deck_order_or_other_hands(policy):
             if q != p:
                 shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]] = (
                     shuffled.state.hands[q, : shuffled.state.players[q, P_NHAND]][::-1])
-        rng2 = g.prng[p].copy()
+        rng2 = g._prngs[p].copy()
         a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
                               rng2)
         assert a1 == a2
-        g.apply_action(g.policy_action(policy))
+        g.apply(g.policy_action(policy))
 
 
 def test_python_function_policies_and_readable_strings():
@@ -203,7 +207,7 @@ def test_python_function_policies_and_readable_strings():
     res = play(g, [first_legal, "greedy"])
     assert res["winners"] and len(res["ranks"]) == 2
     g = new_game(seed=2)
-    strings = {g.action_to_string(a) for a in g.legal_actions()}
+    strings = {g.action_name(a) for a in g.legal_actions()}
     assert "pass" in strings and any(s.startswith("play Floor") for s in strings)
     assert "Red district" in str(g)
     space = None
@@ -212,9 +216,9 @@ def test_python_function_policies_and_readable_strings():
         if hasattr(acts, "bid"):
             space = acts
         else:
-            g.apply_action(g.policy_action("random"))
+            g.apply(g.policy_action("random"))
     a = space.bid(space.cards[:2])
-    s = g.action_to_string(a)
+    s = g.action_name(a)
     assert s.startswith("bid ") and "=" in s and a in space and (a & BID_FLAG)
 
 
@@ -238,14 +242,12 @@ def test_invariants_when_a_billboard_costs_a_card(players):
     # places billboards (paying for them) at this rule too
     kp = kernel_params(VARIANTS.load(None, BB_ON), players)
     st = State.empty(kp)
-    legal = np.zeros(kp.max_actions, np.int64)
-    prng = np.zeros((players, 4), np.uint64)
     names = ["heuristic", "greedy", "random", "random"][:players] if players == 4 else ["heuristic", "random"]
     ids = np.array([POLICIES[n].policy_id for n in names], np.int64)
     placed = np.zeros(players, np.int64)
     for i in range(300):
-        assert play_game_nb(kp.tab, st.pub, st.hands, st.sec, legal, prng, ids, weight_rows(names), np.uint64(23),
-                            np.int64(i), SBUFS, np.zeros(N_STATS, np.int64), np.zeros(2, np.int64))
+        play_game(st, kp, ids, weight_rows(names), 23, i)
+        assert st.ctrl[C_PHASE] == PH_OVER
         check_invariants(st, kp)
         placed += -st.players[:, P_EV_BILLBOARD] // kp.billboard_cost
     assert (placed > 0).all(), placed
@@ -256,17 +258,17 @@ def test_random_play_through_the_step_api_when_a_billboard_costs_a_card():
     for players in (2, 3, 4):
         for gi in range(3):
             g = new_game(n_players=players, seed=5, game_index=gi, overrides=BB_ON)
-            while not g.is_terminal():
+            while not g.is_over():
                 a = g.policy_action("random")
-                if g.phase_id != PH_BID:
+                if g.state.phase != PH_BID:
                     assert a in g.legal_actions()
                 if a >> 16 == 4 and (a & 0xFFFF) >> 6:   # ACT_BILLBOARD with its card
                     p = g.current_player()
                     c = ((a & 0xFFFF) >> 6) - 1
                     assert c in g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
-                    assert "paying with" in g.action_to_string(a)
+                    assert "paying with" in g.action_name(a)
                     paid += 1
-                g.apply_action(a)
+                g.apply(a)
             check_invariants(g.state, g.kp)
     assert paid > 20
 
@@ -280,8 +282,8 @@ def test_step_api_reproduces_the_batch_game_either_way(over):
     tables = simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), False, 21, 0, 2)
     for i in range(2):
         g = new_game(seed=21, game_index=i, overrides=over or None)
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[g.current_player()]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[g.current_player()]))
         rows = tables["players"]["game"] == i
         assert g.scores().tolist() == tables["players"]["score"][rows].tolist()
         assert g.state.ctrl[17] == tables["games"]["decisions"][i]
@@ -294,11 +296,11 @@ def test_policies_pay_for_billboards_from_their_own_hand_only(policy):
     w = weight_rows([policy])[0]
     legal = np.zeros(g.kp.max_actions, np.int64)
     for _ in range(400):
-        if g.is_terminal():
+        if g.is_over():
             break
         p = g.current_player()
         n = R.legal_actions_nb(g.state.pub, g.state.hands, legal)
-        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, g.prng[p].copy())
+        a1 = choose_action_nb(POLICIES[policy].policy_id, g.state.pub, g.state.hands[p], legal, n, w, g._prngs[p].copy())
         shuffled = g.clone()
         shuffled.state.decks[:] = np.roll(shuffled.state.decks, 3, axis=1)
         for q in range(4):
@@ -306,6 +308,6 @@ def test_policies_pay_for_billboards_from_their_own_hand_only(policy):
                 nq = shuffled.state.players[q, P_NHAND]
                 shuffled.state.hands[q, :nq] = shuffled.state.hands[q, :nq][::-1]
         a2 = choose_action_nb(POLICIES[policy].policy_id, shuffled.state.pub, shuffled.state.hands[p], legal, n, w,
-                              g.prng[p].copy())
+                              g._prngs[p].copy())
         assert a1 == a2
-        g.apply_action(g.policy_action(policy))
+        g.apply(g.policy_action(policy))

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from engines.skyline_3000 import rules as R
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
+from engines.skyline_3000.render import card_name
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_PRICE, A_TIE, A_WINNER, B_BB, B_BBTOT, B_GREEN, B_LVAC, B_NSPACE,
     B_VAC, BID_FLAG, C_CUR, C_KEY, C_N_AUC, C_PASSED, C_PHASE, C_ROUND, C_STACK_POS, CONTRACT,
@@ -236,7 +237,7 @@ def _block_b_through_the_rules(variant):
     st, kp = g.state, g.kp
     todo = list(BLOCK_B)
     contracts = [card_id(kp, CONTRACT, v, district=1) for v in range(1, 6)]
-    while g.phase_id == PH_MAIN:
+    while g.state.phase == PH_MAIN:
         p = g.current_player()
         if todo and todo[0][0] == p:
             h = todo.pop(0)[1]
@@ -244,24 +245,24 @@ def _block_b_through_the_rules(variant):
             st.players[p, P_NBUILD] = 1
             c = contracts.pop()
             set_hand(st, p, [c] + [x for x in st.hands[p, :st.players[p, P_NHAND]] if x != c])
-            g.apply_action(A_(ACT_CONTRACT, c))
-            g.apply_action(A_(ACT_INSTALL, (0 * kp.n_blocks + 4) * 2))  # building 0, block 4, vacant platform
+            g.apply(A_(ACT_CONTRACT, c))
+            g.apply(A_(ACT_INSTALL, (0 * kp.n_blocks + 4) * 2))  # building 0, block 4, vacant platform
         elif any(q == p for q, _ in todo):
-            g.apply_action(next(a for a in g.legal_actions() if a >> 16 == ACT_NOACT))
+            g.apply(next(a for a in g.legal_actions() if a >> 16 == ACT_NOACT))
         else:
-            g.apply_action(A_(ACT_PASS))
+            g.apply(A_(ACT_PASS))
     assert not todo and st.board[4, B_NBLD] == 5
     refused = []
-    while g.phase_id in (PH_BID, PH_PLACE):
-        if g.phase_id == PH_BID:
+    while g.state.phase in (PH_BID, PH_PLACE):
+        if g.state.phase == PH_BID:
             space = g.legal_actions()
-            g.apply_action(space.bid(list(space.cards)[:1]))
+            g.apply(space.bid(list(space.cards)[:1]))
         else:
             legal = g.legal_actions()
             if A_(ACT_PLACE, 4) not in legal:
                 refused.append(int(g.state.ctrl[C_ITEM]))
-            g.apply_action(A_(ACT_PLACE, 4) if A_(ACT_PLACE, 4) in legal else legal[0])
-    assert g.phase_id == PH_DRAW and g.state.ctrl[C_ROUND] == 0
+            g.apply(A_(ACT_PLACE, 4) if A_(ACT_PLACE, 4) in legal else legal[0])
+    assert g.state.phase == PH_DRAW and g.state.ctrl[C_ROUND] == 0
     return g, refused
 
 
@@ -301,20 +302,20 @@ def test_billboard_costs_and_building_over_own_billboard_removes_it():
     st, kp = g.state, g.kp
     p = g.current_player()
     k = 0  # Red block 0: no building yet
-    g.apply_action(A_(ACT_BILLBOARD, k))
+    g.apply(A_(ACT_BILLBOARD, k))
     assert st.players[p, P_SCORE] == 4 and st.board[k, B_BB + p] == 1 and st.board[k, B_VAC] == 6
     # everyone else passes; p installs its 1-floor curved building on its billboard
     while g.current_player() != p:
-        g.apply_action(A_(ACT_PASS))
+        g.apply(A_(ACT_PASS))
     c = card_id(kp, CONTRACT, 1, district=0)
     set_hand(st, p, [c])
-    g.apply_action(A_(ACT_CONTRACT, c))
-    assert g.phase_id == PH_INSTALL
+    g.apply(A_(ACT_CONTRACT, c))
+    assert g.state.phase == PH_INSTALL
     acts = g.legal_actions()
     onbb = [a for a in acts if a & 1 and ((a & 0xFFFF) >> 1) % 9 == k]
-    assert onbb, [g.action_to_string(a) for a in acts]
-    assert "on own billboard" in g.action_to_string(onbb[0])
-    g.apply_action(onbb[0])
+    assert onbb, [g.action_name(a) for a in acts]
+    assert "on own billboard" in g.action_name(onbb[0])
+    g.apply(onbb[0])
     assert st.players[p, P_SCORE] == 3
     assert st.board[k, B_BB + p] == 0 and st.board[k, B_BBTOT] == 0 and st.board[k, B_VAC] == 6
     # another seat's billboard is no platform: test_only_own_billboards_take_a_building
@@ -342,11 +343,11 @@ def _empty_my_hand(g):
     p = g.current_player()
     while g.state.players[p, P_NHAND] > 0:
         if g.current_player() == p:
-            g.apply_action(A_(ACT_NOACT, int(g.state.hands[p, 0])))
+            g.apply(A_(ACT_NOACT, int(g.state.hands[p, 0])))
         else:
-            g.apply_action(A_(ACT_PASS))
+            g.apply(A_(ACT_PASS))
     while g.current_player() != p:
-        g.apply_action(A_(ACT_PASS))
+        g.apply(A_(ACT_PASS))
     return p
 
 
@@ -358,10 +359,10 @@ def test_billboard_needs_no_card_by_default():
     hand = sorted(st.hands[p, :st.players[p, P_NHAND]].tolist())
     bbs = _billboards(g)
     assert bbs == [A_(ACT_BILLBOARD, k) for k in range(kp.n_blocks)]   # one per block, no card field
-    assert g.action_to_string(bbs[0]) == "place a billboard in Red block 1"
+    assert g.action_name(bbs[0]) == "place a billboard in Red block 1"
     assert _refused(g, A_(ACT_BILLBOARD, (hand[0] + 1) << BB_CARD_SHIFT))   # a card is no part of it
     disc = st.piles[:, PI_DISC].copy()
-    g.apply_action(A_(ACT_BILLBOARD, 4))
+    g.apply(A_(ACT_BILLBOARD, 4))
     assert sorted(st.hands[p, :st.players[p, P_NHAND]].tolist()) == hand
     assert (st.piles[:, PI_DISC] == disc).all()
     assert st.players[p, P_SCORE] == 4 and st.board[4, B_BB + p] == 1 and st.players[p, P_BILLBOARDS] == 4
@@ -369,7 +370,7 @@ def test_billboard_needs_no_card_by_default():
     g = _game(seed=2)
     p = _empty_my_hand(g)
     assert len(_billboards(g)) == g.kp.n_blocks
-    g.apply_action(A_(ACT_BILLBOARD, 0))
+    g.apply(A_(ACT_BILLBOARD, 0))
     assert g.state.players[p, P_SCORE] == 4 and g.state.board[0, B_BB + p] == 1
 
 
@@ -382,13 +383,13 @@ def test_billboard_costs_the_chosen_card_when_the_key_is_on():
     assert _billboards(g) == [A_(ACT_BILLBOARD, k | (c + 1) << BB_CARD_SHIFT) for k in range(kp.n_blocks) for c in hand]
     c = hand[3]
     a = A_(ACT_BILLBOARD, 4 | (c + 1) << BB_CARD_SHIFT)
-    assert g.action_to_string(a) == f"place a billboard in Yellow block 2, paying with {g.card_name(c)}"
+    assert g.action_name(a) == f"place a billboard in Yellow block 2, paying with {card_name(g.kp, c)}"
     assert _refused(g, A_(ACT_BILLBOARD, 4))                           # no card: refused
     outside = next(x for x in range(kp.n_cards) if x not in hand)
     assert _refused(g, A_(ACT_BILLBOARD, 4 | (outside + 1) << BB_CARD_SHIFT))   # not in hand: refused
     t = kp.card_types()[c]
     disc = st.piles[t, PI_DISC]
-    g.apply_action(a)
+    g.apply(a)
     left = st.hands[p, :st.players[p, P_NHAND]].tolist()
     assert sorted(left) == sorted(x for x in hand if x != c)        # exactly the chosen card is gone
     assert st.piles[t, PI_DISC] == disc + 1 and st.piles[t, PI_DISCARDS + disc] == c
@@ -434,7 +435,7 @@ def test_only_own_billboards_take_a_building():
 
     def play(seat, action):
         assert g.current_player() == seat
-        g.apply_action(action)
+        g.apply(action)
         assert R.block_check_nb(st.pub) == -1  # a board the rules could build
 
     # Red district: block 0 gets one billboard each (full), block 1 (its pre-placed Greenspace on its own
@@ -448,7 +449,7 @@ def test_only_own_billboards_take_a_building():
     assert st.board[0, B_VAC] == 0 and st.board[1, B_VAC] == 0 and st.board[2, B_VAC] == 1
     assert st.board[1, B_BB + other] == 2 and st.board[1, B_BB + me] == 0 and st.board[1, B_GREEN] == 1
     play(me, A_(ACT_CONTRACT, contract))
-    assert g.phase_id == PH_INSTALL
+    assert g.state.phase == PH_INSTALL
     nb = kp.n_blocks
     where = {(((a & 0xFFFF) >> 1) % nb, a & 1) for a in g.legal_actions()}
     # block 0: on my billboard only; block 2: the open platform or my billboard; block 1: nothing
@@ -476,18 +477,18 @@ def test_play_card_without_acting_is_not_a_pass_and_pass_is_final():
     p = g.current_player()
     a = next(a for a in g.legal_actions() if a >> 16 == ACT_NOACT)
     n = st.players[p, P_NHAND]
-    g.apply_action(a)
+    g.apply(a)
     assert st.players[p, P_NHAND] == n - 1
     assert not (st.ctrl[C_PASSED] >> p) & 1
     # next seat passes; it never comes back this phase, while p still plays
     q = g.current_player()
-    g.apply_action(A_(ACT_PASS))
+    g.apply(A_(ACT_PASS))
     seen = []
     for _ in range(200):
-        if g.phase_id != PH_MAIN:
+        if g.state.phase != PH_MAIN:
             break
         seen.append(g.current_player())
-        g.apply_action(A_(ACT_PASS) if g.current_player() != p else next(
+        g.apply(A_(ACT_PASS) if g.current_player() != p else next(
             (a for a in g.legal_actions() if a >> 16 == ACT_NOACT), A_(ACT_PASS)))
     assert q not in seen
     assert p in seen  # p kept playing cards while the others had passed
@@ -511,21 +512,21 @@ def test_contract_needs_a_legal_install_in_its_district():
 
 def _to_auction(g, hands):
     """Everyone passes construction; then give the seats these hands."""
-    while g.phase_id == PH_MAIN:
-        g.apply_action(A_(ACT_PASS))
-    assert g.phase_id == PH_BID
+    while g.state.phase == PH_MAIN:
+        g.apply(A_(ACT_PASS))
+    assert g.state.phase == PH_BID
     for p, cards in hands.items():
         set_hand(g.state, p, cards)
 
 
 def _bid(g, values_by_seat):
     """Each bidder in turn bids cards of these values (BidSpace.bid_values)."""
-    while g.phase_id == PH_BID:
+    while g.state.phase == PH_BID:
         p = g.current_player()
         space = g.legal_actions()
         a = space.bid_values(values_by_seat.get(p, []))
         assert a in space
-        g.apply_action(a)
+        g.apply(a)
 
 
 def test_auction_worked_example_purple_wins_with_2_plus_5():
@@ -541,10 +542,10 @@ def test_auction_worked_example_purple_wins_with_2_plus_5():
     assert row[A_WINNER] == PURPLE and row[A_PRICE] == 7 and row[A_TIE] == 0
     assert g.state.players[PURPLE, P_NHAND] == 0          # Purple discards the 2 and the 5
     assert g.state.players[ORANGE, P_NHAND] == 2          # the others take theirs back
-    assert g.phase_id == PH_PLACE and g.current_player() == PURPLE
+    assert g.state.phase == PH_PLACE and g.current_player() == PURPLE
     free = g.legal_actions()
     assert len(free) == 9
-    g.apply_action(A_(ACT_PLACE, 4))
+    g.apply(A_(ACT_PLACE, 4))
     assert g.state.board[4, B_GREEN] == 1 and g.state.alog[0, A_BLOCK] == 4
 
 
@@ -563,7 +564,7 @@ def test_auction_tie_highest_card_then_key_order():
     row = g.state.alog[0]
     assert row[A_WINNER] == s2 and row[A_TIE] == 1 and row[A_HIGH + s1] == 4 and row[A_HIGH + s2] == 7
     # second auction: s1 bids 4 (card 4), s3 bids 4 (card 4): equal high card -> closest to the Key
-    g.apply_action(g.legal_actions()[0])  # s2 places its Greenspace
+    g.apply(g.legal_actions()[0])  # s2 places its Greenspace
     set_hand(g.state, s1, [by_value[4][1]])
     set_hand(g.state, s3, [by_value[4][2]])
     _bid(g, {s1: [4], s3: [4]})
@@ -587,10 +588,10 @@ def test_all_zero_bids_remove_the_item():
     g = _game()
     _to_auction(g, {})
     while g.state.ctrl[C_N_AUC] == 0:
-        g.apply_action(g.legal_actions().zero)
+        g.apply(g.legal_actions().zero)
     row = g.state.alog[0]
     assert row[A_WINNER] == -1 and row[A_BLOCK] == -1
-    assert g.phase_id == PH_BID  # straight on to stack 2's auction
+    assert g.state.phase == PH_BID  # straight on to stack 2's auction
     assert g.state.ctrl[C_STACK_POS + 0] == 1 and g.state.ctrl[C_N_AUC] == 1
 
 
@@ -604,7 +605,7 @@ def test_item_with_no_place_is_lost_but_paid_for():
     _bid(g, {key: [5]})
     row = g.state.alog[0]
     assert row[A_WINNER] == key and row[A_PRICE] == 5 and row[A_BLOCK] == -1
-    assert g.phase_id != PH_PLACE and g.state.players[key, P_NHAND] == 0
+    assert g.state.phase != PH_PLACE and g.state.players[key, P_NHAND] == 0
 
 
 def test_item_with_no_place_refunded_variant_returns_the_bid():
@@ -617,10 +618,10 @@ def test_item_with_no_place_refunded_variant_returns_the_bid():
     _to_auction(g, {key: [c]})
     while g.state.ctrl[C_N_AUC] == 0:   # the first auction only (he keeps his card for the next)
         space = g.legal_actions()
-        g.apply_action(space.bid_values([5] if g.current_player() == key else []))
+        g.apply(space.bid_values([5] if g.current_player() == key else []))
     row = g.state.alog[0]
     assert row[A_WINNER] == key and row[A_BID + key] == 5 and row[A_PRICE] == 0 and row[A_BLOCK] == -1
-    assert g.phase_id == PH_BID and g.state.players[key, P_NHAND] == 1 and g.state.hands[key, 0] == c
+    assert g.state.phase == PH_BID and g.state.players[key, P_NHAND] == 1 and g.state.hands[key, 0] == c
     assert g.state.piles[FLOOR, PI_DISC] == 0
 
 
@@ -655,9 +656,9 @@ def test_a_floor_card_when_one_floor_is_left(rule, playable):
     assert (A_(ACT_FLOOR, c) in g.legal_actions()) == playable
     if playable:
         n = st.players[p, P_NBUILD]
-        g.apply_action(A_(ACT_FLOOR, c))
-        g.apply_action(g.legal_actions()[-1])   # the one floor left starts a new building
-        assert st.ctrl[C_STOCK] == 0 and st.players[p, P_NBUILD] == n + 1 and g.phase_id == PH_MAIN
+        g.apply(A_(ACT_FLOOR, c))
+        g.apply(g.legal_actions()[-1])   # the one floor left starts a new building
+        assert st.ctrl[C_STOCK] == 0 and st.players[p, P_NBUILD] == n + 1 and g.state.phase == PH_MAIN
 
 
 def test_hand_limit_stops_the_draw_spaceport_cards_included():
@@ -671,8 +672,8 @@ def test_hand_limit_stops_the_draw_spaceport_cards_included():
     assert st.players[a, P_BONUS] == 2
     hands0 = st.players[:, P_NHAND].copy()
     assert hands0.tolist() == [8, 8]
-    while g.phase_id == PH_DRAW:
-        g.apply_action(g.legal_actions()[0])
+    while g.state.phase == PH_DRAW:
+        g.apply(g.legal_actions()[0])
     assert st.players[:, P_NHAND].tolist() == [10, 10] and st.ctrl[C_ROUND] == 1
 
 
@@ -684,20 +685,20 @@ def test_bid_must_be_subset_of_hand():
     bad = BID_FLAG | (1 << other)
     assert bad not in g.legal_actions()
     with pytest.raises(ValueError):
-        g.apply_action(bad)
+        g.apply(bad)
 
 
 # ---------------------------------------------------------------- draw phase
 
 
 def _to_draw(g):
-    while g.phase_id not in (PH_DRAW,):
-        if g.phase_id == PH_MAIN:
-            g.apply_action(A_(ACT_PASS))
-        elif g.phase_id == PH_BID:
-            g.apply_action(g.legal_actions().zero)
+    while g.state.phase not in (PH_DRAW,):
+        if g.state.phase == PH_MAIN:
+            g.apply(A_(ACT_PASS))
+        elif g.state.phase == PH_BID:
+            g.apply(g.legal_actions().zero)
         else:
-            g.apply_action(g.legal_actions()[0])
+            g.apply(g.legal_actions()[0])
 
 
 def test_spaceport_extra_draws_first_two_second_one():
@@ -712,8 +713,8 @@ def test_spaceport_extra_draws_first_two_second_one():
     _to_draw(g)
     assert st.players[a, P_BONUS] == 2 and st.players[b_, P_BONUS] == 1
     hands0 = st.players[:, P_NHAND].copy()
-    while g.phase_id == PH_DRAW:
-        g.apply_action(g.legal_actions()[0])
+    while g.state.phase == PH_DRAW:
+        g.apply(g.legal_actions()[0])
     drawn = st.players[:, P_NHAND] - hands0
     assert drawn[a] == 8 and drawn[b_] == 7 and drawn[key] == 6
     assert st.players[a, P_ST_EXTRA] == 2 and st.players[b_, P_ST_EXTRA] == 1
@@ -764,8 +765,8 @@ def test_spaceport_extra_cards_are_drawn_per_draw_phase_not_accumulated():
         _to_draw(g)
         assert st.ctrl[C_ROUND] == rnd
         hands0 = st.players[:, P_NHAND].copy()
-        while g.phase_id == PH_DRAW:
-            g.apply_action(g.legal_actions()[0])
+        while g.state.phase == PH_DRAW:
+            g.apply(g.legal_actions()[0])
         assert (st.players[:, P_NHAND] - hands0).tolist() == ([8, 7] if a == 0 else [7, 8])
 
 
@@ -786,9 +787,9 @@ def test_draw_phase_goes_from_the_key_player_clockwise_each_drawing_all_his_card
             spaceport(st.board, 0)
         _to_draw(g)
         order = []
-        while g.phase_id == PH_DRAW:
+        while g.state.phase == PH_DRAW:
             order.append(g.current_player())
-            g.apply_action(g.legal_actions()[0])
+            g.apply(g.legal_actions()[0])
         assert order == [key] * 3 + [bonus_seat] * 5 + [(key + 2) % 3] * 3, (rnd, key, order)
         assert st.ctrl[C_KEY] == (key + 1) % 3 and st.ctrl[C_ROUND] == rnd + 1
 
@@ -807,7 +808,7 @@ def test_reshuffle_and_empty_deck_fallback():
     piles[ROOF, PI_TOP] = -1
     ndisc = int(piles[ROOF, PI_DISC])
     assert A_(ACT_DRAW, ROOF) in g.legal_actions()  # discards wait: the deck can be drawn
-    g.apply_action(A_(ACT_DRAW, ROOF))
+    g.apply(A_(ACT_DRAW, ROOF))
     assert piles[ROOF, PI_DISC] == 0 and piles[ROOF, PI_DECK] == ndisc - 1
     assert piles[ROOF, PI_TOP] == decks[ROOF, ndisc - 2]  # the new top is visible
     # Floor deck and discards both empty: no Floor draw offered
@@ -823,8 +824,8 @@ def test_reshuffle_and_empty_deck_fallback():
     piles[CONTRACT, PI_DISC] = 0
     piles[CONTRACT, PI_TOP] = decks[CONTRACT, 0]
     assert g.legal_actions() == [A_(ACT_DRAW, CONTRACT)]
-    g.apply_action(A_(ACT_DRAW, CONTRACT))
-    assert g.phase_id == PH_MAIN and st.ctrl[C_ROUND] == 1
+    g.apply(A_(ACT_DRAW, CONTRACT))
+    assert g.state.phase == PH_MAIN and st.ctrl[C_ROUND] == 1
 
 
 # ---------------------------------------------------------------- end of game
@@ -856,9 +857,9 @@ def test_final_tie_hand_value_then_shared():
 def test_no_draw_phase_after_final_round_and_four_rounds():
     g = _game(seed=3)
     rounds_seen = set()
-    while not g.is_terminal():
+    while not g.is_over():
         rounds_seen.add(int(g.state.ctrl[C_ROUND]))
-        assert not (g.phase_id == PH_DRAW and g.state.ctrl[C_ROUND] == 3)
-        g.apply_action(g.policy_action("random"))
+        assert not (g.state.phase == PH_DRAW and g.state.ctrl[C_ROUND] == 3)
+        g.apply(g.policy_action("random"))
     assert rounds_seen == {0, 1, 2, 3}
     assert g.state.ctrl[C_N_AUC] == 12

@@ -6,11 +6,10 @@ from engines.core.lineup import make_lineup
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD, STAT_SIMULATED
 from engines.skyline_3000 import SPEC, simulate
-from engines.skyline_3000.game import new_game
+from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.search import (
-    BID_CODE, MAX_ACTIONS, N_BID_CANDIDATES, copy_into_nb, determinize_nb, search_actions_nb,
-    search_buffers_nb,
+    BID_CODE, MAX_ACTIONS, N_BID_CANDIDATES, copy_state_nb, determinize_nb, search_actions_nb,
 )
 from engines.skyline_3000.state import (
     A_SHIFT, BID_FLAG, ACT_CONTRACT, ACT_FLOOR, ACT_NOACT, ACT_ROOF, DETAIL_MASK, P_NHAND, PH_BID, PI_DECK, PI_DISC,
@@ -25,8 +24,12 @@ def run(lineup, n_players, count, seed=5, start=0):
     return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, start, count)
 
 
-def buffers(g):
-    return g.state.pub, g.state.hands, g.state.sec
+def candidates(g):
+    """search_actions_nb's list for g's seat to move, and the bid candidates' masks (kept at the
+    end of the list's buffer)."""
+    out = np.zeros(MAX_ACTIONS, np.int64)
+    n = search_actions_nb(g.state.data, g.kp.cfg, out)
+    return out[:n], out[MAX_ACTIONS - N_BID_CANDIDATES:]
 
 
 def test_search_is_a_named_policy_with_a_rollout_written_by_name():
@@ -45,8 +48,8 @@ def test_step_api_replays_the_batch_game_with_search_seats():
     for k, gi in enumerate((4, 5)):
         g = new_game(n_players=4, seed=9, game_index=gi)
         slots = [(s + gi) % 4 for s in range(4)]
-        while not g.is_terminal():
-            g.apply_action(g.policy_action(names[slots[g.current_player()]]))
+        while not g.is_over():
+            g.apply(g.policy_action(names[slots[g.current_player()]]))
         assert list(t["players"]["score"][k * 4:(k + 1) * 4]) == g.scores().tolist()
         assert t["games"]["search_simulated"][k] == g.search_stats[STAT_SIMULATED] > 0
     assert (run(["heuristic"], 4, 2)["games"]["search_simulated"] == 0).all()
@@ -96,7 +99,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
         kp, p = g.kp, g.current_player()
         types = kp.card_types()
         h = g.clone()
-        determinize_nb(buffers(h), search_buffers_nb(), p, prng)
+        determinize_nb(h.state.data, h.state.rng, kp.cfg, np.int64(p), prng, np.zeros(MAX_ACTIONS, np.int64))
         assert _same_observation(h.observation(p), g.observation(p))
         st = h.state
         ids = []
@@ -107,7 +110,7 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
         for q in range(g.n_players):
             ids += st.hands[q, :st.players[q, P_NHAND]].tolist()
         assert sorted(ids) == list(range(kp.n_cards))           # every card once
-        if g.phase_id == PH_BID:
+        if g.state.phase == PH_BID:
             for q in _earlier_bidders(g):
                 hand_mask = sum(1 << int(c) for c in st.hands[q, :st.players[q, P_NHAND]])
                 assert int(st.sec[S_BIDS + q]) & ~hand_mask == 0   # a sealed bid from the new hand
@@ -120,14 +123,13 @@ def test_determinization_keeps_what_the_seat_sees_and_redraws_the_rest():
 def test_copy_into_restores_the_state_exactly():
     g = new_game(n_players=4, seed=4)
     for _ in range(60):
-        g.apply_action(g.policy_action("heuristic"))
+        g.apply(g.policy_action("heuristic"))
     later = g.clone()
-    while not later.is_terminal():
-        later.apply_action(later.policy_action("random"))
+    while not later.is_over():
+        later.apply(later.policy_action("random"))
     for dst, src in ((later.clone(), g), (g.clone(), later)):
-        copy_into_nb(buffers(dst), buffers(src))
-        for a, b in zip(buffers(dst), buffers(src)):
-            assert np.array_equal(a, b)
+        copy_state_nb(dst.state.data, src.state.data)
+        assert np.array_equal(dst.state.data, src.state.data)
 
 
 def test_construction_candidates_drop_only_interchangeable_cards_and_extra_discards():
@@ -135,9 +137,8 @@ def test_construction_candidates_drop_only_interchangeable_cards_and_extra_disca
     for g in _states():
         if g.phase() != "construction":
             continue
-        out = np.zeros(MAX_ACTIONS, np.int64)
-        n = search_actions_nb(*buffers(g)[:2], out, *search_buffers_nb()[1:])
-        cands = out[:n].tolist()
+        cands = candidates(g)[0].tolist()
+        n = len(cands)
         legal = g.legal_actions()
         assert set(cands) <= set(legal) and len(set(cands)) == n
         values, types = g.kp.card_values(), g.kp.card_types()
@@ -157,15 +158,13 @@ def test_construction_candidates_drop_only_interchangeable_cards_and_extra_disca
 def test_bid_candidates_include_nothing_and_the_scripted_bids():
     seen = 0
     for g in _states():
-        if g.phase_id != PH_BID:
+        if g.state.phase != PH_BID:
             continue
         p = g.current_player()
-        out = np.zeros(MAX_ACTIONS, np.int64)
-        bufs = search_buffers_nb()
-        n = search_actions_nb(*buffers(g)[:2], out, *bufs[1:])
-        codes = out[:n]
+        codes, rule_masks = candidates(g)
+        n = len(codes)
         assert 1 <= n <= N_BID_CANDIDATES and codes[0] == BID_CODE        # rule 0: bid nothing
-        masks = [int(bufs[1][c & DETAIL_MASK]) for c in codes]
+        masks = [int(rule_masks[c & DETAIL_MASK]) for c in codes]
         assert len(set(masks)) == n and masks[0] == 0
         hand_mask = sum(1 << int(c) for c in g.state.hands[p, :g.state.players[p, P_NHAND]])
         assert all(m & ~hand_mask == 0 for m in masks)
@@ -187,12 +186,10 @@ def test_search_tries_each_billboard_once_paid_with_the_cheapest_card():
     hand = g.state.hands[p, :g.state.players[p, P_NHAND]].tolist()
     values = g.kp.card_values()
     cheapest = min(hand, key=lambda c: values[c])
-    out = np.zeros(MAX_ACTIONS, np.int64)
-    n = search_actions_nb(*buffers(g)[:2], out, *search_buffers_nb()[1:])
-    bbs = [int(a) for a in out[:n] if a >> A_SHIFT == ACT_BILLBOARD]
+    bbs = [int(a) for a in candidates(g)[0] if a >> A_SHIFT == ACT_BILLBOARD]
     assert bbs == [(ACT_BILLBOARD << A_SHIFT) | k | (cheapest + 1) << BB_CARD_SHIFT for k in range(g.kp.n_blocks)]
     assert len([a for a in g.legal_actions() if a >> A_SHIFT == ACT_BILLBOARD]) == len(hand) * g.kp.n_blocks
-    while not g.is_terminal():
-        g.apply_action(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
+    while not g.is_over():
+        g.apply(g.policy_action("search(iterations=8, rollout=heuristic)" if g.current_player() == 0
                                        else "random"))
     assert g.search_stats[STAT_SIMULATED] > 0
