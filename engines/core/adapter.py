@@ -501,7 +501,10 @@ class Engine:
             play, chunk = _templates(with_search)
             tag = "" if with_search else "_scripted"
             g = dict(glb)
-            g["PLAY_NB"] = built[f"play_game{tag}_nb"] = compiled(play, f"play_game{tag}_nb", False)
+            # the game loop is copied into its only caller (numba's inlining, as engines.core.kernel
+            # allows for a thin loop): as a kernel of its own, LLVM optimised and emitted the whole
+            # game's code once for it and once more when linking it into the chunk loop
+            g["PLAY_NB"] = built[f"play_game{tag}_nb"] = bound(play, f"play_game{tag}_nb")
             built[f"simulate_chunk{tag}_nb"] = compiled_in(chunk, g, f"simulate_chunk{tag}_nb")
         # the compiled kernels under their names (tests and benchmarks look them up here)
         self.built = SimpleNamespace(
