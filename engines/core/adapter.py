@@ -252,7 +252,9 @@ def _templates(with_search):
             use_key = OUTCOME_NB(d, cfg, work, score, key)
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
-            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, decisions, 0)
+            # np.int64: with the game loop inlined, numba also types `decisions` as the literal 0 of
+            # its first assignment, and would compile the writer once more for it (engines.core.kernel)
+            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, np.int64(decisions), 0)
             if HAS_SEARCH:   # a constant: a game without the search player has no such column
                 ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
             if COUNT_CHOICES:
