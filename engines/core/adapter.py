@@ -76,6 +76,10 @@ Optional, for a game whose state vector is mostly room it seldom uses:
 The record pool is shared by the chunk's games: step_nb may check `row < rec.shape[1]` and
 drop what does not fit (a game may use what another left).
 
+The loop stops a game still running after Engine.max_decisions decisions and simulate raises,
+naming the game and the seat to move: an action the rules refuse leaves the state as it was, so a
+policy that chose one would loop for ever (apply_nb is not asked to report it).
+
 The loop writes games.search_simulated (engines.core.search SEARCH_SIMULATED: what the search
 seats simulated); a game that offers no search player may leave the column out (its search_id is
 then an id no policy has).
@@ -162,7 +166,7 @@ def _templates(with_search):
         sum_legal = 0
         while True:
             p = TO_MOVE_NB(d)
-            if p < 0:
+            if p < 0 or decisions == MAX_DECISIONS:   # the cap: the chunk loop stops the run (below)
                 break
             n = 0
             if COUNT_CHOICES:   # a constant: the listing is compiled out for a game without the columns
@@ -188,11 +192,12 @@ def _templates(with_search):
         return row, decisions, srow, choices, sum_legal
 
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
-                          per_game, side_first, side_most, acc):
+                          per_game, side_first, side_most, acc, stuck):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
         rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
         side rows]); matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
-        sums (ACCUMULATE_NB)."""
+        sums (ACCUMULATE_NB). A game still running after MAX_DECISIONS decisions stops the chunk:
+        `stuck` (the caller's, int64[2] of -1) gets its game number and the seat to move."""
         P = seat_policy_ids.shape[0]
         rec_own = np.empty((N_REC, count * per_game), REC_DTYPE)
         wide_own = np.empty((N_WIDE, count * per_game), np.int64)
@@ -237,10 +242,19 @@ def _templates(with_search):
             side = unowned(side_own)   # this game's view (side_own keeps the pool alive)
             row, decisions, srow, choices, sum_legal = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal,
                                                                scratch, rec, wide, row, sctx, sstats, side, srow, k)
+            if decisions == MAX_DECISIONS and TO_MOVE_NB(d) >= 0:
+                # not over after the game's most decisions: a policy's action that the rules refused
+                # (left the state as it was) would loop for ever. The caller raises (a raise here
+                # would compile numba's exception machinery into every loop)
+                stuck[0] = gi
+                stuck[1] = TO_MOVE_NB(d)
+                break
             use_key = OUTCOME_NB(d, cfg, work, score, key)
             n_win, n_top, winner, margin = rank_nb(score, key, use_key, rank)
             write_seat_results_nb(pl_b, k * P, PL_REQ, k, slots, score, rank, n_win)
-            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, decisions, 0)
+            # np.int64: with the game loop inlined, numba also types `decisions` as the literal 0 of
+            # its first assignment, and would compile the writer once more for it (engines.core.kernel)
+            write_game_result_nb(ga_b, k, GA_REQ, k, winner, n_win, margin, np.int64(decisions), 0)
             if HAS_SEARCH:   # a constant: a game without the search player has no such column
                 ga_b[GA_SEARCH, k] = sstats[STAT_SIMULATED]
             if COUNT_CHOICES:
@@ -429,6 +443,8 @@ class Engine:
     default_players: int | None = 1   # None: the variant's own (kernel_params(variant, None))
     aux: str = "aux"
     weight_width: int = 8
+    max_decisions: int = 1_000_000    # a game's decisions at most: the batch loop stops a game past it
+    #                                   (a policy whose action the rules refuse would loop for ever)
     side: str | None = None           # a second record table, written by side_nb as the game goes
     side_rows_per_game: Callable | None = None   # (kp, P) -> (rows a game usually writes, at most)
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
@@ -479,7 +495,7 @@ class Engine:
             **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
-            HAS_ACC=self.chunk_tables is not None,
+            HAS_ACC=self.chunk_tables is not None, MAX_DECISIONS=int(self.max_decisions),
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
@@ -501,7 +517,10 @@ class Engine:
             play, chunk = _templates(with_search)
             tag = "" if with_search else "_scripted"
             g = dict(glb)
-            g["PLAY_NB"] = built[f"play_game{tag}_nb"] = compiled(play, f"play_game{tag}_nb", False)
+            # the game loop is copied into its only caller (numba's inlining, as engines.core.kernel
+            # allows for a thin loop): as a kernel of its own, LLVM optimised and emitted the whole
+            # game's code once for it and once more when linking it into the chunk loop
+            g["PLAY_NB"] = built[f"play_game{tag}_nb"] = bound(play, f"play_game{tag}_nb")
             built[f"simulate_chunk{tag}_nb"] = compiled_in(chunk, g, f"simulate_chunk{tag}_nb")
         # the compiled kernels under their names (tests and benchmarks look them up here)
         self.built = SimpleNamespace(
@@ -519,10 +538,18 @@ class Engine:
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
         side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
         acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
+        stuck = np.full(2, -1, np.int64)
         players, games, rec, wide, rgame, side = chunk(
             kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
             np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
-            np.int64(side_first), np.int64(side_most), acc)
+            np.int64(side_first), np.int64(side_most), acc, stuck)
+        if stuck[0] >= 0:
+            g, seat = int(stuck[0]), int(stuck[1])
+            pid = int(ids[(seat + g) % P if rotate else seat])   # harness.seats_for_game_nb
+            name = next((n for n, info in self.policies.items() if info.policy_id == pid), pid)
+            raise RuntimeError(
+                f"{self.name}: game {g} of run {seed} still running after {self.max_decisions} decisions, seat "
+                f"{seat} ({name}) to move: its policy chose an action the rules refuse (the state did not change)?")
         raw = {"players": players, "games": games, self.records: rec}
         if self.side is not None:
             raw[self.side] = side

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.harness import columns
-from engines.core.kernel import inline_kernel, kernel
+from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.skyline_3000.search import W_HAND_VALUE, apply_nb, buffers_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_FIRST_KEY, C_N_AUC, C_PHASE,
@@ -46,7 +46,7 @@ def rounds_per_game(kp, n_players: int) -> tuple[int, int]:
     return n, n
 
 
-@inline_kernel
+@ir_inline_kernel
 def step_nb(d, rng, cfg, a, au, wide, row):
     """Apply `a`; once the game is over, its auction log's rows into au[:, row:] (the winner's
     line-up slot is finish_nb's)."""
@@ -72,7 +72,7 @@ def step_nb(d, rng, cfg, a, au, wide, row):
     return row
 
 
-@inline_kernel
+@ir_inline_kernel
 def side_nb(d, cfg, side, srow, s0, k):
     """Once the game is over: its rounds rows (seat by seat, round by round) into side[:, srow:]."""
     pub, _, _ = buffers_nb(d)
