@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 
@@ -45,6 +45,14 @@ MAX_GAMES = 1_000_000_000
 MAX_CHUNK_SIZE = 1_000_000
 
 DASK_HINT = 'the dask backend needs dask, which is not installed: pip install -e ".[dask]"'
+
+# The rules a command plays, written once for every command that plays games (run, train).
+VariantOption = Annotated[Optional[str], typer.Option(
+    "--variant", "-V", metavar="NAME_OR_FILE", help="Variant name or path to a variant .toml file (every game).")]
+SetOption = Annotated[Optional[List[str]], typer.Option(
+    "--set", metavar="KEY=VALUE",
+    help="Change one rule for every game, e.g. --set scoring.megamall_multiplier=3 (repeatable; "
+    "`skyline-lab variants GAME --show default` lists the keys).")]
 
 # Options of `run` that describe one batch; an experiment file sets them per
 # batch itself, so on `run experiment.toml` they are refused, never ignored.
@@ -122,12 +130,8 @@ def run(
         "Tune weights as name(weight=value, ...), e.g. --policy 'heuristic(bid_fraction=1.2)'. "
         "Default: the game's own line-up (Skyline 3000: heuristic, greedy, random, random).",
     ),
-    variant: Optional[str] = typer.Option(None, "--variant", "-V", metavar="NAME_OR_FILE",
-                                          help="Variant name or path to a variant .toml file."),
-    set_: Optional[List[str]] = typer.Option(
-        None, "--set", metavar="KEY=VALUE",
-        help="Change one rule for this run, e.g. --set scoring.megamall_multiplier=3 (repeatable; "
-        "`skyline-lab variants GAME --show default` lists the keys)."),
+    variant: VariantOption = None,
+    set_: SetOption = None,
     rotate: bool = typer.Option(True, "--rotate/--fixed-seats",
                                 help="Rotate the line-up so each policy sits in each seat equally often."),
     seed: int = typer.Option(0, "--seed", help="Run seed: the same seed and settings give the same games."),
@@ -407,12 +411,8 @@ def train_cmd(
     players: str = typer.Option("4", "--players", "-p", metavar="N[,N...]",
                                 help="Seats per game; several counts separated by commas (2,3,4) train one "
                                 "model on all of them."),
-    variant: Optional[str] = typer.Option(None, "--variant", "-V", metavar="NAME_OR_FILE",
-                                          help="Variant name or path to a variant .toml file (every game)."),
-    set_: Optional[List[str]] = typer.Option(
-        None, "--set", metavar="KEY=VALUE",
-        help="Change one rule for every game, as in `run` (repeatable; `skyline-lab variants GAME --show "
-        "default` lists the keys)."),
+    variant: VariantOption = None,
+    set_: SetOption = None,
     mix: Optional[List[str]] = typer.Option(
         None, "--mix", metavar="'KEY=VALUE ...'",
         help="One setting of a training mixture: rule changes on top of --variant and --set, several "
