@@ -557,6 +557,9 @@ def load_experiment(path: str | Path) -> Experiment:
         if half_width <= 0:
             raise ExperimentError(source, "precision.half_width", f"must be positive, not {half_width}")
         max_games = expect_value(source, "precision.max_games", table.get("max_games", max(games, 100_000)), "int")
+        if max_games > 1_000_000_000:
+            raise ExperimentError(source, "precision.max_games", f"must be at most 1,000,000,000 per batch, "
+                                                                 f"not {max_games:,}")
         if max_games < games:
             raise ExperimentError(source, "precision.max_games", f"must be at least experiment.games ({games}), "
                                                                  f"not {max_games}")
