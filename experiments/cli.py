@@ -432,9 +432,13 @@ def tune_cmd(
         check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
         if preset:
             from engines.registry import get_game
+            from experiments.user_presets import presets_file, user_presets
 
             if preset in get_game(game).policies:
                 _fail(f"--preset '{preset}' is already a policy of {game}; choose another name")
+            if preset in user_presets(get_game(game)):   # the user's own: never replaced behind their back
+                _fail(f"--preset '{preset}' is already one of your presets ({presets_file(game)}); choose another "
+                      "name, or remove it from that file first")
         result = tune(game, policy, against, players=players, trials=trials, games=games,
                       validate_games=validate_games, seed=seed)
         typer.echo(tune_text(result))
