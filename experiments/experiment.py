@@ -418,6 +418,7 @@ def load_experiment(path: str | Path) -> Experiment:
     raw_plans: list[tuple[str, dict, str | None, dict, int | None, list[str] | None, bool, dict[str, str]]] = []
     base_where = {k: f"experiment.overrides.{k}" for k in base_overrides}
     baseline, pairs = 0, "baseline"
+    arm_of: dict[str, str] = {}   # a compare batch's label -> its arm's table name (errors name the table)
     sweep_keys: list[str] = []
     fairness_players: list[int] = []
     fairness_policies: list[str] = []
@@ -474,6 +475,7 @@ def load_experiment(path: str | Path) -> Experiment:
             label = expect_value(source, f"{where_arm}.label", body.get("label", arm), "str")
             where = {**base_where, **{k: f"{where_arm}.overrides.{k}" for k in overrides}}
             raw_plans.append((label, {}, variant, {**base_overrides, **overrides}, players, policies, rotate, where))
+            arm_of[label] = arm
         arm_names = list(arms)
         if "baseline" in table:
             wanted = expect_value(source, "compare.baseline", table["baseline"], "str")
@@ -519,7 +521,7 @@ def load_experiment(path: str | Path) -> Experiment:
     plans: list[Plan] = []
     for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
         plans.append(prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
-                                   rotate, games, seed, where, kind, players_key))
+                                   rotate, games, seed, where, kind, players_key, arm=arm_of.get(label)))
     labels = [p.label for p in plans]
     if len(set(labels)) != len(labels):
         dup = next(label for label in labels if labels.count(label) > 1)
@@ -633,8 +635,10 @@ def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], 
 
 
 def prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
-                  where: dict[str, str], kind: str, players_key: str = "experiment.players") -> Plan:
-    context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{label}"
+                  where: dict[str, str], kind: str, players_key: str = "experiment.players",
+                  arm: str | None = None) -> Plan:
+    # an error names the table the user wrote: [compare.<arm>] (its table name, not its label)
+    context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{arm or label}"
     try:
         _, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
                             rotate=rotate, n_games=games, seed=seed)

@@ -105,6 +105,16 @@ def test_bad_compare_arms(tmp_path):
         assert info.value.key == key and reason in info.value.reason, str(info.value)
 
 
+def test_an_arms_error_names_its_table_not_its_label(tmp_path):
+    # the key read 'compare.7 platforms (default).policies', a table no file has
+    base = GOOD.split("[sweep]")[0]
+    path = _write(tmp_path, base + "[compare.a]\nlabel = 'A (default)'\n[compare.b]\nlabel = 'B two'\n"
+                                   "policies = ['strong', 'random']\n")
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert info.value.key == "compare.b.policies" and "2 policies given for 3" in info.value.reason, str(info.value)
+
+
 def test_cli_refuses_a_bad_file_before_anything_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = _write(tmp_path, GOOD.replace("[1, 2, 3]", "[1, 2, 9]"))
