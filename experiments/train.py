@@ -24,7 +24,8 @@ mixes existed.
 Everything lives in a run-like folder: train.json (the plan and one entry per finished
 iteration), data_NNN.npz (the rows of iteration NNN), model_NNN.toml, and expert.toml (the best
 model). A rerun with the same plan resumes after the last finished iteration; a folder of another
-plan is refused; no file the trainer did not write is touched. Every draw comes from the seed:
+plan is refused, and so is a folder the trainer did not make (or a second trainer on one folder:
+a writer lock, as a run folder has); no file the trainer did not write is touched. Every draw comes from the seed:
 the same plan gives the same files.
 """
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from analysis import runfolder
 from engines.core.expert import ExpertModel, model_text
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
@@ -46,7 +48,7 @@ from engines.core.variant import Variant, VariantError, parse_override
 from engines.registry import get_game
 
 MANIFEST = "train.json"
-TRAIN_FILES = {MANIFEST, "expert.toml"}
+TRAIN_FILES = {MANIFEST, "expert.toml", runfolder.LOCK}
 TRAIN_FILE_RE = re.compile(r"^(data_\d{3}\.npz|model_\d{3}\.toml)$")   # and TRAIN_FILES: all it writes
 RECORD_STREAM = 1_000   # the recorder's own chance stream per game (never a seat's policy stream)
 EVAL_SEED_OFFSET = 1    # the evaluation games' run seed: plan seed + this
@@ -435,6 +437,12 @@ def train(plan: TrainPlan, folder: str | Path, progress: bool = False, log=print
     folder = Path(folder)
     check_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    # one writer at a time (two trainings of one folder both wrote train.json); RunLocked says who holds it
+    with runfolder.writer_lock(folder):
+        return _train_locked(plan, spec, folder, progress, log)
+
+
+def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> dict:
     manifest = _load_manifest(folder, plan)
     done = manifest["iterations"]
     best = max(done, key=lambda e: e["eval"]["margin"], default=None)

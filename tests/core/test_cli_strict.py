@@ -151,6 +151,18 @@ def test_a_training_refuses_a_file_as_its_folder(tmp_path, monkeypatch):
              tmp_path)
 
 
+def test_a_second_training_of_one_folder_is_refused(tmp_path, monkeypatch):
+    # two trainings of one folder both wrote train.json and its models (no lock); the second is
+    # refused at once, naming the holder, and the first keeps the folder
+    from analysis import runfolder
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t").mkdir()
+    with runfolder.writer_lock(tmp_path / "t"):
+        _refused(["train", "project_skyline", "--games", "2", "--eval-games", "2", "--budget", "1", "--out", "t"],
+                 "t is being written by another skyline-lab process (pid", tmp_path)
+
+
 def test_bare_command_still_prints_the_help():
     result = cli.invoke(app, [])
     assert "Commands:" in result.output and "error:" not in result.output
