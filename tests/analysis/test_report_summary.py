@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import polars as pl
+import pytest
 
 from analysis import plots
 from analysis.report import (build_report, cell_text, count_of, format_value, html_table, interval_text,
@@ -105,3 +106,15 @@ def test_fixed_seats_with_mixed_policies_draw_no_turn_order_finding(make_run):
     sentences = summary_sentences(build_report(run).read_text())
     assert not any(s.startswith("Turn order matters") for s in sentences), sentences
     assert any("Seats did not rotate" in s for s in sentences), sentences
+
+
+@pytest.mark.parametrize("game", ["skyline_3000", "cityline", "skyline_of_the_world", "project_skyline"])
+def test_a_one_game_report_prints_no_nan_anywhere(game, tmp_path):
+    # a 1-game Skyline 3000 report read "paying 29.33 in card value on average (95% nan–nan card value)":
+    # an interval of one game is "too few games", in every section, not only in the summary
+    from experiments.runner import run_batch
+
+    run = run_batch(game, n_games=1, out=tmp_path / "r", progress=False, workers=1)
+    markdown = build_report(run.path).read_text()
+    found = [line for line in markdown.splitlines() if re.search(r"\bnan\b|\binf\b", line, re.I)]
+    assert not found, found
