@@ -189,7 +189,7 @@ def method_notes(run: Run) -> Section:
         f"- Win rates by seat and by policy: {stats.GAME_UNIT}. The seats of one game are not independent "
         "(with shared dice one policy's seats win together; with one winner its seats exclude each other), "
         "so counting player-games as independent would make intervals too narrow or too wide.",
-        "- Seats are counted in **turn order** (position 0 moves first), the order the game declares; a seat "
+        "- Seats are counted in **turn order** from 1st (the 1st position moves first), the order the game declares; a seat "
         f"edge is tested with {stats.SEAT_TEST}.",
         "- A shared win counts as a win for every sharer in **win rate**; **win share** counts a "
         "win shared by k players as 1/k for each, so win shares of all seats add up to 1 and the "

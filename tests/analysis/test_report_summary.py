@@ -109,12 +109,15 @@ def test_fixed_seats_with_mixed_policies_draw_no_turn_order_finding(make_run):
 
 
 @pytest.mark.parametrize("game", ["skyline_3000", "cityline", "skyline_of_the_world", "project_skyline"])
-def test_a_one_game_report_prints_no_nan_anywhere(game, tmp_path):
+def test_a_one_game_report_prints_no_nan_and_counts_positions_from_1st(game, tmp_path):
     # a 1-game Skyline 3000 report read "paying 29.33 in card value on average (95% nan–nan card value)":
-    # an interval of one game is "too few games", in every section, not only in the summary
+    # an interval of one game is "too few games", in every section, not only in the summary; and the
+    # methods said "position 0 moves first" where every table counts from 1st
     from experiments.runner import run_batch
 
     run = run_batch(game, n_games=1, out=tmp_path / "r", progress=False, workers=1)
     markdown = build_report(run.path).read_text()
     found = [line for line in markdown.splitlines() if re.search(r"\bnan\b|\binf\b", line, re.I)]
     assert not found, found
+    zero = re.findall(r"[^|\n]{0,40}\b(?:position|seat) 0\b[^|\n]{0,40}", markdown, re.I)
+    assert not zero, zero
