@@ -769,14 +769,20 @@ def cell_text(column: str, value) -> str:
 
 def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
     """Interval bounds of a share or a rate clipped to [0, 1] (a t or cluster-robust interval of a share
-    near 0 printed -2.47e-05). A table holds shares when one of its columns named rate or share stays
-    inside [0, 1]; other bounds (edges, differences, money) are left as they are."""
-    shares = [c for c in table.columns if re.search(r"(rate|share)", c) and not _is_bound(c)
-              and table[c].dtype.is_float()]
-    if not shares or not all(table[c].drop_nans().drop_nulls().is_between(0, 1).all() for c in shares):
-        return table
-    bounds = [c for c in table.columns if _is_bound(c) and table[c].dtype.is_float()]
-    return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in bounds) if bounds else table
+    near 0 printed -2.47e-05). A bound belongs to the estimate written before it (the nearest column
+    that is not a bound: `rate | 95% low | 95% high`, `mean | low | high`); it is clipped when that
+    estimate is a rate or a share staying inside [0, 1]. Other bounds (means, edges, differences,
+    money) are left as they are, also in a table that holds shares beside them (a Cityline roof
+    table's mean of 2.1 buildings was printed with the interval 1-1)."""
+    clip, estimate = [], None
+    for c in table.columns:
+        if not _is_bound(c):
+            estimate = c
+        elif (estimate is not None and table[c].dtype.is_float() and re.search(r"(rate|share)", estimate)
+              and table[estimate].dtype.is_float()
+              and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
+            clip.append(c)
+    return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in clip) if clip else table
 
 
 def _format_count(count) -> str:

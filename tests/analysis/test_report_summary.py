@@ -81,6 +81,20 @@ def test_numbers_as_a_designer_reads_them():
     assert "nan" not in markdown_table(pl.DataFrame({"rate": [0.5], "low": [math.nan], "high": [math.nan]}))
 
 
+def test_only_a_shares_bounds_are_clipped():
+    # a Cityline roof table (policy | roof | n | mean | low | high | share) printed a mean of 2.1
+    # buildings with the interval 1-1: every bound of a table holding a share was clipped to [0, 1]
+    roofs = pl.DataFrame({"roof": ["3 Low"], "n": [300], "mean": [2.1167], "low": [1.95], "high": [2.28],
+                          "share": [0.1262], "share_low": [-0.01], "share_high": [0.14]})
+    tidy = tidy_table(roofs)
+    assert (tidy["low"][0], tidy["high"][0]) == (1.95, 2.28)
+    assert (tidy["share_low"][0], tidy["share_high"][0]) == (0.0, 0.14)
+    bonus = pl.DataFrame({"hit_rate": [0.5], "hit_low": [-0.1], "hit_high": [1.1], "mean": [-3.0], "low": [-4.0],
+                          "high": [-2.0]})
+    tidy = tidy_table(bonus)
+    assert tidy.row(0) == (0.5, 0.0, 1.0, -3.0, -4.0, -2.0)
+
+
 def test_wide_tables_scroll_inside_their_box():
     html = html_table("wide", pl.DataFrame({f"column {i}": [0.123456] for i in range(30)}))
     assert html.startswith('<div class="table-box">') and html.endswith("</div>")
