@@ -767,20 +767,29 @@ def cell_text(column: str, value) -> str:
     return format_value(value)
 
 
+def _estimate_of(columns: list[str], k: int) -> str | None:
+    """The estimate bound `columns[k]` belongs to: the nearest column before it named like it
+    (`played 95% low` -> `played share`, `win_low` -> `win_rate`), else the nearest column before it
+    that is not a bound (`mean | low | high`)."""
+    prefix = re.sub(r"[ _]*(95% )?(simultaneous )?(low|high)$", "", columns[k]).strip()
+    before = [c for c in reversed(columns[:k]) if not _is_bound(c)]
+    named = [c for c in before if prefix and c.startswith(prefix)]
+    return (named or before or [None])[0]
+
+
 def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
     """Interval bounds of a share or a rate clipped to [0, 1] (a t or cluster-robust interval of a share
-    near 0 printed -2.47e-05). A bound belongs to the estimate written before it (the nearest column
-    that is not a bound: `rate | 95% low | 95% high`, `mean | low | high`); it is clipped when that
-    estimate is a rate or a share staying inside [0, 1]. Other bounds (means, edges, differences,
-    money) are left as they are, also in a table that holds shares beside them (a Cityline roof
-    table's mean of 2.1 buildings was printed with the interval 1-1)."""
-    clip, estimate = [], None
-    for c in table.columns:
-        if not _is_bound(c):
-            estimate = c
-        elif (estimate is not None and table[c].dtype.is_float() and re.search(r"(rate|share)", estimate)
-              and table[estimate].dtype.is_float()
-              and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
+    near 0 printed -2.47e-05). A bound is clipped when its estimate (_estimate_of) is a rate or a share
+    staying inside [0, 1]; other bounds (means, edges, differences, money) are left as they are, also
+    in a table that holds shares beside them (a Cityline roof table's mean of 2.1 buildings was
+    printed with the interval 1-1)."""
+    clip = []
+    for k, c in enumerate(table.columns):
+        if not _is_bound(c) or not table[c].dtype.is_float():
+            continue
+        estimate = _estimate_of(table.columns, k)
+        if (estimate is not None and re.search(r"(rate|share)", estimate) and table[estimate].dtype.is_float()
+                and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
             clip.append(c)
     return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in clip) if clip else table
 

@@ -93,6 +93,10 @@ def test_only_a_shares_bounds_are_clipped():
                           "high": [-2.0]})
     tidy = tidy_table(bonus)
     assert tidy.row(0) == (0.5, 0.0, 1.0, -3.0, -4.0, -2.0)
+    # bounds gathered at the end of the table belong to the estimate named like them
+    grouped = pl.DataFrame({"played share": [0.01], "mean price": [-0.5], "played 95% low": [-0.02],
+                            "played 95% high": [0.04], "price low": [-1.0]})
+    assert tidy_table(grouped).row(0) == (0.01, -0.5, 0.0, 0.04, -1.0)
 
 
 def test_wide_tables_scroll_inside_their_box():
