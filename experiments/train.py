@@ -392,7 +392,7 @@ def check_folder(folder: Path) -> None:
         raise TrainError(f"cannot write the training to {folder}: it is a file; choose another --out")
     if not folder.is_dir():
         return
-    names = sorted(p.name for p in folder.iterdir())
+    names = sorted((p.name for p in folder.iterdir()), key=lambda name: (name.startswith("."), name))
     strange = [n for n in names if n not in TRAIN_FILES and not TRAIN_FILE_RE.match(n)]
     if not strange and "expert.toml" in names and MANIFEST not in names:
         strange = ["expert.toml"]   # the trainer writes its expert.toml after train.json: a user's model

@@ -132,6 +132,16 @@ def test_a_ladder_never_writes_into_a_users_folder(tmp_path, monkeypatch):
              "is not a ladder folder of skyline-lab (it holds notes.txt)", tmp_path)
 
 
+def test_a_ladder_or_training_names_what_a_run_folder_holds(tmp_path, monkeypatch):
+    # it said "(it holds .lock)", a hidden file the user never made, for a run folder
+    monkeypatch.chdir(tmp_path)
+    assert cli.invoke(app, ["run", "cityline", "-n", "4", "--out", "r", "--quiet", "--no-report", "-j", "1"]).exit_code == 0
+    _refused(["ladder", "cityline", "--rung", "random", "--rung", "greedy", "-n", "4", "--out", "r"],
+             "r is not a ladder folder of skyline-lab (it holds _done)", tmp_path)
+    _refused(["train", "project_skyline", "--games", "2", "--eval-games", "2", "--budget", "1", "--out", "r"],
+             "r is not a training folder of skyline-lab (it holds _done)", tmp_path)
+
+
 @pytest.mark.parametrize("mine", ["notes.txt", "expert.toml"])
 def test_a_training_never_writes_into_a_users_folder(tmp_path, monkeypatch, mine):
     # train wrote data_000.npz, model_000.toml, train.json and expert.toml into any --out (a user's
