@@ -24,7 +24,8 @@ def _usage_name(self) -> str:
 if hasattr(typer.core.TyperArgument, "_usage_display_name"):
     typer.core.TyperArgument._usage_display_name = _usage_name
 
-_click = typer.core._click   # typer 0.29 vendors click: its exceptions live here
+# typer 0.29 vendors click (typer.core._click); older typers use click itself
+_click = getattr(typer.core, "_click", None) or __import__("click")
 
 
 class _OneLineUsage(_click.exceptions.ClickException):
