@@ -419,6 +419,7 @@ def load_experiment(path: str | Path) -> Experiment:
     base_where = {k: f"experiment.overrides.{k}" for k in base_overrides}
     baseline, pairs = 0, "baseline"
     arm_of: dict[str, str] = {}   # a compare batch's label -> its arm's table name (errors name the table)
+    arm_keys: dict[str, set[str]] = {}   # ... and the keys the arm sets itself (else [experiment]'s apply)
     sweep_keys: list[str] = []
     fairness_players: list[int] = []
     fairness_policies: list[str] = []
@@ -476,6 +477,7 @@ def load_experiment(path: str | Path) -> Experiment:
             where = {**base_where, **{k: f"{where_arm}.overrides.{k}" for k in overrides}}
             raw_plans.append((label, {}, variant, {**base_overrides, **overrides}, players, policies, rotate, where))
             arm_of[label] = arm
+            arm_keys[label] = set(body)
         arm_names = list(arms)
         if "baseline" in table:
             wanted = expect_value(source, "compare.baseline", table["baseline"], "str")
@@ -521,7 +523,8 @@ def load_experiment(path: str | Path) -> Experiment:
     plans: list[Plan] = []
     for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
         plans.append(prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
-                                   rotate, games, seed, where, kind, players_key, arm=arm_of.get(label)))
+                                   rotate, games, seed, where, kind, players_key, arm=arm_of.get(label),
+                                   arm_keys=arm_keys.get(label)))
     labels = [p.label for p in plans]
     if len(set(labels)) != len(labels):
         dup = next(label for label in labels if labels.count(label) > 1)
@@ -636,9 +639,13 @@ def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], 
 
 def prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
                   where: dict[str, str], kind: str, players_key: str = "experiment.players",
-                  arm: str | None = None) -> Plan:
-    # an error names the table the user wrote: [compare.<arm>] (its table name, not its label)
+                  arm: str | None = None, arm_keys: set[str] | None = None) -> Plan:
+    # an error names the table the user wrote: [compare.<arm>] (its table name, not its label) when the
+    # arm sets the key itself, else [experiment], whose value the arm inherited
     context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{arm or label}"
+
+    def where_set(name: str) -> str:
+        return "experiment" if arm_keys is not None and name not in arm_keys else context
     try:
         _, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
                             rotate=rotate, n_games=games, seed=seed)
@@ -652,9 +659,9 @@ def prepare_plan(source, spec, game, label, params, variant, overrides, players,
     except LineupError as exc:
         if kind == "ladder":
             raise ExperimentError(source, "ladder.rungs", f"rung '{label}': {exc}") from None
-        raise ExperimentError(source, f"{context}.policies", str(exc)) from None
+        raise ExperimentError(source, f"{where_set('policies')}.policies", str(exc)) from None
     except RunError as exc:
-        key = f"{context}.players" if "players" in str(exc) else context
+        key = f"{where_set('players')}.players" if "players" in str(exc) else context
         if kind == "ladder":
             key = players_key if "players" in str(exc) else "ladder"
         if kind == "fairness":

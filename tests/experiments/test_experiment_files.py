@@ -113,6 +113,12 @@ def test_an_arms_error_names_its_table_not_its_label(tmp_path):
     with pytest.raises(ExperimentError) as info:
         load_experiment(path)
     assert info.value.key == "compare.b.policies" and "2 policies given for 3" in info.value.reason, str(info.value)
+    # a value the arms inherit from [experiment] is named there
+    path = _write(tmp_path, base.replace("players = 3", "players = 0") + "[compare.a]\nlabel = 'A (default)'\n"
+                                                                         "[compare.b]\n")
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert info.value.key == "experiment.players" and "not 0" in info.value.reason, str(info.value)
 
 
 def test_cli_refuses_a_bad_file_before_anything_runs(tmp_path, monkeypatch):
