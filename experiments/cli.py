@@ -25,7 +25,10 @@ if hasattr(typer.core.TyperArgument, "_usage_display_name"):
     typer.core.TyperArgument._usage_display_name = _usage_name
 
 # typer 0.29 vendors click (typer.core._click); older typers use click itself
-_click = getattr(typer.core, "_click", None) or __import__("click")
+try:
+    _click = typer.core._click
+except AttributeError:  # pragma: no cover - typer < 0.29
+    import click as _click
 
 
 class _OneLineUsage(_click.exceptions.ClickException):
