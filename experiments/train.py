@@ -83,7 +83,10 @@ def mix_overrides(mix: str) -> dict:
         raise VariantError(f"--mix {mix!r}", mix, "a mix must change at least one rule, e.g. --mix map=tokyo")
     out = {}
     for word in words:
-        key, value = parse_override(word)
+        try:
+            key, value = parse_override(word)
+        except VariantError as exc:   # it names --set, the option it was written for
+            raise VariantError(f"--mix {mix}", exc.key, exc.reason) from None
         if key in out:
             raise VariantError(f"--mix {mix}", key, "set twice in one mix")
         out[key] = value

@@ -74,6 +74,7 @@ BAD = [
     (["train", "project_skyline", "--mix", "map=tokyo", "--mix", "map=tokyo"], "--mix map=tokyo is given twice"),
     (["train", "project_skyline", "--mix", "map=tokyo map=nyc"], "key 'map': set twice in one mix"),
     (["train", "project_skyline", "--mix", ""], "a mix must change at least one rule"),
+    (["train", "project_skyline", "--mix", "map"], "--mix map: key 'map': an override must look like key=value"),  # said --set
     (["train", "project_skyline", "--mix", "map=nyc", "--mix", "map=tokyo", "-p", "2,3", "--eval-games", "3"],
      "eval_games must be at least the number of cells (4"),
     (["train", "project_skyline", "--iterations", "0"], "iterations must be at least 1"),
