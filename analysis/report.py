@@ -189,7 +189,7 @@ def method_notes(run: Run) -> Section:
         f"- Win rates by seat and by policy: {stats.GAME_UNIT}. The seats of one game are not independent "
         "(with shared dice one policy's seats win together; with one winner its seats exclude each other), "
         "so counting player-games as independent would make intervals too narrow or too wide.",
-        "- Seats are counted in **turn order** (position 0 moves first), the order the game declares; a seat "
+        "- Seats are counted in **turn order** from 1st (the 1st position moves first), the order the game declares; a seat "
         f"edge is tested with {stats.SEAT_TEST}.",
         "- A shared win counts as a win for every sharer in **win rate**; **win share** counts a "
         "win shared by k players as 1/k for each, so win shares of all seats add up to 1 and the "
@@ -767,16 +767,31 @@ def cell_text(column: str, value) -> str:
     return format_value(value)
 
 
+def _estimate_of(columns: list[str], k: int) -> str | None:
+    """The estimate bound `columns[k]` belongs to: the nearest column before it named like it
+    (`played 95% low` -> `played share`, `win_low` -> `win_rate`), else the nearest column before it
+    that is not a bound (`mean | low | high`)."""
+    prefix = re.sub(r"[ _]*(95% )?(simultaneous )?(low|high)$", "", columns[k]).strip()
+    before = [c for c in reversed(columns[:k]) if not _is_bound(c)]
+    named = [c for c in before if prefix and c.startswith(prefix)]
+    return (named or before or [None])[0]
+
+
 def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
     """Interval bounds of a share or a rate clipped to [0, 1] (a t or cluster-robust interval of a share
-    near 0 printed -2.47e-05). A table holds shares when one of its columns named rate or share stays
-    inside [0, 1]; other bounds (edges, differences, money) are left as they are."""
-    shares = [c for c in table.columns if re.search(r"(rate|share)", c) and not _is_bound(c)
-              and table[c].dtype.is_float()]
-    if not shares or not all(table[c].drop_nans().drop_nulls().is_between(0, 1).all() for c in shares):
-        return table
-    bounds = [c for c in table.columns if _is_bound(c) and table[c].dtype.is_float()]
-    return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in bounds) if bounds else table
+    near 0 printed -2.47e-05). A bound is clipped when its estimate (_estimate_of) is a rate or a share
+    staying inside [0, 1]; other bounds (means, edges, differences, money) are left as they are, also
+    in a table that holds shares beside them (a Cityline roof table's mean of 2.1 buildings was
+    printed with the interval 1-1)."""
+    clip = []
+    for k, c in enumerate(table.columns):
+        if not _is_bound(c) or not table[c].dtype.is_float():
+            continue
+        estimate = _estimate_of(table.columns, k)
+        if (estimate is not None and re.search(r"(rate|share)", estimate) and table[estimate].dtype.is_float()
+                and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
+            clip.append(c)
+    return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in clip) if clip else table
 
 
 def _format_count(count) -> str:

@@ -26,7 +26,7 @@ import polars as pl
 from analysis import plots, quality, stats
 from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Section, fair_share,
                              players_with_winners, scan_players, select, with_policy_strings, zero)
-from analysis.frames import format_p, game_spec, labels as declared_labels, pct, rate_with_interval
+from analysis.frames import format_p, game_spec, interval_text, labels as declared_labels, pct, rate_with_interval
 from analysis.quality import RoundScores
 from analysis.run import Run
 from analysis.runfolder import RunFolderError
@@ -560,7 +560,7 @@ def key_player_auctions(run: Run) -> Section:
         f"The Key Player entered {rate_with_interval(key['entry rate'], key['entry 95% low'], key['entry 95% high'])} "
         f"of its auctions and won {rate_with_interval(key['win rate when entered'], key['win 95% low'], key['win 95% high'])} "
         f"of those it entered, paying {key['mean price']:.2f} in card value on average "
-        f"(95% {key['price 95% low']:.2f}–{key['price 95% high']:.2f} card value). It took "
+        f"(95% {interval_text(key['price 95% low'], key['price 95% high'], unit=' card value', scale=1, digits=2, clip=(0.0, math.inf))}). It took "
         f"{rate_with_interval(share['rate'], share['low'], share['high'])} of the {sold:,} sold items "
         f"(fair share 1/{n_players} = {pct(1 / n_players)}). Its tie-break wins: {key['won on Key order']:,} items won only on Key order, of "
         f"the {key_order:,} auctions Key order settled (the other {key_order - key['won on Key order']:,} went "

@@ -24,7 +24,52 @@ def _usage_name(self) -> str:
 if hasattr(typer.core.TyperArgument, "_usage_display_name"):
     typer.core.TyperArgument._usage_display_name = _usage_name
 
+# typer 0.29 vendors click (typer.core._click); older typers use click itself
+try:
+    _click = typer.core._click
+except AttributeError:  # pragma: no cover - typer < 0.29
+    import click as _click
+
+
+class _OneLineUsage(_click.exceptions.ClickException):
+    """A usage mistake (a word where a number goes, an unknown option, a missing argument) refused
+    like every other bad input: one line on stderr, exit 2. Click printed four (usage, a hint, a
+    blank line, the error)."""
+    exit_code = 2
+
+    def __init__(self, error, command_path: str):
+        super().__init__(error.format_message())
+        self.command_path = command_path
+
+    def show(self, file=None) -> None:
+        typer.echo(f"error: {self.format_message().rstrip('.')} (see `{self.command_path} --help`)", err=True)
+
+
+class _Group(typer.core.TyperGroup):
+    """The command group: refuses usage mistakes in one line (its own and every command's)."""
+
+    @staticmethod
+    def _one_line(error, ctx):
+        if isinstance(error, _click.exceptions.NoArgsIsHelpError):   # bare `skyline-lab`: the help
+            return error
+        where = error.ctx or ctx
+        return _OneLineUsage(error, where.command_path if where is not None else "skyline-lab")
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except _click.exceptions.UsageError as error:
+            raise self._one_line(error, ctx) from None
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except _click.exceptions.UsageError as error:
+            raise self._one_line(error, ctx) from None
+
+
 app = typer.Typer(
+    cls=_Group,
     add_completion=False,
     no_args_is_help=True,
     # Plain click help: rich read "[power]" in help text as a markup tag and
@@ -391,9 +436,13 @@ def tune_cmd(
         check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
         if preset:
             from engines.registry import get_game
+            from experiments.user_presets import presets_file, user_presets
 
             if preset in get_game(game).policies:
                 _fail(f"--preset '{preset}' is already a policy of {game}; choose another name")
+            if preset in user_presets(get_game(game)):   # the user's own: never replaced behind their back
+                _fail(f"--preset '{preset}' is already one of your presets ({presets_file(game)}); choose another "
+                      "name, or remove it from that file first")
         result = tune(game, policy, against, players=players, trials=trials, games=games,
                       validate_games=validate_games, seed=seed)
         typer.echo(tune_text(result))

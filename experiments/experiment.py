@@ -418,6 +418,8 @@ def load_experiment(path: str | Path) -> Experiment:
     raw_plans: list[tuple[str, dict, str | None, dict, int | None, list[str] | None, bool, dict[str, str]]] = []
     base_where = {k: f"experiment.overrides.{k}" for k in base_overrides}
     baseline, pairs = 0, "baseline"
+    arm_of: dict[str, str] = {}   # a compare batch's label -> its arm's table name (errors name the table)
+    arm_keys: dict[str, set[str]] = {}   # ... and the keys the arm sets itself (else [experiment]'s apply)
     sweep_keys: list[str] = []
     fairness_players: list[int] = []
     fairness_policies: list[str] = []
@@ -474,6 +476,8 @@ def load_experiment(path: str | Path) -> Experiment:
             label = expect_value(source, f"{where_arm}.label", body.get("label", arm), "str")
             where = {**base_where, **{k: f"{where_arm}.overrides.{k}" for k in overrides}}
             raw_plans.append((label, {}, variant, {**base_overrides, **overrides}, players, policies, rotate, where))
+            arm_of[label] = arm
+            arm_keys[label] = set(body)
         arm_names = list(arms)
         if "baseline" in table:
             wanted = expect_value(source, "compare.baseline", table["baseline"], "str")
@@ -519,7 +523,8 @@ def load_experiment(path: str | Path) -> Experiment:
     plans: list[Plan] = []
     for label, params, variant, overrides, players, policies, rotate, where in raw_plans:
         plans.append(prepare_plan(source, spec, game, label, params, variant, overrides, players, policies,
-                                   rotate, games, seed, where, kind, players_key))
+                                   rotate, games, seed, where, kind, players_key, arm=arm_of.get(label),
+                                   arm_keys=arm_keys.get(label)))
     labels = [p.label for p in plans]
     if len(set(labels)) != len(labels):
         dup = next(label for label in labels if labels.count(label) > 1)
@@ -557,6 +562,9 @@ def load_experiment(path: str | Path) -> Experiment:
         if half_width <= 0:
             raise ExperimentError(source, "precision.half_width", f"must be positive, not {half_width}")
         max_games = expect_value(source, "precision.max_games", table.get("max_games", max(games, 100_000)), "int")
+        if max_games > 1_000_000_000:
+            raise ExperimentError(source, "precision.max_games", f"must be at most 1,000,000,000 per batch, "
+                                                                 f"not {max_games:,}")
         if max_games < games:
             raise ExperimentError(source, "precision.max_games", f"must be at least experiment.games ({games}), "
                                                                  f"not {max_games}")
@@ -630,8 +638,14 @@ def _ladder_table(source: str, spec, table: Any, exp: dict) -> tuple[list[str], 
 
 
 def prepare_plan(source, spec, game, label, params, variant, overrides, players, policies, rotate, games, seed,
-                  where: dict[str, str], kind: str, players_key: str = "experiment.players") -> Plan:
-    context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{label}"
+                  where: dict[str, str], kind: str, players_key: str = "experiment.players",
+                  arm: str | None = None, arm_keys: set[str] | None = None) -> Plan:
+    # an error names the table the user wrote: [compare.<arm>] (its table name, not its label) when the
+    # arm sets the key itself, else [experiment], whose value the arm inherited
+    context = "experiment" if kind in ("single", "sweep", "fairness", "ladder") else f"compare.{arm or label}"
+
+    def where_set(name: str) -> str:
+        return "experiment" if arm_keys is not None and name not in arm_keys else context
     try:
         _, config = prepare(game, variant=variant, overrides=overrides, players=players, policies=policies,
                             rotate=rotate, n_games=games, seed=seed)
@@ -645,9 +659,9 @@ def prepare_plan(source, spec, game, label, params, variant, overrides, players,
     except LineupError as exc:
         if kind == "ladder":
             raise ExperimentError(source, "ladder.rungs", f"rung '{label}': {exc}") from None
-        raise ExperimentError(source, f"{context}.policies", str(exc)) from None
+        raise ExperimentError(source, f"{where_set('policies')}.policies", str(exc)) from None
     except RunError as exc:
-        key = f"{context}.players" if "players" in str(exc) else context
+        key = f"{where_set('players')}.players" if "players" in str(exc) else context
         if kind == "ladder":
             key = players_key if "players" in str(exc) else "ladder"
         if kind == "fairness":

@@ -140,7 +140,9 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
     if out.exists() and not out.is_dir():
         raise RunError(f"cannot write the ladder to {out}: it is a file")
     if out.is_dir():
-        strange = sorted(p.name for p in out.iterdir() if p.name not in LADDER_FILES)
+        # a file the user knows first (a run folder's manifest.json, not its hidden .lock)
+        strange = sorted((p.name for p in out.iterdir() if p.name not in LADDER_FILES),
+                         key=lambda name: (name.startswith("."), name))
         if strange:
             raise RunError(f"{out} is not a ladder folder of skyline-lab (it holds {strange[0]}); nothing was "
                            "written: choose another --out")

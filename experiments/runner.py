@@ -188,14 +188,15 @@ def prepare(
     if seed < 0 or seed >= 2**63:
         raise RunError(f"the seed must be between 0 and 2**63-1, not {seed}")
     resolved = spec.variants.load(variant, overrides)
-    n_players = players or resolved.values.get("players") or spec.default_players
+    # None: the variant's count, else the game's; 0 is refused below, never read as "default"
+    n_players = players if players is not None else (resolved.values.get("players") or spec.default_players)
     if not spec.min_players <= n_players <= spec.max_players:
         raise RunError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {n_players}")
     # no line-up given: the one the game declares (GameSpec.default_lineup), as the CLI plays it;
     # it used to be random in every seat here (run_batch, experiment files without `policies`)
-    lineup = make_lineup(spec, list(policies) if policies else spec.default_policies(n_players), n_players, rotate)
+    lineup = make_lineup(spec, None if policies is None else list(policies), n_players, rotate)
     spec.kernel_params(resolved, n_players)  # the kernel-side checks run now, not in a worker
-    size = chunk_size or default_chunk_size(n_games)
+    size = default_chunk_size(n_games) if chunk_size is None else chunk_size   # 0 is refused, not "default"
     if size <= 0:
         raise RunError(f"the chunk size must be positive, not {size}")
     used = used_presets(spec, lineup)

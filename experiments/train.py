@@ -24,19 +24,22 @@ mixes existed.
 Everything lives in a run-like folder: train.json (the plan and one entry per finished
 iteration), data_NNN.npz (the rows of iteration NNN), model_NNN.toml, and expert.toml (the best
 model). A rerun with the same plan resumes after the last finished iteration; a folder of another
-plan is refused; no file the trainer did not write is touched. Every draw comes from the seed:
+plan is refused, and so is a folder the trainer did not make (or a second trainer on one folder:
+a writer lock, as a run folder has); no file the trainer did not write is touched. Every draw comes from the seed:
 the same plan gives the same files.
 """
 from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
+from analysis import runfolder
 from engines.core.expert import ExpertModel, model_text
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
@@ -45,12 +48,16 @@ from engines.core.variant import Variant, VariantError, parse_override
 from engines.registry import get_game
 
 MANIFEST = "train.json"
-TRAIN_FILES = {MANIFEST, "expert.toml"}
+TRAIN_FILES = {MANIFEST, "expert.toml", runfolder.LOCK}
+TRAIN_FILE_RE = re.compile(r"^(data_\d{3}\.npz|model_\d{3}\.toml)$")   # and TRAIN_FILES: all it writes
 RECORD_STREAM = 1_000   # the recorder's own chance stream per game (never a seat's policy stream)
 EVAL_SEED_OFFSET = 1    # the evaluation games' run seed: plan seed + this
 
 
 TARGETS = ("choice", "score")
+# the most a plan may ask for: more is a typo (a search game costs seconds; the budget is the
+# search policy's own iterations range)
+TRAIN_LIMITS = {"iterations": 1_000, "games": 10_000_000, "budget": 100_000, "eval_games": 10_000_000}
 
 
 class TrainError(ValueError):
@@ -76,7 +83,10 @@ def mix_overrides(mix: str) -> dict:
         raise VariantError(f"--mix {mix!r}", mix, "a mix must change at least one rule, e.g. --mix map=tokyo")
     out = {}
     for word in words:
-        key, value = parse_override(word)
+        try:
+            key, value = parse_override(word)
+        except VariantError as exc:   # it names --set, the option it was written for
+            raise VariantError(f"--mix {mix}", exc.key, exc.reason) from None
         if key in out:
             raise VariantError(f"--mix {mix}", key, "set twice in one mix")
         out[key] = value
@@ -130,11 +140,13 @@ class TrainPlan:
             twice = sorted({str(x) for x in items if items.count(x) > 1})
             if twice:
                 raise TrainError(f"--{name} {twice[0]} is given twice (each setting once)")
-        for name in ("iterations", "games", "budget", "eval_games"):
-            if getattr(self, name) < 1:
-                raise TrainError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if self.seed < 0:
-            raise TrainError(f"seed must be >= 0, not {self.seed}")
+        for name, most in TRAIN_LIMITS.items():
+            if not 1 <= getattr(self, name) <= most:
+                raise TrainError(f"{name} must be at least 1, not {getattr(self, name)}" if getattr(self, name) < 1
+                                 else f"{name} must be at most {most:,}, not {getattr(self, name):,}")
+        if not 0 <= self.seed < 2**63:   # the run seed's range everywhere (run, ladder, tune)
+            raise TrainError(f"seed must be >= 0, not {self.seed}" if self.seed < 0
+                             else f"seed must be at most 2**63-1, not {self.seed}")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
         if not (self.ridge >= 0 and math.isfinite(self.ridge)):
@@ -375,6 +387,23 @@ def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str
                f"log-likelihood {ll:.3f} a decision ({held[1]:.3f} held out)")
 
 
+def check_folder(folder: Path) -> None:
+    """Refuse a folder the trainer did not make (a user's files could be overwritten: its
+    expert.toml, say) and a file, before anything is written. A folder of the trainer's own
+    files only, train.json or not yet (killed in iteration 0), is resumed."""
+    if folder.exists() and not folder.is_dir():
+        raise TrainError(f"cannot write the training to {folder}: it is a file; choose another --out")
+    if not folder.is_dir():
+        return
+    names = sorted((p.name for p in folder.iterdir()), key=lambda name: (name.startswith("."), name))
+    strange = [n for n in names if n not in TRAIN_FILES and not TRAIN_FILE_RE.match(n)]
+    if not strange and "expert.toml" in names and MANIFEST not in names:
+        strange = ["expert.toml"]   # the trainer writes its expert.toml after train.json: a user's model
+    if strange:
+        raise TrainError(f"{folder} is not a training folder of skyline-lab (it holds {strange[0]}); nothing "
+                         "was written: choose another --out")
+
+
 def _load_manifest(folder: Path, plan: TrainPlan) -> dict:
     path = folder / MANIFEST
     if path.is_file():
@@ -409,7 +438,14 @@ def train(plan: TrainPlan, folder: str | Path, progress: bool = False, log=print
     plan.check()
     spec = _expert_spec(plan.game)
     folder = Path(folder)
+    check_folder(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    # one writer at a time (two trainings of one folder both wrote train.json); RunLocked says who holds it
+    with runfolder.writer_lock(folder):
+        return _train_locked(plan, spec, folder, progress, log)
+
+
+def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> dict:
     manifest = _load_manifest(folder, plan)
     done = manifest["iterations"]
     best = max(done, key=lambda e: e["eval"]["margin"], default=None)

@@ -183,7 +183,11 @@ class Lineup:
 def make_lineup(spec: GameSpec, policies: list[str] | None, players: int, rotate: bool) -> Lineup:
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or players < 1:
         raise LineupError(f"the number of players must be a positive whole number, not {players!r}")
-    policies = list(policies or ["random"])
+    # None: the line-up the game declares (GameSpec.default_lineup), the one every entry point plays
+    # (it was random in every seat here); an empty list is a mistake, not a request for the default
+    policies = spec.default_policies(players) if policies is None else list(policies)
+    if not policies:
+        raise LineupError("no policy given: give one, or one per seat (or none at all for the game's line-up)")
     if len(policies) == 1:
         policies = policies * players
     if len(policies) != players:

@@ -16,7 +16,7 @@ declared here, never sniffed from column names:
                          depends only on (seed, i), never on the chunking
     spec.new_game        the step-by-step API over the same kernels: returns an
                          object satisfying `StepGame`
-    spec.default_lineup  the CLI's line-up when no --policy is given
+    spec.default_lineup  the line-up played when none is given (CLI, run_batch, experiment files)
     spec.turn_order      where the seat that moves first is written (None: seat 0)
     spec.tie_break       the games columns that record a tie-break (None: no tie-break)
     spec.labels          names of coded values in the tables (e.g. item 0 = "greenspace")

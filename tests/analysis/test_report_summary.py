@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import polars as pl
+import pytest
 
 from analysis import plots
 from analysis.report import (build_report, cell_text, count_of, format_value, html_table, interval_text,
@@ -80,6 +81,24 @@ def test_numbers_as_a_designer_reads_them():
     assert "nan" not in markdown_table(pl.DataFrame({"rate": [0.5], "low": [math.nan], "high": [math.nan]}))
 
 
+def test_only_a_shares_bounds_are_clipped():
+    # a Cityline roof table (policy | roof | n | mean | low | high | share) printed a mean of 2.1
+    # buildings with the interval 1-1: every bound of a table holding a share was clipped to [0, 1]
+    roofs = pl.DataFrame({"roof": ["3 Low"], "n": [300], "mean": [2.1167], "low": [1.95], "high": [2.28],
+                          "share": [0.1262], "share_low": [-0.01], "share_high": [0.14]})
+    tidy = tidy_table(roofs)
+    assert (tidy["low"][0], tidy["high"][0]) == (1.95, 2.28)
+    assert (tidy["share_low"][0], tidy["share_high"][0]) == (0.0, 0.14)
+    bonus = pl.DataFrame({"hit_rate": [0.5], "hit_low": [-0.1], "hit_high": [1.1], "mean": [-3.0], "low": [-4.0],
+                          "high": [-2.0]})
+    tidy = tidy_table(bonus)
+    assert tidy.row(0) == (0.5, 0.0, 1.0, -3.0, -4.0, -2.0)
+    # bounds gathered at the end of the table belong to the estimate named like them
+    grouped = pl.DataFrame({"played share": [0.01], "mean price": [-0.5], "played 95% low": [-0.02],
+                            "played 95% high": [0.04], "price low": [-1.0]})
+    assert tidy_table(grouped).row(0) == (0.01, -0.5, 0.0, 0.04, -1.0)
+
+
 def test_wide_tables_scroll_inside_their_box():
     html = html_table("wide", pl.DataFrame({f"column {i}": [0.123456] for i in range(30)}))
     assert html.startswith('<div class="table-box">') and html.endswith("</div>")
@@ -105,3 +124,18 @@ def test_fixed_seats_with_mixed_policies_draw_no_turn_order_finding(make_run):
     sentences = summary_sentences(build_report(run).read_text())
     assert not any(s.startswith("Turn order matters") for s in sentences), sentences
     assert any("Seats did not rotate" in s for s in sentences), sentences
+
+
+@pytest.mark.parametrize("game", ["skyline_3000", "cityline", "skyline_of_the_world", "project_skyline"])
+def test_a_one_game_report_prints_no_nan_and_counts_positions_from_1st(game, tmp_path):
+    # a 1-game Skyline 3000 report read "paying 29.33 in card value on average (95% nan–nan card value)":
+    # an interval of one game is "too few games", in every section, not only in the summary; and the
+    # methods said "position 0 moves first" where every table counts from 1st
+    from experiments.runner import run_batch
+
+    run = run_batch(game, n_games=1, out=tmp_path / "r", progress=False, workers=1)
+    markdown = build_report(run.path).read_text()
+    found = [line for line in markdown.splitlines() if re.search(r"\bnan\b|\binf\b", line, re.I)]
+    assert not found, found
+    zero = re.findall(r"[^|\n]{0,40}\b(?:position|seat) 0\b[^|\n]{0,40}", markdown, re.I)
+    assert not zero, zero

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from experiments.cli import app
 
 cli = CliRunner()
-COMMANDS = ["run", "report", "games", "policies", "variants", "power", "ladder", "tune", "bench"]
+COMMANDS = ["run", "report", "games", "policies", "variants", "power", "ladder", "tune", "train", "bench"]
 ENV = {"COLUMNS": "80"}
 
 

@@ -74,10 +74,28 @@ BAD = [
     (["train", "project_skyline", "--mix", "map=tokyo", "--mix", "map=tokyo"], "--mix map=tokyo is given twice"),
     (["train", "project_skyline", "--mix", "map=tokyo map=nyc"], "key 'map': set twice in one mix"),
     (["train", "project_skyline", "--mix", ""], "a mix must change at least one rule"),
+    (["train", "project_skyline", "--mix", "map"], "--mix map: key 'map': an override must look like key=value"),  # said --set
     (["train", "project_skyline", "--mix", "map=nyc", "--mix", "map=tokyo", "-p", "2,3", "--eval-games", "3"],
      "eval_games must be at least the number of cells (4"),
     (["train", "project_skyline", "--iterations", "0"], "iterations must be at least 1"),
     (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
+    (["train", "project_skyline", "--seed", str(2**63)], "seed must be at most 2**63-1"),   # was played
+    (["train", "project_skyline", "-n", str(10**12)], "games must be at most 10,000,000"),   # was started
+    # usage mistakes click finds (a word for a number, an unknown option or command, a missing or extra
+    # argument): four lines before (usage, hint, blank, error), one now, naming the help to read
+    # (CliRunner calls the program `root`; the console script says skyline-lab)
+    (["run", "skyline_3000", "-n", "abc"], "Invalid value for '--games' / '-n'"),
+    (["run", "skyline_3000", "--nope"], "No such option: --nope (see `root run --help`)"),
+    (["--nope"], "No such option: --nope (see `root --help`)"),
+    (["simulate"], "No such command 'simulate' (see `root --help`)"),
+    (["report"], "Missing argument 'FOLDER' (see `root report --help`)"),
+    (["games", "extra"], "unexpected extra argument"),
+    (["tune", "cityline"], "Missing argument 'POLICY'"),
+    (["power", EXPERIMENT, "--pilot", "many"], "Invalid value for '--pilot'"),
+    (["ladder", "cityline", "-p", "x"], "Invalid value for '--players' / '-p'"),
+    (["train", "project_skyline", "--ridge", "x"], "Invalid value for '--ridge'"),
+    (["variants", "cityline", "--show"], "Option '--show' requires an argument"),
+    (["policies", "cityline", "skyline_3000"], "unexpected extra argument"),
 ]
 
 
@@ -113,6 +131,52 @@ def test_a_ladder_never_writes_into_a_users_folder(tmp_path, monkeypatch):
     (tmp_path / "mine" / "notes.txt").write_text("mine")
     _refused(["ladder", "cityline", "--rung", "random", "--rung", "greedy", "-n", "4", "--out", "mine"],
              "is not a ladder folder of skyline-lab (it holds notes.txt)", tmp_path)
+
+
+def test_a_ladder_or_training_names_what_a_run_folder_holds(tmp_path, monkeypatch):
+    # it said "(it holds .lock)", a hidden file the user never made, for a run folder
+    monkeypatch.chdir(tmp_path)
+    assert cli.invoke(app, ["run", "cityline", "-n", "4", "--out", "r", "--quiet", "--no-report", "-j", "1"]).exit_code == 0
+    _refused(["ladder", "cityline", "--rung", "random", "--rung", "greedy", "-n", "4", "--out", "r"],
+             "r is not a ladder folder of skyline-lab (it holds _done)", tmp_path)
+    _refused(["train", "project_skyline", "--games", "2", "--eval-games", "2", "--budget", "1", "--out", "r"],
+             "r is not a training folder of skyline-lab (it holds _done)", tmp_path)
+
+
+@pytest.mark.parametrize("mine", ["notes.txt", "expert.toml"])
+def test_a_training_never_writes_into_a_users_folder(tmp_path, monkeypatch, mine):
+    # train wrote data_000.npz, model_000.toml, train.json and expert.toml into any --out (a user's
+    # expert.toml overwritten), and --out FILE was a FileExistsError traceback
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / mine).write_text("mine")
+    _refused(["train", "project_skyline", "--games", "2", "--eval-games", "2", "--budget", "1", "--out", "mine"],
+             f"mine is not a training folder of skyline-lab (it holds {mine}); nothing was written", tmp_path)
+    assert (tmp_path / "mine" / mine).read_text() == "mine"
+
+
+def test_a_training_refuses_a_file_as_its_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("mine")
+    _refused(["train", "project_skyline", "--out", "afile"], "cannot write the training to afile: it is a file",
+             tmp_path)
+
+
+def test_a_second_training_of_one_folder_is_refused(tmp_path, monkeypatch):
+    # two trainings of one folder both wrote train.json and its models (no lock); the second is
+    # refused at once, naming the holder, and the first keeps the folder
+    from analysis import runfolder
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t").mkdir()
+    with runfolder.writer_lock(tmp_path / "t"):
+        _refused(["train", "project_skyline", "--games", "2", "--eval-games", "2", "--budget", "1", "--out", "t"],
+                 "t is being written by another skyline-lab process (pid", tmp_path)
+
+
+def test_bare_command_still_prints_the_help():
+    result = cli.invoke(app, [])
+    assert "Commands:" in result.output and "error:" not in result.output
 
 
 # --- numeric arguments, generated: every value outside the range is refused the same way -------
@@ -213,3 +277,50 @@ def test_run_batch_without_policies_plays_the_games_declared_lineup(tmp_path):
 
     run = run_batch("skyline_3000", n_games=8, out=tmp_path / "r", progress=False, players=3)
     assert run.manifest["lineup"] == ["heuristic", "greedy", "random"]
+
+
+TRAIN = ["train", "project_skyline"]
+
+
+@SETTINGS
+@given(value=st.one_of(not_positive, st.integers(min_value=10_000_001)),
+       option=st.sampled_from(["--games", "--eval-games"]))
+def test_train_games(workdir, monkeypatch, value, option):
+    _in(workdir, monkeypatch, [*TRAIN, option, str(value)], "must be at")
+
+
+@SETTINGS
+@given(value=st.one_of(not_positive, st.integers(min_value=1_001)))
+def test_train_iterations(workdir, monkeypatch, value):
+    _in(workdir, monkeypatch, [*TRAIN, "--iterations", str(value)], "iterations must be at")
+
+
+@SETTINGS
+@given(value=st.one_of(not_positive, st.integers(min_value=100_001)))
+def test_train_budget(workdir, monkeypatch, value):
+    _in(workdir, monkeypatch, [*TRAIN, "--budget", str(value)], "budget must be at")
+
+
+@SETTINGS
+@given(seed=st.one_of(st.integers(max_value=-1), st.integers(min_value=2**63, max_value=2**70)))
+def test_train_seed(workdir, monkeypatch, seed):
+    _in(workdir, monkeypatch, [*TRAIN, "--seed", str(seed)], "seed must be")
+
+
+@SETTINGS
+@given(ridge=st.one_of(st.floats(max_value=0.0, exclude_max=True), st.sampled_from([math.nan, math.inf])))
+def test_train_ridge(workdir, monkeypatch, ridge):
+    _in(workdir, monkeypatch, [*TRAIN, "--ridge", repr(ridge)], "ridge must be a finite number >= 0")
+
+
+@SETTINGS
+@given(players=st.one_of(st.integers(max_value=1), st.integers(min_value=5)))
+def test_train_players(workdir, monkeypatch, players):
+    _in(workdir, monkeypatch, [*TRAIN, "--players", f"2,{players}" if players != 2 else "2,2"], "players")
+
+
+@SETTINGS
+@given(seed=st.one_of(st.integers(max_value=-1), st.integers(min_value=2**63, max_value=2**70)),
+       command=st.sampled_from([["run", "skyline_3000"], ["ladder", "cityline"], ["tune", "cityline", "heuristic"]]))
+def test_seeds(workdir, monkeypatch, seed, command):
+    _in(workdir, monkeypatch, [*command, "--seed", str(seed)], "seed must be between 0 and 2**63-1")

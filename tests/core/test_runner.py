@@ -101,6 +101,11 @@ def test_other_config_in_same_folder_is_refused(one_worker):
         (dict(policies=["oracle"]), "unknown policy 'oracle'"),
         (dict(policies=["random", "random"]), "2 policies given for 4 players"),
         (dict(overrides={"scoring.nonsense": 1}), "unknown key"),
+        # 0 players and an empty line-up were read as "the default" (4 players; heuristic, greedy, random,
+        # random): an experiment file's `players = 0` or `policies = []` ran the default batch
+        (dict(players=0), "2-4 players, not 0"),
+        (dict(policies=[]), "no policy given"),
+        (dict(chunk_size=0), "chunk size must be positive, not 0"),
     ],
 )
 def test_bad_requests_write_nothing(tmp_path, kwargs, message):
@@ -169,3 +174,13 @@ def test_a_chunk_is_the_same_file_every_time(tmp_path):
     assert len(digests) == 1
     policy = pl.read_parquet(next((tmp_path / "0" / "players").glob("*.parquet")))["policy"].cast(pl.Utf8)
     assert policy.to_list() == ["random"] * rows
+
+
+def test_a_lineup_left_out_is_the_games_declared_one():
+    # make_lineup(spec, None, ...) played random in every seat, GameSpec.default_lineup elsewhere
+    from engines.core.lineup import make_lineup
+    from engines.registry import get_game
+
+    spec = get_game("cityline")
+    assert list(make_lineup(spec, None, 4, True).labels) == ["heuristic", "greedy", "random", "random"]
+    assert list(make_lineup(spec, None, 2, True).labels) == ["heuristic", "greedy"]

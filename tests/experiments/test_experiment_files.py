@@ -67,6 +67,11 @@ BAD = [
     (("[sweep]", "[compare.a]\n[compare.b]\n[sweep]"), "compare", "one of a sweep, a comparison, a fairness matrix or a ladder"),
     (("[sweep]", "[precision]\nhalf_width = -1\n[sweep]"), "precision.half_width", "must be positive"),
     (("[sweep]", "[power]\neffects = { seat_edge = 0 }\n[sweep]"), "power.effects.seat_edge", "must be positive"),
+    # read as "the default" before (issue 25): 0 players, an empty line-up; an unbounded precision cap
+    (("players = 3", "players = 0"), "experiment.players", "Coin is for 1-4 players, not 0"),
+    (('["strong"]', "[]"), "experiment.policies", "no policy given"),
+    (("[sweep]", "[precision]\nhalf_width = 0.1\nmax_games = 100_000_000_000_000\n[sweep]"), "precision.max_games",
+     "must be at most 1,000,000,000 per batch, not 100,000,000,000,000"),
 ]
 
 
@@ -100,6 +105,22 @@ def test_bad_compare_arms(tmp_path):
         assert info.value.key == key and reason in info.value.reason, str(info.value)
 
 
+def test_an_arms_error_names_its_table_not_its_label(tmp_path):
+    # the key read 'compare.7 platforms (default).policies', a table no file has
+    base = GOOD.split("[sweep]")[0]
+    path = _write(tmp_path, base + "[compare.a]\nlabel = 'A (default)'\n[compare.b]\nlabel = 'B two'\n"
+                                   "policies = ['strong', 'random']\n")
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert info.value.key == "compare.b.policies" and "2 policies given for 3" in info.value.reason, str(info.value)
+    # a value the arms inherit from [experiment] is named there
+    path = _write(tmp_path, base.replace("players = 3", "players = 0") + "[compare.a]\nlabel = 'A (default)'\n"
+                                                                         "[compare.b]\n")
+    with pytest.raises(ExperimentError) as info:
+        load_experiment(path)
+    assert info.value.key == "experiment.players" and "not 0" in info.value.reason, str(info.value)
+
+
 def test_cli_refuses_a_bad_file_before_anything_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = _write(tmp_path, GOOD.replace("[1, 2, 3]", "[1, 2, 9]"))
@@ -123,3 +144,58 @@ def test_skyline_metric_renamed_in_issue_12_points_to_its_new_name(tmp_path):
     with pytest.raises(ExperimentError) as info:
         load_experiment(path)
     assert info.value.key == "power.effects" and "renamed: use 'first_builder_edge'" in info.value.reason
+
+
+# --- every numeric key, generated (issue 25, item 2): out of range, nan or inf is refused by name -----
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+NOT_FINITE = st.sampled_from([math.nan, math.inf, -math.inf])
+PRECISION = "[precision]\nhalf_width = 0.1\n[sweep]"
+POWER = "[power]\neffects = { seat_edge = 0.02 }\n[sweep]"
+# key -> ((text of GOOD, its replacement with @ for the value), the values that must be refused)
+NUMERIC = {
+    "experiment.games": (("games = 200", "games = @"),
+                         st.one_of(st.integers(max_value=1), st.integers(min_value=10**9 + 1, max_value=2**62))),
+    "experiment.seed": (("seed = 1", "seed = @"),
+                        st.one_of(st.integers(max_value=-1, min_value=-2**62), st.integers(min_value=2**63, max_value=2**63 + 10**6))),
+    "experiment.players": (("players = 3", "players = @"),
+                           st.one_of(st.integers(max_value=0, min_value=-2**62), st.integers(min_value=5, max_value=2**62))),
+    "experiment.confidence": (("seed = 1", "seed = 1\nconfidence = @"),
+                              st.one_of(st.floats(max_value=0.5, exclude_max=True), st.floats(min_value=1.0), NOT_FINITE)),
+    "experiment.seat_margin": (("seed = 1", "seed = 1\nseat_margin = @"),
+                               st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), NOT_FINITE)),
+    "precision.half_width": (("[sweep]", PRECISION.replace("0.1", "@")), st.one_of(st.floats(max_value=0.0), NOT_FINITE)),
+    "precision.max_games": (("[sweep]", PRECISION.replace("[sweep]", "max_games = @\n[sweep]")),
+                            st.one_of(st.integers(max_value=199, min_value=-2**62), st.integers(min_value=10**9 + 1, max_value=2**62))),
+    "power.power": (("[sweep]", POWER.replace("[sweep]", "power = @\n[sweep]")),
+                    st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), NOT_FINITE)),
+    "power.alpha": (("[sweep]", POWER.replace("[sweep]", "alpha = @\n[sweep]")),
+                    st.one_of(st.floats(max_value=0.0), st.floats(min_value=1.0), NOT_FINITE)),
+    "power.effects.seat_edge": (("[sweep]", POWER.replace("0.02", "@")), st.one_of(st.floats(max_value=0.0), NOT_FINITE)),
+}
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return repr(value)
+
+
+@pytest.mark.parametrize("key", list(NUMERIC))
+def test_every_numeric_key_refuses_values_out_of_range(tmp_path, key):
+    (old, template), values = NUMERIC[key]
+
+    @SETTINGS
+    @given(value=values)
+    def check(value):
+        path = _write(tmp_path, GOOD.replace(old, template.replace("@", _toml_value(value))))
+        with pytest.raises(ExperimentError) as info:
+            load_experiment(path)
+        assert info.value.key == key, (value, str(info.value))
+
+    check()

@@ -86,3 +86,20 @@ def test_a_user_preset_can_live_where_the_user_says(tmp_path, monkeypatch):
     bad = cli.invoke(app, ["run", "cityline", "-n", "10", "--out", "r2", "--quiet"])
     assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1 and "heuristic" in bad.output
     assert not (tmp_path / "r2").exists()
+
+
+def test_tune_never_replaces_a_users_preset(tmp_path, monkeypatch):
+    # `tune --preset NAME` with NAME already in the user's file tuned for minutes, then replaced the
+    # user's preset without a word; now refused before any game, the file untouched
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SKYLINE_LAB_PRESETS", str(tmp_path / "mine"))
+    (tmp_path / "mine").mkdir()
+    text = '# kept for a year\n[cautious]\nbase = "heuristic"\ndescription = "mine"\nweights = { jitter = 0.25 }\n'
+    (tmp_path / "mine" / "cityline.toml").write_text(text)
+    result = cli.invoke(app, ["tune", "cityline", "heuristic", "--against", "random", "--trials", "2", "-n", "4",
+                              "--validate-games", "4", "--preset", "cautious"])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "'cautious' is already one of your presets" in lines[0], result.output
+    assert (tmp_path / "mine" / "cityline.toml").read_text() == text
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["cityline.toml", "mine"]
