@@ -49,7 +49,10 @@ score per round):
     side_nb(d, cfg, side, srow, s0, k) -> srow  after each step: write rows of game k (its first
                                                row s0) into side[:, srow:]; returns the next free
                                                row. The pool grows before a game when fewer than
-                                               side_rows_per_game(kp, P)[1] rows are free.
+                                               side_rows_per_game(kp, P)[1] rows are free (a game
+                                               whose side rows are always the same number declares
+                                               Engine.side_grows=False: allocated once, the growth
+                                               is compiled out).
 
 Optional, for a game that keeps a table summed over a chunk's games (Engine.chunk_tables, e.g.
 card use per line-up slot):
@@ -227,7 +230,10 @@ def _templates(with_search):
         slots, score, rank, key = unowned(slots_own), unowned(score_own), unowned(rank_own), unowned(key_own)
         cfg = unowned(cfg)
         aux = unowned(aux)
-        sctx = SEARCH_CONTEXT_NB(cfg, aux)
+        if with_search:
+            sctx = SEARCH_CONTEXT_NB(cfg, aux)
+        else:   # the scripted loop types no search context (its arrays would be compiled for nothing)
+            sctx = 0
         sstats = np.zeros(N_STATS, np.int64)
         pl_b, ga_b, acc_b = unowned(players), unowned(games), unowned(acc)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
@@ -237,7 +243,7 @@ def _templates(with_search):
             seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
             r0 = row
             sstats[STAT_SIMULATED] = 0
-            if HAS_SIDE:
+            if HAS_SIDE and SIDE_GROWS:   # constants: a fixed-size side table is allocated whole above
                 side_own = room_for_rows_nb(side_own, srow, side_most)
             side = unowned(side_own)   # this game's view (side_own keeps the pool alive)
             row, decisions, srow, choices, sum_legal = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal,
@@ -447,6 +453,8 @@ class Engine:
     #                                   (a policy whose action the rules refuse would loop for ever)
     side: str | None = None           # a second record table, written by side_nb as the game goes
     side_rows_per_game: Callable | None = None   # (kp, P) -> (rows a game usually writes, at most)
+    side_grows: bool = True           # False: a game writes the same side rows every time (usually ==
+    #                                   at most), the pool is allocated whole and the loop never grows it
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
     #                                              array}}: columns kept outside the kernels' matrices
     scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
@@ -495,7 +503,7 @@ class Engine:
             **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
-            HAS_ACC=self.chunk_tables is not None, MAX_DECISIONS=int(self.max_decisions),
+            HAS_ACC=self.chunk_tables is not None, MAX_DECISIONS=int(self.max_decisions), SIDE_GROWS=bool(self.side_grows),
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
@@ -537,6 +545,8 @@ class Engine:
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
         side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
+        if not self.side_grows and side_first != side_most:
+            raise ValueError(f"engine {self.name}: side_grows=False but a game writes {side_first} to {side_most} side rows")
         acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
         stuck = np.full(2, -1, np.int64)
         players, games, rec, wide, rgame, side = chunk(

@@ -1,7 +1,7 @@
 """Skyline 3000's result columns: the hooks the core's batch loop calls (engines.core.adapter).
-The auction log becomes the `auctions` records once the game is over (step_nb), the running
-scores the `rounds` side table (side_nb), the players' and games' own columns are written at the
-end (finish_nb), and card use is summed over the chunk (accumulate_nb, then card_use_table).
+The auction log becomes the `auctions` records once the game is over (step_nb reserves its rows,
+finish_nb writes them), the running scores the `rounds` side table (side_nb), the players' and
+games' own columns are written at the end (finish_nb), and card use is summed over the chunk (accumulate_nb, then card_use_table).
 Every output column is written by name: the PL_* / AU_* / GA_* / RO_* positions below are
 resolved from tables.py at import (a misspelled or removed column fails here)."""
 from __future__ import annotations
@@ -48,31 +48,17 @@ def rounds_per_game(kp, n_players: int) -> tuple[int, int]:
 
 @ir_inline_kernel
 def step_nb(d, rng, cfg, a, au, wide, row):
-    """Apply `a`; once the game is over, its auction log's rows into au[:, row:] (the winner's
-    line-up slot is finish_nb's)."""
+    """Apply `a`; once the game is over, reserve its auction log's rows au[:, row:] (as many as
+    fit): finish_nb writes them. Writing them here would copy that loop into the game loop, which
+    LLVM then optimises with the whole game's code (the cold compile)."""
     apply_nb(d, rng, cfg, a)
     pub, _, _ = buffers_nb(d)
     if pub[C_PHASE] != PH_OVER:
         return row
-    for j in range(pub[C_N_AUC]):
-        if row >= au.shape[1]:
-            break
-        o = ALOG + j * N_ALOG
-        au[AU_ROUND, row] = pub[o + A_ROUND]
-        au[AU_STACK, row] = pub[o + A_STACK]
-        au[AU_ITEM, row] = pub[o + A_ITEM]
-        for q in range(MAX_P):
-            au[AU_BIDS[q], row] = pub[o + A_BID + q]
-            au[AU_HIGHS[q], row] = pub[o + A_HIGH + q]
-        au[AU_WINNER, row] = pub[o + A_WINNER]
-        au[AU_PRICE, row] = pub[o + A_PRICE]
-        au[AU_TIE_BREAK, row] = pub[o + A_TIE]
-        au[AU_BLOCK, row] = pub[o + A_BLOCK]
-        row += 1
-    return row
+    return min(row + np.int64(pub[C_N_AUC]), np.int64(au.shape[1]))
 
 
-@ir_inline_kernel
+@inline_kernel
 def side_nb(d, cfg, side, srow, s0, k):
     """Once the game is over: its rounds rows (seat by seat, round by round) into side[:, srow:]."""
     pub, _, _ = buffers_nb(d)
@@ -91,8 +77,9 @@ def side_nb(d, cfg, side, srow, s0, k):
 
 @kernel
 def finish_nb(d, cfg, work, score, k, row0, pl, ga, au, wide, r0, r1, slots):
-    """Game k's own columns: its players rows row0.., games row k and the winner's line-up slot in
-    its auction rows r0..r1 (the required columns are the core's)."""
+    """Game k's own columns: its players rows row0.., games row k and its auction rows r0..r1
+    (the log's first r1 - r0 auctions, with the winner's line-up slot; the required columns are
+    the core's)."""
     pub, _, _ = buffers_nb(d)
     P = pub[TAB + K_N_PLAYERS]
     n_win = ga[GA_N_WINNERS, k]
@@ -123,9 +110,21 @@ def finish_nb(d, cfg, work, score, k, row0, pl, ga, au, wide, r0, r1, slots):
         pl[PL_BB_POINTS, r] = pub[o + P_EV_BILLBOARD] + pub[o + P_EV_BUILDOVER]
         pl[PL_EXTRA, r] = pub[o + P_ST_EXTRA]
         pl[PL_PASS_R1, r] = pub[o + P_ST_PASS_R1]
-    for r in range(r0, r1):
-        w = au[AU_WINNER, r]
+    for j in range(r1 - r0):          # the auction log, in the rows step_nb reserved
+        r = r0 + j
+        o = ALOG + j * N_ALOG
+        au[AU_ROUND, r] = pub[o + A_ROUND]
+        au[AU_STACK, r] = pub[o + A_STACK]
+        au[AU_ITEM, r] = pub[o + A_ITEM]
+        for q in range(MAX_P):
+            au[AU_BIDS[q], r] = pub[o + A_BID + q]
+            au[AU_HIGHS[q], r] = pub[o + A_HIGH + q]
+        w = pub[o + A_WINNER]
+        au[AU_WINNER, r] = w
         au[AU_WINNER_SLOT, r] = slots[w] if w >= 0 else -1
+        au[AU_PRICE, r] = pub[o + A_PRICE]
+        au[AU_TIE_BREAK, r] = pub[o + A_TIE]
+        au[AU_BLOCK, r] = pub[o + A_BLOCK]
     ga[GA_FIRST_KEY, k] = pub[C_FIRST_KEY]
     ga[GA_POINTS_TIED, k] = 1 if n_top > 1 else 0
     ga[GA_TIE_BREAK_DECIDED, k] = 1 if tb else 0

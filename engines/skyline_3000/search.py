@@ -129,9 +129,9 @@ def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
     if j == 0 or nh == 0:
         return np.int64(0)
     if j == 1:
-        return policy_greedy_nb(pub, hand, buf, 0, gw, crng) ^ BID_FLAG
+        return policy_greedy_nb(pub, hand, buf, np.int64(0), gw, crng) ^ BID_FLAG
     if j == 2:
-        return policy_heuristic_nb(pub, hand, buf, 0, hw, crng) ^ BID_FLAG
+        return policy_heuristic_nb(pub, hand, buf, np.int64(0), hw, crng) ^ BID_FLAG
     target = 0.0
     if j == 3:
         target = 1.0
@@ -293,7 +293,8 @@ def reset_nb(d, rng, cfg, seed, gi):
     d[D_NPLAYERS] = P
     reset_state_nb(pub_nb(d), hands_nb(d, P, cfg[K_N_CARDS]), sec_nb(d), cfg, seed, gi)
     buf, crng = bid_buffers_nb(d)
-    buf[:] = 0
+    for i in range(buf.shape[0]):   # a loop: a slice fill compiles numba's broadcasting checks
+        buf[i] = 0
     seed_into(crng, np.uint64(1))
 
 
