@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.harness import columns
-from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
+from engines.core.kernel import ir_inline_kernel, kernel
 from engines.skyline_3000.search import W_HAND_VALUE, apply_nb, buffers_nb
 from engines.skyline_3000.state import (
     A_BID, A_BLOCK, A_HIGH, A_ITEM, A_PRICE, A_ROUND, A_STACK, A_TIE, A_WINNER, ALOG, C_FIRST_KEY, C_N_AUC, C_PHASE,
@@ -26,8 +26,12 @@ from engines.skyline_3000.tables import AUCTIONS, GAMES, PLAYERS as PLAYERS_TABL
     "spent", "points_first", "points_second", "points_billboards", "extra_cards", "passes_round1")
 (AU_ROUND, AU_STACK, AU_ITEM, AU_WINNER, AU_WINNER_SLOT, AU_PRICE, AU_TIE_BREAK, AU_BLOCK) = columns(
     AUCTIONS, "round", "stack", "item", "winner", "winner_slot", "price", "tie_break", "block")
-AU_BIDS = columns(AUCTIONS, *[f"bid_{q}" for q in range(MAX_P)])
-AU_HIGHS = columns(AUCTIONS, *[f"high_{q}" for q in range(MAX_P)])
+# seat q's bid and high card are columns AU_BID_0 + q and AU_HIGH_0 + q (a tuple indexed by a
+# variable compiles a switch in every loop that reads it)
+AU_BID_0, AU_HIGH_0 = columns(AUCTIONS, "bid_0", "high_0")
+for _first, _name in ((AU_BID_0, "bid"), (AU_HIGH_0, "high")):
+    if columns(AUCTIONS, *[f"{_name}_{q}" for q in range(MAX_P)]) != tuple(_first + q for q in range(MAX_P)):
+        raise ValueError(f"tables.AUCTIONS: the columns {_name}_0..{_name}_{MAX_P - 1} must be adjacent, in seat order")
 (GA_FIRST_KEY, GA_N_WINNERS, GA_POINTS_TIED, GA_TIE_BREAK_DECIDED, GA_TURNS, GA_STALLED) = columns(
     GAMES, "first_key", "n_winners", "points_tied", "tie_break_decided", "construction_turns", "stalled")
 RO_GAME, RO_ROUND, RO_SEAT, RO_SCORE = columns(ROUNDS, "game", "round", "seat", "score")
@@ -58,7 +62,7 @@ def step_nb(d, rng, cfg, a, au, wide, row):
     return min(row + np.int64(pub[C_N_AUC]), np.int64(au.shape[1]))
 
 
-@inline_kernel
+@ir_inline_kernel
 def side_nb(d, cfg, side, srow, s0, k):
     """Once the game is over: its rounds rows (seat by seat, round by round) into side[:, srow:]."""
     pub, _, _ = buffers_nb(d)
@@ -117,8 +121,8 @@ def finish_nb(d, cfg, work, score, k, row0, pl, ga, au, wide, r0, r1, slots):
         au[AU_STACK, r] = pub[o + A_STACK]
         au[AU_ITEM, r] = pub[o + A_ITEM]
         for q in range(MAX_P):
-            au[AU_BIDS[q], r] = pub[o + A_BID + q]
-            au[AU_HIGHS[q], r] = pub[o + A_HIGH + q]
+            au[AU_BID_0 + q, r] = pub[o + A_BID + q]
+            au[AU_HIGH_0 + q, r] = pub[o + A_HIGH + q]
         w = pub[o + A_WINNER]
         au[AU_WINNER, r] = w
         au[AU_WINNER_SLOT, r] = slots[w] if w >= 0 else -1

@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import writable_view
+from engines.core.lowlevel import slice_as, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.policies import (
     POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
@@ -106,7 +106,8 @@ def buffers_nb(d):
 @ir_inline_kernel
 def bid_buffers_nb(d):
     """The bid candidates' action buffer and stream (state.D_BID_BUF, D_BID_RNG), views of d."""
-    return d[D_BID_BUF:D_BID_BUF + N_BID_BUF], d[D_BID_RNG:D_BID_RNG + 4].view(np.uint64)
+    # slice_as, not .view(np.uint64): numba's view compiles its compatibility checks (~0.2 s cold)
+    return slice_as(d, D_BID_BUF, D_BID_BUF + N_BID_BUF, np.int64), slice_as(d, D_BID_RNG, D_BID_RNG + 4, np.uint64)
 
 
 # ---------------------------------------------------------------- bid candidates
