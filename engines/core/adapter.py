@@ -197,8 +197,9 @@ def _templates(with_search):
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
                           per_game, side_first, side_most, acc, stuck):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
-        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
-        side rows]); matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
+        >= rows], wide records int64[N_WIDE, >= rows], record game numbers int64[>= rows], side[N_SIDE,
+        >= side rows], rows, side rows): the pools whole, their first `rows` / `side rows` columns
+        used; matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
         sums (ACCUMULATE_NB). A game still running after MAX_DECISIONS decisions stops the chunk:
         `stuck` (the caller's, int64[2] of -1) gets its game number and the seat to move."""
         P = seat_policy_ids.shape[0]
@@ -273,7 +274,9 @@ def _templates(with_search):
                 ACCUMULATE_NB(d, cfg, acc_b, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
                        slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights, side_own)
-        return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], side_own[:, :srow]
+        # whole pools and their used lengths: the caller slices (numba's 2-D slicing is IR that
+        # every game's loop would type again)
+        return players, games, rec_own, wide_own, rgame_own, side_own, row, srow
 
     return play_game_nb, simulate_chunk_nb
 
@@ -549,7 +552,7 @@ class Engine:
             raise ValueError(f"engine {self.name}: side_grows=False but a game writes {side_first} to {side_most} side rows")
         acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
         stuck = np.full(2, -1, np.int64)
-        players, games, rec, wide, rgame, side = chunk(
+        players, games, rec, wide, rgame, side, rows, side_rows = chunk(
             kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
             np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
             np.int64(side_first), np.int64(side_most), acc, stuck)
@@ -560,6 +563,7 @@ class Engine:
             raise RuntimeError(
                 f"{self.name}: game {g} of run {seed} still running after {self.max_decisions} decisions, seat "
                 f"{seat} ({name}) to move: its policy chose an action the rules refuse (the state did not change)?")
+        rec, wide, rgame, side = rec[:, :rows], wide[:, :rows], rgame[:rows], side[:, :side_rows]
         raw = {"players": players, "games": games, self.records: rec}
         if self.side is not None:
             raw[self.side] = side
