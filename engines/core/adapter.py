@@ -49,7 +49,10 @@ score per round):
     side_nb(d, cfg, side, srow, s0, k) -> srow  after each step: write rows of game k (its first
                                                row s0) into side[:, srow:]; returns the next free
                                                row. The pool grows before a game when fewer than
-                                               side_rows_per_game(kp, P)[1] rows are free.
+                                               side_rows_per_game(kp, P)[1] rows are free (a game
+                                               whose side rows are always the same number declares
+                                               Engine.side_grows=False: allocated once, the growth
+                                               is compiled out).
 
 Optional, for a game that keeps a table summed over a chunk's games (Engine.chunk_tables, e.g.
 card use per line-up slot):
@@ -194,8 +197,9 @@ def _templates(with_search):
     def simulate_chunk_nb(cfg, aux, seat_policy_ids, seat_weights, rotate, seed, start, count, state_size,
                           per_game, side_first, side_most, acc, stuck):
         """Games [start, start + count): (players[N_PL, count*P], games[N_GA, count], records[N_REC,
-        rows], wide records int64[N_WIDE, rows], record game numbers int64[rows], side[N_SIDE,
-        side rows]); matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
+        >= rows], wide records int64[N_WIDE, >= rows], record game numbers int64[>= rows], side[N_SIDE,
+        >= side rows], rows, side rows): the pools whole, their first `rows` / `side rows` columns
+        used; matrix row j is table column j. `acc` (the caller's, zeroed) gets the chunk's
         sums (ACCUMULATE_NB). A game still running after MAX_DECISIONS decisions stops the chunk:
         `stuck` (the caller's, int64[2] of -1) gets its game number and the seat to move."""
         P = seat_policy_ids.shape[0]
@@ -227,7 +231,10 @@ def _templates(with_search):
         slots, score, rank, key = unowned(slots_own), unowned(score_own), unowned(rank_own), unowned(key_own)
         cfg = unowned(cfg)
         aux = unowned(aux)
-        sctx = SEARCH_CONTEXT_NB(cfg, aux)
+        if with_search:
+            sctx = SEARCH_CONTEXT_NB(cfg, aux)
+        else:   # the scripted loop types no search context (its arrays would be compiled for nothing)
+            sctx = 0
         sstats = np.zeros(N_STATS, np.int64)
         pl_b, ga_b, acc_b = unowned(players), unowned(games), unowned(acc)
         ids_b, sw_b = unowned(seat_policy_ids), unowned(seat_weights)
@@ -237,7 +244,7 @@ def _templates(with_search):
             seats_for_game_nb(gi, rotate, ids_b, sw_b, slots, pol, wts)
             r0 = row
             sstats[STAT_SIMULATED] = 0
-            if HAS_SIDE:
+            if HAS_SIDE and SIDE_GROWS:   # constants: a fixed-size side table is allocated whole above
                 side_own = room_for_rows_nb(side_own, srow, side_most)
             side = unowned(side_own)   # this game's view (side_own keeps the pool alive)
             row, decisions, srow, choices, sum_legal = PLAY_NB(d, rng, cfg, aux, seed, gi, pol, wts, prngs, legal,
@@ -267,7 +274,9 @@ def _templates(with_search):
                 ACCUMULATE_NB(d, cfg, acc_b, slots)
         keep_alive_all(d_own, rng_own, prngs_own, legal_own, scratch_own, pol_own, wts_own, work_own,
                        slots_own, score_own, rank_own, key_own, seat_policy_ids, seat_weights, side_own)
-        return players, games, rec_own[:, :row], wide_own[:, :row], rgame_own[:row], side_own[:, :srow]
+        # whole pools and their used lengths: the caller slices (numba's 2-D slicing is IR that
+        # every game's loop would type again)
+        return players, games, rec_own, wide_own, rgame_own, side_own, row, srow
 
     return play_game_nb, simulate_chunk_nb
 
@@ -447,6 +456,8 @@ class Engine:
     #                                   (a policy whose action the rules refuse would loop for ever)
     side: str | None = None           # a second record table, written by side_nb as the game goes
     side_rows_per_game: Callable | None = None   # (kp, P) -> (rows a game usually writes, at most)
+    side_grows: bool = True           # False: a game writes the same side rows every time (usually ==
+    #                                   at most), the pool is allocated whole and the loop never grows it
     extra_columns: Callable | None = None        # (kp, count, {table: matrix}) -> {table: {column:
     #                                              array}}: columns kept outside the kernels' matrices
     scores: Callable | None = None    # (game) -> scores: the step API's, when outcome_nb's differ
@@ -495,7 +506,7 @@ class Engine:
             **_choice_columns(games),
             DECIDE_LISTED=bool(_choice_columns(games)["COUNT_CHOICES"] and "decide_listed_nb" in self.kernels),
             HAS_SIDE=side is not None, N_SIDE=len(side.names) if side is not None else 1,
-            HAS_ACC=self.chunk_tables is not None, MAX_DECISIONS=int(self.max_decisions),
+            HAS_ACC=self.chunk_tables is not None, MAX_DECISIONS=int(self.max_decisions), SIDE_GROWS=bool(self.side_grows),
             SIDE_DTYPE=_matrix_dtype(self.dtypes[self.side], side, ()) if side is not None else np.int64)
         glue = _search_glue(k, self.max_actions)
         glb["SEARCH_NB"] = make_search(glue)
@@ -537,9 +548,11 @@ class Engine:
         b = self.built
         chunk = b.simulate_chunk_nb if np.isin(ids, self.lookahead_ids).any() else b.simulate_chunk_scripted_nb
         side_first, side_most = self.side_rows_per_game(kparams, P) if self.side is not None else (0, 0)
+        if not self.side_grows and side_first != side_most:
+            raise ValueError(f"engine {self.name}: side_grows=False but a game writes {side_first} to {side_most} side rows")
         acc = np.zeros(self.acc_shape(kparams, P) if self.chunk_tables is not None else (1, 1), np.int64)
         stuck = np.full(2, -1, np.int64)
-        players, games, rec, wide, rgame, side = chunk(
+        players, games, rec, wide, rgame, side, rows, side_rows = chunk(
             kparams.cfg, getattr(kparams, self.aux), ids, w, bool(rotate), np.uint64(seed), np.int64(start),
             np.int64(count), np.int64(self.state_size(P)), np.int64(self.rows_per_game(kparams, P)),
             np.int64(side_first), np.int64(side_most), acc, stuck)
@@ -550,6 +563,7 @@ class Engine:
             raise RuntimeError(
                 f"{self.name}: game {g} of run {seed} still running after {self.max_decisions} decisions, seat "
                 f"{seat} ({name}) to move: its policy chose an action the rules refuse (the state did not change)?")
+        rec, wide, rgame, side = rec[:, :rows], wide[:, :rows], rgame[:rows], side[:, :side_rows]
         raw = {"players": players, "games": games, self.records: rec}
         if self.side is not None:
             raw[self.side] = side

@@ -70,6 +70,7 @@ from typing import Iterable
 import numpy as np
 
 from engines.core.kernel import inline_kernel, kernel
+from engines.core.lowlevel import keep_alive_all  # noqa: F401 (the loop pattern's end, below)
 from engines.core.rng import CHANCE_STREAM, POLICY_STREAM, derive_seed, seed_into
 from engines.core.spec import Column, TableSpec
 
@@ -247,7 +248,3 @@ def write_game_result_nb(ga, row, req, game, winner, n_win, margin, decisions, s
     ga[req[5], row] = stalled
 
 
-@kernel
-def keep_alive_all(*owners):
-    """A use of every owner array, placed after the last use of its unowned views."""
-    return len(owners)

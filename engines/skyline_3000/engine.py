@@ -116,7 +116,7 @@ ENGINE = Engine(
     wide=(), policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,), max_actions=search.MAX_ACTIONS,
     max_players=MAX_P, work_width=search.WORK_WIDTH, n_players_slot=D_NPLAYERS, variants=VARIANTS,
     kernel_params=kernel_params, default_players=None, weight_width=8, state_size=state_size,
-    rows_per_game=columns.rows_per_game, side="rounds", side_rows_per_game=columns.rounds_per_game,
+    rows_per_game=columns.rows_per_game, side="rounds", side_rows_per_game=columns.rounds_per_game, side_grows=False,
     acc_shape=columns.card_use_shape, chunk_tables=columns.card_use_table,
     step_state=State.of, legal_space=bid_space, phase=lambda data: PHASES[int(data[D_PUB:D_SEC].view(np.int32)[C_PHASE])],
     action_name=action_name, render=lambda g: render(g.state, g.kp), observe=observation,

@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import writable_view
+from engines.core.lowlevel import slice_as, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.policies import (
     POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
@@ -104,9 +104,18 @@ def buffers_nb(d):
 
 
 @ir_inline_kernel
+def pub_hands_nb(d):
+    """(pub, hands): buffers_nb without the hidden buffer (each view a kernel builds is IR that
+    numba types again in every loop the kernel is copied into: the cold compile)."""
+    pub = pub_nb(d)
+    return pub, hands_nb(d, pub[TAB + K_N_PLAYERS], pub[TAB + K_N_CARDS])
+
+
+@ir_inline_kernel
 def bid_buffers_nb(d):
     """The bid candidates' action buffer and stream (state.D_BID_BUF, D_BID_RNG), views of d."""
-    return d[D_BID_BUF:D_BID_BUF + N_BID_BUF], d[D_BID_RNG:D_BID_RNG + 4].view(np.uint64)
+    # slice_as, not .view(np.uint64): numba's view compiles its compatibility checks (~0.2 s cold)
+    return slice_as(d, D_BID_BUF, D_BID_BUF + N_BID_BUF, np.int64), slice_as(d, D_BID_RNG, D_BID_RNG + 4, np.uint64)
 
 
 # ---------------------------------------------------------------- bid candidates
@@ -129,9 +138,9 @@ def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
     if j == 0 or nh == 0:
         return np.int64(0)
     if j == 1:
-        return policy_greedy_nb(pub, hand, buf, 0, gw, crng) ^ BID_FLAG
+        return policy_greedy_nb(pub, hand, buf, np.int64(0), gw, crng) ^ BID_FLAG
     if j == 2:
-        return policy_heuristic_nb(pub, hand, buf, 0, hw, crng) ^ BID_FLAG
+        return policy_heuristic_nb(pub, hand, buf, np.int64(0), hw, crng) ^ BID_FLAG
     target = 0.0
     if j == 3:
         target = 1.0
@@ -293,7 +302,8 @@ def reset_nb(d, rng, cfg, seed, gi):
     d[D_NPLAYERS] = P
     reset_state_nb(pub_nb(d), hands_nb(d, P, cfg[K_N_CARDS]), sec_nb(d), cfg, seed, gi)
     buf, crng = bid_buffers_nb(d)
-    buf[:] = 0
+    for i in range(buf.shape[0]):   # a loop: a slice fill compiles numba's broadcasting checks
+        buf[i] = 0
     seed_into(crng, np.uint64(1))
 
 
@@ -301,7 +311,7 @@ def reset_nb(d, rng, cfg, seed, gi):
 def legal_nb(d, cfg, out):
     """The legal actions into out, or for a bid (any subset of the hand: not listed) their count,
     2^cards (rules.n_legal_nb): what the step API's legal_actions() holds."""
-    pub, hands, _ = buffers_nb(d)
+    pub, hands = pub_hands_nb(d)
     return n_legal_nb(pub, hands, out)
 
 
@@ -310,7 +320,7 @@ def real_action_nb(d, cfg, a):
     """The action a search's choice stands for: a bid code (BID_CODE | rule) is that rule's bid on
     the bidder's hand; any other action is itself."""
     if (a >> A_SHIFT) == ACT_BID and not (a & BID_FLAG):
-        pub, hands, _ = buffers_nb(d)
+        pub, hands = pub_hands_nb(d)
         buf, crng = bid_buffers_nb(d)
         return BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, writable_view(GREEDY_W),
                                       writable_view(HEURISTIC_W), buf, crng)
@@ -337,7 +347,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     """Policy `pid` decides for the seat to move over the n actions listed in `legal`; a bid and
     the random player's construction turn read no list (n = 0: policy_random_nb counts and picks
     without it)."""
-    pub, hands, _ = buffers_nb(d)
+    pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     if phase == PH_BID or (pid == RANDOM and phase == PH_MAIN):
         n = 0
@@ -348,7 +358,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
     """decide_listed_nb, listing the actions first where the policy reads them (the search's
     rollouts and the step API)."""
-    pub, hands, _ = buffers_nb(d)
+    pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     n = 0
     if not (phase == PH_BID or (pid == RANDOM and phase == PH_MAIN)):
@@ -360,7 +370,7 @@ def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
 def search_actions_nb(d, cfg, out):
     """The actions the search tries (module docstring); the bid candidates' masks are kept past
     the candidates, at the end of `out`."""
-    pub, hands, _ = buffers_nb(d)
+    pub, hands = pub_hands_nb(d)
     buf, crng = bid_buffers_nb(d)
     return search_list_nb(pub, hands, out, out[out.shape[0] - N_BID_CANDIDATES:], writable_view(GREEDY_W),
                           writable_view(HEURISTIC_W), buf, crng)
@@ -379,7 +389,7 @@ def determinize_nb(d, rng, cfg, p, prng, buf):
 def outcome_nb(d, cfg, work, score, key):
     """Scores, and the hand values the final tie-break reads (rules.final_result_nb); work[q]
     keeps the hand value."""
-    pub, hands, _ = buffers_nb(d)
+    pub, hands = pub_hands_nb(d)
     for q in range(pub[TAB + K_N_PLAYERS]):
         score[q] = pub[PLAYERS + q * N_PROW + P_SCORE]
         key[q] = hand_value_nb(hands, q, pub[PLAYERS + q * N_PROW + P_NHAND], pub)

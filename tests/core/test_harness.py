@@ -1,4 +1,5 @@
 """The shared batch harness: seat rotation, stream seeding, ranks and the required columns by name."""
+import numba
 import numpy as np
 import pytest
 
@@ -7,6 +8,7 @@ from engines.core.harness import (
     rank_nb, required_columns, seat_slot_nb, seats_for_game_nb, seed_chance_nb, seed_policies_nb,
     write_game_result_nb, write_seat_results_nb,
 )
+from engines.core.lowlevel import _keep_alive_all_py
 from engines.core.rng import CHANCE_STREAM, POLICY_STREAM, new_stream
 from engines.core.spec import Column, TableSpec, seat_slot
 
@@ -112,4 +114,10 @@ def test_required_columns_written_by_name():
 
 
 def test_keep_alive_all_counts_its_owners():
-    assert keep_alive_all(np.zeros(3), np.zeros((2, 2), np.int64)) == 2
+    """Compiled (an intrinsic: it compiles to the count, nothing else) and in plain Python."""
+    @numba.njit
+    def owners_kept(a, b, c):
+        return keep_alive_all(a, b, c)
+
+    assert owners_kept(np.zeros(3), np.zeros((2, 2), np.int64), np.zeros(1, np.uint64)) == 3
+    assert _keep_alive_all_py(np.zeros(3), np.zeros((2, 2), np.int64)) == 2
