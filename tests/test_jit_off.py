@@ -88,6 +88,25 @@ def test_nth_bit_index_and_unowned_views():
 
 
 # not in the jit_off subset: it compares the twins with the compiled intrinsics
+_SECTION_MID = lowlevel.section_view(1, 3, np.int32)     # int64 items 1-2: four int32
+_SECTION_TAIL = lowlevel.section_view(2, None, np.uint64)
+
+
+@kernel
+def _sections(d):
+    mid, tail = _SECTION_MID(d), _SECTION_TAIL(d)
+    mid[0] = 7                # writes d[1]'s low half: the view shares d's memory
+    return mid.shape[0], tail.shape[0], tail[0]
+
+
+@pytest.mark.jit_off
+def test_section_views_are_slice_as_with_the_bounds_baked_in():
+    d = np.arange(5, dtype=np.int64)
+    n_mid, n_tail, first_tail = _sections(d)
+    assert (n_mid, n_tail, first_tail) == (4, 3, 2)
+    assert d[1] == 7 and list(d[2:]) == [2, 3, 4]
+
+
 def test_python_twins_match_the_compiled_intrinsics_on_random_words():
     rng = np.random.default_rng(5)
     words = rng.integers(-(2 ** 63), 2 ** 63 - 1, size=500, dtype=np.int64)

@@ -5,6 +5,7 @@
 (one compile of the kernel it is passed to, not two).
 `matrix_view(a, rows, cols)`: a 1-D array's head as a matrix, without reshape's C call.
 `slice_as(a, start, stop, dtype)`: a fixed part of a vector as another dtype, unchecked.
+`section_view(start, stop, dtype)`: the same with the bounds baked in, one call a view.
 
 Why: numba reference-counts every array it hands to a compiled function or
 slices out of another array, and each count is an atomic add on the array's
@@ -144,6 +145,41 @@ def slice_as(typingctx, arr, start, stop, dtype):
         return impl_ret_borrowed(context, builder, out_type, out._getvalue())
 
     return out_type(arr, start, stop, dtype), codegen
+
+
+def section_view(start: int, stop: int | None, dtype):
+    """A view maker for a fixed section of a state vector: section_view(s, e, dt)(a) is
+    slice_as(a, s, e, dt) (e None: to the end of a), the bounds and dtype baked into one call.
+    Why: a kernel copied into its callers by numba (ir_inline_kernel) brings every global it
+    reads as IR that each caller types again; slice_as's bounds and dtype were four such
+    statements at each of a game loop's many views (Skyline 3000's buffers)."""
+    dt = np.dtype(dtype)
+    if numba.config.DISABLE_JIT:
+        return lambda arr: arr[start:stop].view(dt)
+    item = numba.from_dtype(dt)
+
+    @intrinsic
+    def view(typingctx, arr):
+        if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"):
+            return None
+        out_type = types.Array(item, 1, "C", readonly=not arr.mutable)
+
+        def codegen(context, builder, sig, args):
+            src = make_array(arr)(context, builder, args[0])
+            out = make_array(out_type)(context, builder)
+            a = context.get_constant(types.intp, start)
+            b = src.nitems if stop is None else context.get_constant(types.intp, stop)
+            size_in = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
+            size_out = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
+            data = builder.bitcast(builder.gep(src.data, [a]), context.get_data_type(item).as_pointer())
+            n = builder.sdiv(builder.mul(builder.sub(b, a), size_in), size_out)
+            populate_array(out, data=data, shape=[n], strides=[size_out], itemsize=size_out, meminfo=src.meminfo,
+                           parent=None)
+            return impl_ret_borrowed(context, builder, out_type, out._getvalue())
+
+        return out_type(arr), codegen
+
+    return view
 
 
 def _slice_as_py(arr, start, stop, dtype):

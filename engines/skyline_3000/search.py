@@ -54,7 +54,7 @@ from __future__ import annotations
 import numpy as np
 
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import slice_as, writable_view
+from engines.core.lowlevel import section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.policies import (
     POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
@@ -111,11 +111,16 @@ def pub_hands_nb(d):
     return pub, hands_nb(d, pub[TAB + K_N_PLAYERS], pub[TAB + K_N_CARDS])
 
 
+# the bid candidates' action buffer and stream as views of d (not d[...].view(np.uint64): numba's
+# view compiles its compatibility checks, ~0.2 s cold)
+_bid_buf_nb = section_view(D_BID_BUF, D_BID_BUF + N_BID_BUF, np.int64)
+_bid_rng_nb = section_view(D_BID_RNG, D_BID_RNG + 4, np.uint64)
+
+
 @ir_inline_kernel
 def bid_buffers_nb(d):
     """The bid candidates' action buffer and stream (state.D_BID_BUF, D_BID_RNG), views of d."""
-    # slice_as, not .view(np.uint64): numba's view compiles its compatibility checks (~0.2 s cold)
-    return slice_as(d, D_BID_BUF, D_BID_BUF + N_BID_BUF, np.int64), slice_as(d, D_BID_RNG, D_BID_RNG + 4, np.uint64)
+    return _bid_buf_nb(d), _bid_rng_nb(d)
 
 
 # ---------------------------------------------------------------- bid candidates

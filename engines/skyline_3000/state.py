@@ -30,7 +30,7 @@ import numpy as np
 
 from engines.core.kernel import ir_inline_kernel
 from engines.core.layout import Field, Layout, Param, ParamLayout
-from engines.core.lowlevel import matrix_view, slice_as
+from engines.core.lowlevel import matrix_view, section_view
 from engines.core.variant import Rule
 # ---------------------------------------------------------------- codes
 # card types = deck / pile index
@@ -504,22 +504,17 @@ def state_size(n_players: int) -> int:
     return D_HANDS + (n_players * MAX_CARDS + 1) // 2
 
 
-@ir_inline_kernel
-def pub_nb(d):
-    """The public buffer, int32[>= PUB_SIZE], a view of d."""
-    return slice_as(d, D_PUB, D_SEC, np.int32)
-
-
-@ir_inline_kernel
-def sec_nb(d):
-    """The hidden buffer, uint64[SEC_SIZE], a view of d."""
-    return slice_as(d, D_SEC, D_BID_BUF, np.uint64)
+# pub_nb(d): the public buffer, int32[>= PUB_SIZE], a view of d; sec_nb(d): the hidden buffer,
+# uint64[SEC_SIZE] (one call each: the game loop takes these views at every step)
+pub_nb = section_view(D_PUB, D_SEC, np.int32)
+sec_nb = section_view(D_SEC, D_BID_BUF, np.uint64)
+_hands_section_nb = section_view(D_HANDS, None, np.int32)
 
 
 @ir_inline_kernel
 def hands_nb(d, n_players, n_cards):
     """The hands, int32[n_players, n_cards], a view of d (the sizes: the variant's)."""
-    return matrix_view(slice_as(d, D_HANDS, d.shape[0], np.int32), n_players, n_cards)
+    return matrix_view(_hands_section_nb(d), n_players, n_cards)
 
 
 class State:
