@@ -180,9 +180,9 @@ def roof_choices(run: Run) -> Section:
     ax.set_title("Roof types built")
     ax.legend(fontsize="small")
     text = ("How many buildings (roofed columns with at least one floor) of each roof type a player "
-            "ends with, per game; `dead_roofs` counts roofs put on an empty column (no room, no "
-            "points) and `zeroed` buildings scoring nothing because a same-type building took that "
-            "occupancy level first. `share` is the share of a policy's buildings that carry each roof type "
+            "ends with, per game; *dead roofs* counts roofs put on an empty column (no room, no "
+            "points) and *zeroed* buildings scoring nothing because a same-type building took that "
+            "occupancy level first. *share* is the share of a policy's buildings that carry each roof type "
             "(summed over its seats and games). All intervals are 95% and run over games (the game is the "
             "unit: a policy's seats in one game share the dice): means per player-game and shares are ratio "
             "estimates with a cluster-robust standard error grouped by game (Student t on games - 1 degrees "
@@ -266,9 +266,9 @@ def sky_outcomes(run: Run) -> Section:
     plots.rate_lines(series_score, title="Final score by sky", xlabel="sky", ylabel="mean final score",
                      xticklabels=list(sky_names), axes=axes[1])
     text = ("The sky is set by the six construction set-aside dice (4+ odd: sun, 4+ even: moon, 3-3: "
-            "cloud). `hit_rate` is how often it then paid (sun/moon: the occupancy set-aside dice had "
+            "cloud). *hit rate* is how often it then paid (sun/moon: the occupancy set-aside dice had "
             "the matching strict majority; cloud: the penalty applied because they had any majority), "
-            "`mean_bonus` what it was worth on average, `mean` the final score; 95% intervals over games "
+            "*mean bonus* what it was worth on average, *mean* the final score; 95% intervals over games "
             "(cluster-robust by game: a policy's seats in one game share the dice).")
     return Section("Sky outcomes", text,
                    [("sky by policy", agg.select("policy", "sky_name", "n", "rate", "hit_rate", "hit_low",

@@ -636,12 +636,23 @@ def render_markdown(title: str, sections: list[Section]) -> str:
 
 
 def markdown_table(table: pl.DataFrame) -> str:
-    header = "| " + " | ".join(_escape_cell(c) for c in table.columns) + " |"
-    rule = "| " + " | ".join("---:" if table[c].dtype.is_numeric() else "---" for c in table.columns) + " |"
+    headers, rows, numeric = table_cells(table)
+    header = "| " + " | ".join(_escape_cell(c) for c in headers) + " |"
+    rule = "| " + " | ".join("---:" if is_num else "---" for is_num in numeric) + " |"
+    lines = ["| " + " | ".join(_escape_cell(cell) for cell in row) + " |" for row in rows]
+    return "\n".join([header, rule, *lines])
+
+
+def table_cells(table: pl.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
+    """What a reader sees of a table, the same in report.md and report.html: plain headers
+    (plain_header), rates and shares and their interval bounds as percentages (percent_columns),
+    other numbers by format_value; and which columns are numbers (right-aligned)."""
+    numeric = [table[c].dtype.is_numeric() for c in table.columns]
     table = tidy_table(table)
-    rows = ["| " + " | ".join(_escape_cell(cell_text(c, v)) for c, v in zip(table.columns, row)) + " |"
+    percent = percent_columns(table)
+    rows = [[(percent_cell(c, v) if c in percent else cell_text(c, v)) for c, v in zip(table.columns, row)]
             for row in table.iter_rows()]
-    return "\n".join([header, rule, *rows])
+    return plain_headers(table.columns), rows, numeric
 
 
 def _escape_cell(text: str) -> str:
@@ -704,14 +715,12 @@ def _figure_src(name: str, figures_dir: Path | None) -> str:
 def html_table(caption: str, table: pl.DataFrame) -> str:
     """A table in a box that scrolls sideways when it is wider than the page (the page never does);
     numbers never wrap, words wrap between words only."""
-    table = tidy_table(table)
-    numeric = [table[c].dtype.is_numeric() for c in table.columns]
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    headers, cell_rows, numeric = table_cells(table)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in headers)
     rows = []
-    for row in table.iter_rows():
-        cells = "".join(f'<td class="num">{html.escape(cell_text(c, v))}</td>' if is_num
-                        else f"<td>{html.escape(cell_text(c, v))}</td>"
-                        for c, v, is_num in zip(table.columns, row, numeric))
+    for row in cell_rows:
+        cells = "".join(f'<td class="num">{html.escape(cell)}</td>' if is_num else f"<td>{html.escape(cell)}</td>"
+                        for cell, is_num in zip(row, numeric))
         rows.append(f"<tr>{cells}</tr>")
     return (f'<div class="table-box">\n<table>\n<caption>{html.escape(caption)}</caption>\n'
             f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n</div>")
@@ -792,6 +801,72 @@ def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
                 and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
             clip.append(c)
     return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in clip) if clip else table
+
+
+def is_rate_name(column: str) -> bool:
+    """A column named as a rate or a share ('win rate', 'share_rate', 'hit_rate', "Key Player's share",
+    'played share', 'win rate when entered'), not a count of shares ('win_shares')."""
+    return bool(re.search(r"(^|[ _'])(rate|share)($|[ _])", column))
+
+
+def percent_columns(table: pl.DataFrame) -> set[str]:
+    """The columns printed as percentages: a float column named as a rate or a share whose values all
+    lie in [0, 1], and the interval bounds that belong to it (_estimate_of). Means, counts, money,
+    edges, coefficients and p-values keep their own numbers."""
+    rates = {c for c in table.columns
+             if is_rate_name(c) and table[c].dtype.is_float()
+             and table[c].drop_nans().drop_nulls().is_between(0, 1).all()}
+    bounds = {c for k, c in enumerate(table.columns)
+              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in rates}
+    return rates | bounds
+
+
+def percent_cell(column: str, value) -> str:
+    """A rate or share in a table as a percentage: 0.2135 -> '21.4%', 0 -> '0%', 1 -> '100%', a rate below
+    0.1% with two significant digits ('0.042%'); an undefined bound is 'too few games'."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return cell_text(column, value)
+    percent = 100 * float(value)
+    if abs(percent) < 100 * NOISE:
+        return "0%"
+    if percent == 100:
+        return "100%"
+    if abs(percent) < 0.1:
+        return f"{percent:.2g}%"
+    return f"{percent:.1f}%"
+
+
+# snake_case column names of the game sections, as a designer reads them (a bound keeps its estimate's
+# word and says that it is a 95% interval, as the generic tables do)
+PLAIN_HEADERS = {
+    "player_games": "player-games", "win_rate": "win rate", "win_low": "95% low", "win_high": "95% high",
+    "win_shares": "wins (ties split)", "share_rate": "win share", "share_low": "share 95% low",
+    "share_high": "share 95% high", "p_value": "p-value", "n_winners": "winners",
+    "per_player_game": "per player-game",
+}
+
+
+def plain_header(column: str) -> str:
+    """'win_rate' -> 'win rate', 'hit_low' -> 'hit 95% low', 'dead_roofs low' -> 'dead roofs 95% low';
+    a header without an underscore is left as it is (a policy's label, '95% low', 'q50')."""
+    if column in PLAIN_HEADERS:
+        return PLAIN_HEADERS[column]
+    if "_" not in column and not re.search(r"(?<!95%) (low|high)$", column):
+        return column
+    text = column.replace("_", " ")
+    return re.sub(r"(?<!95%) (low|high)$", r" 95% \1", text)
+
+
+def plain_headers(columns: list[str]) -> list[str]:
+    """plain_header of every column; a column whose plain header another column already has keeps its
+    own name (a table never shows two columns under one header)."""
+    out: list[str] = []
+    for column in columns:
+        header = plain_header(column)
+        out.append(header if header not in out and header not in columns[len(out) + 1:] else column)
+    return out
 
 
 def _format_count(count) -> str:
