@@ -300,3 +300,17 @@ def test_a_variant_with_no_auction_sold_gets_a_report_that_says_so(tmp_path, ove
     markdown = build_report(run.path).read_text()
     assert "No auctions were sold in this run" in markdown
     assert "Auction prices by item and round" not in markdown
+
+
+def test_the_buyer_figure_leaves_out_a_price_bin_won_a_handful_of_times(skyline_run, tables):
+    # issue 25: a curve point from 2 auctions (a win rate of 0% spanning 0-84%) was drawn like the others;
+    # the figure now draws a bin from MIN_CURVE_AUCTIONS won auctions on, the table keeps every bin
+    rows = tables["Buyer's outcome by item and price paid"]
+    few = [row for row in rows if number(row["auctions won"]) < skyline_3000.MIN_CURVE_AUCTIONS]
+    assert few   # this small run has such bins
+    section = skyline_3000.buyer_outcomes(Run.open(skyline_run))
+    win_axes, score_axes = section.plots[0].figure.axes[:2]
+    for axes in (win_axes, score_axes):
+        drawn = sum(len(container.lines[0].get_xdata()) for container in axes.containers)
+        assert drawn == len(rows) - len(few)
+    assert f"fewer than {skyline_3000.MIN_CURVE_AUCTIONS} auctions is left out" in section.plots[0].caption
