@@ -70,7 +70,10 @@ def label_play(run: Run, sections: list[Section]) -> list[Section]:
     for section in sections:
         for plot in section.plots:
             if label not in plot.caption:
-                plot.caption = f"{plot.caption.rstrip()} {label}"
+                caption = plot.caption.rstrip()
+                # a caption without its full stop ran into the label ("95% intervals Played by ...")
+                stop = "" if not caption or caption.endswith((".", "!", "?")) else "."
+                plot.caption = f"{caption}{stop} {label}".lstrip()
     return sections
 
 
