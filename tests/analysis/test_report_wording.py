@@ -53,6 +53,8 @@ def test_every_games_tables_and_captions_read_plainly(game, tmp_path):
     for caption, rows in markdown_tables(markdown).items():
         for column in rows[0] if rows else []:
             assert "_" not in column, (game, caption, column)
+            if re.fullmatch(r"position|seat|\w+ order", column):   # positions count from 1st (two printed 0-3)
+                assert all(row[column] != "0" for row in rows), (game, caption, column)
             if rate.search(column):   # a rate or a share, as a percentage
                 for row in rows:
                     assert row[column].endswith("%") or row[column] in ("", "too few games"), (game, caption, row)
