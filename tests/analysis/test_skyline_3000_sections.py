@@ -1,4 +1,5 @@
 """Skyline 3000's own report sections on a synthetic run, checked against pandas."""
+import re
 import shutil
 
 import pandas as pd
@@ -314,3 +315,10 @@ def test_the_buyer_figure_leaves_out_a_price_bin_won_a_handful_of_times(skyline_
         drawn = sum(len(container.lines[0].get_xdata()) for container in axes.containers)
         assert drawn == len(rows) - len(few)
     assert f"fewer than {skyline_3000.MIN_CURVE_AUCTIONS} auctions is left out" in section.plots[0].caption
+
+
+def test_the_key_players_price_has_its_unit(skyline_report):
+    # issue 25: the Key Player section read "paying 17.1162" with no unit and 4 decimals
+    text = skyline_report.read_text()
+    paying = re.search(r"paying (\S+) in card value on average \(95% (\d+\.\d\d)-(\d+\.\d\d) card value\)", text)
+    assert paying and re.fullmatch(r"\d+\.\d\d", paying.group(1)), re.findall(r"paying [^.]*", text)
