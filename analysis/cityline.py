@@ -230,6 +230,9 @@ def die_value_by_turn(run: Run) -> Section:
                    [Plot("cityline_die_value_by_turn", fig, "Final building points by set-aside die and turn")])
 
 
+MIN_SKY_PLAYERS = 20   # fewer player-games under a sky: its mean score is left out of the sky figure
+
+
 def sky_outcomes(run: Run) -> Section:
     sky_names = labels(run.game_id, "sky")   # players.sky codes, as the engine declares them
     p = players(run)
@@ -260,7 +263,11 @@ def sky_outcomes(run: Run) -> Section:
         bounds = [sky_rates[int(k)].filter(pl.col("policy") == pol).row(0, named=True) for k in x]
         series_rate[pol] = (x, t["rate"].to_numpy(), np.array([b["low"] for b in bounds]),
                             np.array([b["high"] for b in bounds]))
-        series_score[pol] = (x, t["mean"].to_numpy(), t["low"].to_numpy(), t["high"].to_numpy())
+        # a mean score from a handful of players (2 under a moon: 9-22 points) says nothing: drawn from
+        # MIN_SKY_PLAYERS player-games on, the table keeps every row
+        kept = t.filter(pl.col("n") >= MIN_SKY_PLAYERS)
+        series_score[pol] = (kept["sky"].to_numpy(), kept["mean"].to_numpy(), kept["low"].to_numpy(),
+                             kept["high"].to_numpy())
     plots.rate_lines(series_rate, title="How often each sky comes up", xlabel="sky", ylabel="share of players",
                      xticklabels=list(sky_names), axes=axes[0])
     plots.rate_lines(series_score, title="Final score by sky", xlabel="sky", ylabel="mean final score",
@@ -273,7 +280,8 @@ def sky_outcomes(run: Run) -> Section:
     return Section("Sky outcomes", text,
                    [("sky by policy", agg.select("policy", "sky_name", "n", "rate", "hit_rate", "hit_low",
                                                  "hit_high", "mean_bonus", "mean", "low", "high"))],
-                   [Plot("cityline_sky", fig, "Sky rates and score by sky, 95% intervals over games")])
+                   [Plot("cityline_sky", fig, "Sky rates and score by sky, 95% intervals over games; a score "
+                         f"from fewer than {MIN_SKY_PLAYERS} player-games is left out (the table keeps it).")])
 
 
 def score_distributions(run: Run) -> Section:
