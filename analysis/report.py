@@ -647,7 +647,8 @@ def markdown_table(table: pl.DataFrame) -> str:
 
 
 def table_cells(table: pl.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
-    """What a reader sees of a table, the same in report.md and report.html: plain headers
+    """What a reader sees of a table, in report.md and report.html (which joins each interval's bounds,
+    merge_intervals): plain headers
     (plain_header), rates and shares and their interval bounds as percentages (percent_columns),
     other numbers by format_value; and which columns are numbers (right-aligned)."""
     numeric = [table[c].dtype.is_numeric() for c in table.columns]
@@ -667,7 +668,7 @@ body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; 
 .table-box { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; overflow-wrap: normal; word-break: normal; }
-th { white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; }   /* a header wraps between its words, never inside one */
 td { min-width: 4rem; }
 th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -718,7 +719,7 @@ def _figure_src(name: str, figures_dir: Path | None) -> str:
 def html_table(caption: str, table: pl.DataFrame) -> str:
     """A table in a box that scrolls sideways when it is wider than the page (the page never does);
     numbers never wrap, words wrap between words only."""
-    headers, cell_rows, numeric = table_cells(table)
+    headers, cell_rows, numeric = merge_intervals(*table_cells(table))
     head = "".join(f"<th>{html.escape(c)}</th>" for c in headers)
     rows = []
     for row in cell_rows:
@@ -727,6 +728,46 @@ def html_table(caption: str, table: pl.DataFrame) -> str:
         rows.append(f"<tr>{cells}</tr>")
     return (f'<div class="table-box">\n<table>\n<caption>{html.escape(caption)}</caption>\n'
             f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n</div>")
+
+
+def merge_intervals(headers: list[str], rows: list[list[str]], numeric: list[bool]
+                    ) -> tuple[list[str], list[list[str]], list[bool]]:
+    """For the page: each pair of bound columns ('95% low', '95% high'; 'share 95% low', 'share 95% high';
+    'low', 'high') shown as one interval column ('95% interval': '16.5-25.6%', '-7.51 to -1.38'), so a
+    table of rates fits a 1,280 px window (a seat table was 1,122 px in a 1,120 px page; the Card use
+    table 3,066 px). report.md keeps the two columns (a table to read back by program)."""
+    out_headers, out_numeric, pairs = [], [], []
+    k = 0
+    while k < len(headers):
+        low = re.fullmatch(r"(.*?)(95% )?low", headers[k])
+        if low and k + 1 < len(headers) and headers[k + 1] == f"{low.group(1)}{low.group(2) or ''}high":
+            words = f"{low.group(1)}{low.group(2) or '95% '}".strip()
+            out_headers.append(f"{words} interval")
+            out_numeric.append(True)
+            pairs.append((k, k + 1))
+            k += 2
+        else:
+            out_headers.append(headers[k])
+            out_numeric.append(numeric[k])
+            pairs.append((k,))
+            k += 1
+    if len(pairs) == len(headers):
+        return headers, rows, numeric
+    return out_headers, [[_interval_cell(row[p[0]], row[p[1]]) if len(p) == 2 else row[p[0]] for p in pairs]
+                         for row in rows], out_numeric
+
+
+def _interval_cell(low: str, high: str) -> str:
+    """'16.5%', '25.6%' -> '16.5-25.6%'; '-7.5097', '-1.3766' -> '-7.5097 to -1.3766'; undefined: 'too few games'."""
+    if "too few games" in (low, high):
+        return "too few games"
+    if not low and not high:
+        return ""
+    if low.endswith("%") and high.endswith("%"):
+        return f"{low[:-1]}-{high}"
+    if low.startswith("-") or high.startswith("-"):
+        return f"{low} to {high}"
+    return f"{low}-{high}"
 
 
 def markdown_to_html(text: str) -> str:

@@ -179,3 +179,22 @@ def test_every_table_of_a_report_has_plain_headers_and_percentages(skyline_repor
             if rate.search(column):
                 for row in rows:
                     assert row[column].endswith("%") or row[column] in ("", "too few games"), (caption, column, row)
+
+
+def test_the_page_shows_an_interval_in_one_column_and_headers_wrap_between_words():
+    # issue 25: tables wider than a 1,280 px window (20 tables of four 300-game reports); the page joins
+    # each interval's bounds into one column, report.md keeps both (a table read back by program)
+    from analysis.report import HTML_STYLE
+
+    table = pl.DataFrame({"position": ["1st", "2nd"], "win_rate": [0.2, 0.5], "win_low": [0.159, math.nan],
+                          "win_high": [0.249, math.nan], "coef": [-4.4432, 1.2], "low": [-7.5097, 0.5],
+                          "high": [-1.3766, 1.9], "share": [0.25, 0.5], "share 95% low": [0.1, 0.4],
+                          "share 95% high": [0.3, 0.6]})
+    page = html_table("t", table)
+    heads = re.findall(r"<th>(.*?)</th>", page)
+    assert heads == ["position", "win rate", "95% interval", "coef", "95% interval", "share", "share 95% interval"]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page)
+    assert cells[:7] == ["1st", "20.0%", "15.9-24.9%", "-4.4432", "-7.5097 to -1.3766", "25.0%", "10.0-30.0%"]
+    assert cells[7:10] == ["2nd", "50.0%", "too few games"]
+    assert "95% low" in markdown_table(table) and "| 15.9% | 24.9% |" in markdown_table(table)
+    assert re.search(r"th \{[^}]*white-space: normal", HTML_STYLE) and "th { white-space: nowrap" not in HTML_STYLE
