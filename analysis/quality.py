@@ -545,7 +545,8 @@ def quality_section(run, spec: RoundScores | None) -> Section | None:
                    "'leader after round r' counts the games still going after round r, for the "
                    f"{r.leader_rounds} rounds after which at least half of the games went on)")
     method = (f"From the running score after {rounds_text} (table `{spec.table}`), over "
-              f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
+              f"{len(r.game):,} game{'' if len(r.game) == 1 else 's'} not stalled ({n_single:,} with a single "
+              "winner, which the "
               "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "
               "means; the verdicts (runaway leader, decided late or early) are said only when the interval's "
               "lower end is above 50%, simultaneous over the rounds (Bonferroni). " + CHOICE_METHOD)

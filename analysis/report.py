@@ -385,7 +385,7 @@ def policy_win_rates(run: Run) -> Section:
     for row in rates.iter_rows(named=True):
         lines.append(f"- **{row['policy']}**: win rate {rate_with_interval(row['win_rate'], row['win_low'], row['win_high'])}, "
                      f"win share {rate_with_interval(row['share_rate'], row['share_low'], row['share_high'])} "
-                     f"over {row['player_games']:,} player-games "
+                     f"over {count_of(row['player_games'], 'player-game')} "
                      f"in {count_of(row['games'], 'game')} ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],

@@ -94,7 +94,7 @@ def end_trigger(run: Run) -> Section:
                                    pl.Series("low", np.atleast_1d(o_low)), pl.Series("high", np.atleast_1d(o_high)))
     by_order = position_column(by_order, "trigger_order")   # counted from 1st, as every table (it printed 0-3)
 
-    text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} of them, "
+    text = (f"In {n:,} game{'' if n == 1 else 's'} a third penthouse ended the game; the player who built it won {k} of them, "
             f"{rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')}, against a fair "
             f"share of {pct(1 / P)}. The rulebook expects the ender to win more often under the second-version rules.")
 

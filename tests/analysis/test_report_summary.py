@@ -139,6 +139,9 @@ def test_a_one_game_report_prints_no_nan_and_counts_positions_from_1st(game, tmp
     assert not found, found
     zero = re.findall(r"[^|\n]{0,40}\b(?:position|seat) 0\b[^|\n]{0,40}", markdown, re.I)
     assert not zero, zero
+    # issue 25: "1 games" ("over 1 player-games", "In 1 games a third penthouse", "over 1 games that were")
+    one = re.findall(r"[^|\n]{0,40}(?<![\d,.])(?<!of )1 (?:games|player-games|seats|players)\b[^|\n]{0,20}", markdown)
+    assert not one, one
 
 
 def test_tables_print_rates_as_percentages_under_plain_headers():
