@@ -58,6 +58,11 @@ def test_every_games_tables_and_captions_read_plainly(game, tmp_path):
             if rate.search(column):   # a rate or a share, as a percentage
                 for row in rows:
                     assert row[column].endswith("%") or row[column] in ("", "too few games"), (game, caption, row)
+    # the game-quality table printed shares of games as 0.6367 beside the means (one 'estimate' column)
+    quality = markdown_tables(markdown)["Game-quality metrics (per game, game as unit)"]
+    shares = [row for row in quality if row["metric"] in ("tie_rate", "stall_rate", "leader_wins", "comeback")]
+    assert shares and all(row["share of games"].endswith("%") for row in shares), (game, shares)
+    assert not [row for row in shares if any(RAW_RATE.fullmatch(cell) for cell in row.values())], game
     captions = re.findall(r"^!\[(.*)\]\(figures/", markdown, flags=re.M)
     assert captions
     run_on = [c for c in captions if re.search(r"[^.!?] Played by ", c)]
