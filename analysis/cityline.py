@@ -180,9 +180,9 @@ def roof_choices(run: Run) -> Section:
     ax.set_title("Roof types built")
     ax.legend(fontsize="small")
     text = ("How many buildings (roofed columns with at least one floor) of each roof type a player "
-            "ends with, per game; `dead_roofs` counts roofs put on an empty column (no room, no "
-            "points) and `zeroed` buildings scoring nothing because a same-type building took that "
-            "occupancy level first. `share` is the share of a policy's buildings that carry each roof type "
+            "ends with, per game; *dead roofs* counts roofs put on an empty column (no room, no "
+            "points) and *zeroed* buildings scoring nothing because a same-type building took that "
+            "occupancy level first. *share* is the share of a policy's buildings that carry each roof type "
             "(summed over its seats and games). All intervals are 95% and run over games (the game is the "
             "unit: a policy's seats in one game share the dice): means per player-game and shares are ratio "
             "estimates with a cluster-robust standard error grouped by game (Student t on games - 1 degrees "
@@ -230,6 +230,9 @@ def die_value_by_turn(run: Run) -> Section:
                    [Plot("cityline_die_value_by_turn", fig, "Final building points by set-aside die and turn")])
 
 
+MIN_SKY_PLAYERS = 20   # fewer player-games under a sky: its mean score is left out of the sky figure
+
+
 def sky_outcomes(run: Run) -> Section:
     sky_names = labels(run.game_id, "sky")   # players.sky codes, as the engine declares them
     p = players(run)
@@ -260,20 +263,25 @@ def sky_outcomes(run: Run) -> Section:
         bounds = [sky_rates[int(k)].filter(pl.col("policy") == pol).row(0, named=True) for k in x]
         series_rate[pol] = (x, t["rate"].to_numpy(), np.array([b["low"] for b in bounds]),
                             np.array([b["high"] for b in bounds]))
-        series_score[pol] = (x, t["mean"].to_numpy(), t["low"].to_numpy(), t["high"].to_numpy())
+        # a mean score from a handful of players (2 under a moon: 9-22 points) says nothing: drawn from
+        # MIN_SKY_PLAYERS player-games on, the table keeps every row
+        kept = t.filter(pl.col("n") >= MIN_SKY_PLAYERS)
+        series_score[pol] = (kept["sky"].to_numpy(), kept["mean"].to_numpy(), kept["low"].to_numpy(),
+                             kept["high"].to_numpy())
     plots.rate_lines(series_rate, title="How often each sky comes up", xlabel="sky", ylabel="share of players",
                      xticklabels=list(sky_names), axes=axes[0])
     plots.rate_lines(series_score, title="Final score by sky", xlabel="sky", ylabel="mean final score",
                      xticklabels=list(sky_names), axes=axes[1])
     text = ("The sky is set by the six construction set-aside dice (4+ odd: sun, 4+ even: moon, 3-3: "
-            "cloud). `hit_rate` is how often it then paid (sun/moon: the occupancy set-aside dice had "
+            "cloud). *hit rate* is how often it then paid (sun/moon: the occupancy set-aside dice had "
             "the matching strict majority; cloud: the penalty applied because they had any majority), "
-            "`mean_bonus` what it was worth on average, `mean` the final score; 95% intervals over games "
+            "*mean bonus* what it was worth on average, *mean* the final score; 95% intervals over games "
             "(cluster-robust by game: a policy's seats in one game share the dice).")
     return Section("Sky outcomes", text,
                    [("sky by policy", agg.select("policy", "sky_name", "n", "rate", "hit_rate", "hit_low",
                                                  "hit_high", "mean_bonus", "mean", "low", "high"))],
-                   [Plot("cityline_sky", fig, "Sky rates and score by sky, 95% intervals over games")])
+                   [Plot("cityline_sky", fig, "Sky rates and score by sky, 95% intervals over games; a score "
+                         f"from fewer than {MIN_SKY_PLAYERS} player-games is left out (the table keeps it).")])
 
 
 def score_distributions(run: Run) -> Section:

@@ -78,7 +78,8 @@ def rate_lines(series: Mapping[str, tuple], *, title: str, xlabel: str, ylabel: 
     axes.set_title(title)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
-    axes.legend(loc="best", fontsize="small")
+    if axes.get_legend_handles_labels()[0]:   # every point may have been left out (too few games)
+        axes.legend(loc="best", fontsize="small")
     return figure if figure is not None else axes.figure
 
 

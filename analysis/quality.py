@@ -383,6 +383,26 @@ def choice_figures(data: RunData) -> dict:
     return {"rows": rows, "sentences": sentences, "findings": findings}
 
 
+def quality_table(rows: list[dict], race_metrics: dict[str, Metric] | None = None) -> pl.DataFrame:
+    """The metrics' table: a share of games (its interval under 'share 95% low/high', printed as a
+    percentage) in its own columns, apart from a mean per game (the report printed leader_wins 0.6367 in
+    one 'estimate' column with the lead changes per game)."""
+    kinds = {name: m.kind for name, m in {**CHOICE_METRICS, **(race_metrics or {})}.items()}
+    kinds.update(tie_rate="proportion", stall_rate="proportion")
+    out = []
+    for row in rows:
+        share = kinds.get(row["metric"]) == "proportion"
+        values = (row["estimate"], row["95% low"], row["95% high"])
+        out.append({"metric": row["metric"], "key": row["key"], "games": row["games"],
+                    **dict(zip(("share of games", "share 95% low", "share 95% high"),
+                               values if share else (None,) * 3)),
+                    **dict(zip(("mean", "95% low", "95% high"), (None,) * 3 if share else values))})
+    schema = {"metric": pl.String, "key": pl.String, "games": pl.Int64, "share of games": pl.Float64,
+              "share 95% low": pl.Float64, "share 95% high": pl.Float64, "mean": pl.Float64,
+              "95% low": pl.Float64, "95% high": pl.Float64}
+    return pl.DataFrame(out, schema=schema)
+
+
 def _row(metric: str, n: int, est: float, low: float, high: float) -> dict:
     return {"metric": metric, "key": ALL, "games": n, "estimate": est, "95% low": low, "95% high": high}
 
@@ -474,7 +494,7 @@ def quality_section(run, spec: RoundScores | None) -> Section | None:
         outcome = outcome_figures(data)
         text = " ".join(generic["sentences"] + [outcome["sentence"]]) + "\n\n" + CHOICE_METHOD
         return Section("Game quality", text, [("Game-quality metrics (per game, game as unit)",
-                                               pl.DataFrame(generic["rows"] + outcome["rows"]))],
+                                               quality_table(generic["rows"] + outcome["rows"]))],
                        findings=generic["findings"])
     if spec.table not in run.tables():
         return Section("Game quality", f"This run folder has no `{spec.table}` table (the running score per "
@@ -537,7 +557,7 @@ def quality_section(run, spec: RoundScores | None) -> Section | None:
     rows += generic["rows"] + outcome["rows"]
     sentences += generic["sentences"] + [outcome["sentence"]]
     findings += generic["findings"]
-    table = pl.DataFrame(rows)
+    table = quality_table(rows, metrics(spec))
     n_single = int(r.single.sum())
     rounds_text = (f"each of the {r.rounds} rounds" if r.fixed_length else
                    f"each round (games lasted {int(r.length.min())} to {int(r.length.max())} rounds, median "
@@ -545,7 +565,8 @@ def quality_section(run, spec: RoundScores | None) -> Section | None:
                    "'leader after round r' counts the games still going after round r, for the "
                    f"{r.leader_rounds} rounds after which at least half of the games went on)")
     method = (f"From the running score after {rounds_text} (table `{spec.table}`), over "
-              f"{len(r.game):,} games that were not stalled ({n_single:,} with a single winner, which the "
+              f"{len(r.game):,} game{'' if len(r.game) == 1 else 's'} not stalled ({n_single:,} with a single "
+              "winner, which the "
               "winner-based figures use). Intervals have the game as unit: Wilson for shares, Student t for "
               "means; the verdicts (runaway leader, decided late or early) are said only when the interval's "
               "lower end is above 50%, simultaneous over the rounds (Bonferroni). " + CHOICE_METHOD)

@@ -70,7 +70,10 @@ def label_play(run: Run, sections: list[Section]) -> list[Section]:
     for section in sections:
         for plot in section.plots:
             if label not in plot.caption:
-                plot.caption = f"{plot.caption.rstrip()} {label}"
+                caption = plot.caption.rstrip()
+                # a caption without its full stop ran into the label ("95% intervals Played by ...")
+                stop = "" if not caption or caption.endswith((".", "!", "?")) else "."
+                plot.caption = f"{caption}{stop} {label}".lstrip()
     return sections
 
 
@@ -382,7 +385,7 @@ def policy_win_rates(run: Run) -> Section:
     for row in rates.iter_rows(named=True):
         lines.append(f"- **{row['policy']}**: win rate {rate_with_interval(row['win_rate'], row['win_low'], row['win_high'])}, "
                      f"win share {rate_with_interval(row['share_rate'], row['share_low'], row['share_high'])} "
-                     f"over {row['player_games']:,} player-games "
+                     f"over {count_of(row['player_games'], 'player-game')} "
                      f"in {count_of(row['games'], 'game')} ({row['interval']})")
     figure = plots.rate_chart(
         rates["policy"].to_list(), rates["win_rate"], rates["win_low"], rates["win_high"],
@@ -636,12 +639,24 @@ def render_markdown(title: str, sections: list[Section]) -> str:
 
 
 def markdown_table(table: pl.DataFrame) -> str:
-    header = "| " + " | ".join(_escape_cell(c) for c in table.columns) + " |"
-    rule = "| " + " | ".join("---:" if table[c].dtype.is_numeric() else "---" for c in table.columns) + " |"
+    headers, rows, numeric = table_cells(table)
+    header = "| " + " | ".join(_escape_cell(c) for c in headers) + " |"
+    rule = "| " + " | ".join("---:" if is_num else "---" for is_num in numeric) + " |"
+    lines = ["| " + " | ".join(_escape_cell(cell) for cell in row) + " |" for row in rows]
+    return "\n".join([header, rule, *lines])
+
+
+def table_cells(table: pl.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
+    """What a reader sees of a table, in report.md and report.html (which joins each interval's bounds,
+    merge_intervals): plain headers
+    (plain_header), rates and shares and their interval bounds as percentages (percent_columns),
+    other numbers by format_value; and which columns are numbers (right-aligned)."""
+    numeric = [table[c].dtype.is_numeric() for c in table.columns]
     table = tidy_table(table)
-    rows = ["| " + " | ".join(_escape_cell(cell_text(c, v)) for c, v in zip(table.columns, row)) + " |"
+    percent = percent_columns(table)
+    rows = [[(percent_cell(c, v) if c in percent else cell_text(c, v)) for c, v in zip(table.columns, row)]
             for row in table.iter_rows()]
-    return "\n".join([header, rule, *rows])
+    return plain_headers(table.columns), rows, numeric
 
 
 def _escape_cell(text: str) -> str:
@@ -653,7 +668,7 @@ body { font-family: system-ui, sans-serif; max-width: 70rem; margin: 2rem auto; 
 .table-box { max-width: 100%; overflow-x: auto; margin: 0.5rem 0 1.5rem; }
 table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.6rem; overflow-wrap: normal; word-break: normal; }
-th { white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; }   /* a header wraps between its words, never inside one */
 td { min-width: 4rem; }
 th { background: #f2f2f2; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -704,17 +719,55 @@ def _figure_src(name: str, figures_dir: Path | None) -> str:
 def html_table(caption: str, table: pl.DataFrame) -> str:
     """A table in a box that scrolls sideways when it is wider than the page (the page never does);
     numbers never wrap, words wrap between words only."""
-    table = tidy_table(table)
-    numeric = [table[c].dtype.is_numeric() for c in table.columns]
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
+    headers, cell_rows, numeric = merge_intervals(*table_cells(table))
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in headers)
     rows = []
-    for row in table.iter_rows():
-        cells = "".join(f'<td class="num">{html.escape(cell_text(c, v))}</td>' if is_num
-                        else f"<td>{html.escape(cell_text(c, v))}</td>"
-                        for c, v, is_num in zip(table.columns, row, numeric))
+    for row in cell_rows:
+        cells = "".join(f'<td class="num">{html.escape(cell)}</td>' if is_num else f"<td>{html.escape(cell)}</td>"
+                        for cell, is_num in zip(row, numeric))
         rows.append(f"<tr>{cells}</tr>")
     return (f'<div class="table-box">\n<table>\n<caption>{html.escape(caption)}</caption>\n'
             f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>\n</div>")
+
+
+def merge_intervals(headers: list[str], rows: list[list[str]], numeric: list[bool]
+                    ) -> tuple[list[str], list[list[str]], list[bool]]:
+    """For the page: each pair of bound columns ('95% low', '95% high'; 'share 95% low', 'share 95% high';
+    'low', 'high') shown as one interval column ('95% interval': '16.5-25.6%', '-7.51 to -1.38'), so a
+    table of rates fits a 1,280 px window (a seat table was 1,122 px in a 1,120 px page; the Card use
+    table 3,066 px). report.md keeps the two columns (a table to read back by program)."""
+    out_headers, out_numeric, pairs = [], [], []
+    k = 0
+    while k < len(headers):
+        low = re.fullmatch(r"(.*?)(95% )?low", headers[k])
+        if low and k + 1 < len(headers) and headers[k + 1] == f"{low.group(1)}{low.group(2) or ''}high":
+            words = f"{low.group(1)}{low.group(2) or '95% '}".strip()
+            out_headers.append(f"{words} interval")
+            out_numeric.append(True)
+            pairs.append((k, k + 1))
+            k += 2
+        else:
+            out_headers.append(headers[k])
+            out_numeric.append(numeric[k])
+            pairs.append((k,))
+            k += 1
+    if len(pairs) == len(headers):
+        return headers, rows, numeric
+    return out_headers, [[_interval_cell(row[p[0]], row[p[1]]) if len(p) == 2 else row[p[0]] for p in pairs]
+                         for row in rows], out_numeric
+
+
+def _interval_cell(low: str, high: str) -> str:
+    """'16.5%', '25.6%' -> '16.5-25.6%'; '-7.5097', '-1.3766' -> '-7.5097 to -1.3766'; undefined: 'too few games'."""
+    if "too few games" in (low, high):
+        return "too few games"
+    if not low and not high:
+        return ""
+    if low.endswith("%") and high.endswith("%"):
+        return f"{low[:-1]}-{high}"
+    if low.startswith("-") or high.startswith("-"):
+        return f"{low} to {high}"
+    return f"{low}-{high}"
 
 
 def markdown_to_html(text: str) -> str:
@@ -792,6 +845,72 @@ def tidy_table(table: pl.DataFrame) -> pl.DataFrame:
                 and table[estimate].drop_nans().drop_nulls().is_between(0, 1).all()):
             clip.append(c)
     return table.with_columns(pl.col(c).clip(0.0, 1.0) for c in clip) if clip else table
+
+
+def is_rate_name(column: str) -> bool:
+    """A column named as a rate or a share ('win rate', 'share_rate', 'hit_rate', "Key Player's share",
+    'played share', 'win rate when entered'), not a count of shares ('win_shares')."""
+    return bool(re.search(r"(^|[ _'])(rate|share)($|[ _])", column))
+
+
+def percent_columns(table: pl.DataFrame) -> set[str]:
+    """The columns printed as percentages: a float column named as a rate or a share whose values all
+    lie in [0, 1], and the interval bounds that belong to it (_estimate_of). Means, counts, money,
+    edges, coefficients and p-values keep their own numbers."""
+    rates = {c for c in table.columns
+             if is_rate_name(c) and table[c].dtype.is_float()
+             and table[c].drop_nans().drop_nulls().is_between(0, 1).all()}
+    bounds = {c for k, c in enumerate(table.columns)
+              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in rates}
+    return rates | bounds
+
+
+def percent_cell(column: str, value) -> str:
+    """A rate or share in a table as a percentage: 0.2135 -> '21.4%', 0 -> '0%', 1 -> '100%', a rate below
+    0.1% with two significant digits ('0.042%'); an undefined bound is 'too few games'."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return cell_text(column, value)
+    percent = 100 * float(value)
+    if abs(percent) < 100 * NOISE:
+        return "0%"
+    if percent == 100:
+        return "100%"
+    if abs(percent) < 0.1:
+        return f"{percent:.2g}%"
+    return f"{percent:.1f}%"
+
+
+# snake_case column names of the game sections, as a designer reads them (a bound keeps its estimate's
+# word and says that it is a 95% interval, as the generic tables do)
+PLAIN_HEADERS = {
+    "player_games": "player-games", "win_rate": "win rate", "win_low": "95% low", "win_high": "95% high",
+    "win_shares": "wins (ties split)", "share_rate": "win share", "share_low": "share 95% low",
+    "share_high": "share 95% high", "p_value": "p-value", "n_winners": "winners",
+    "per_player_game": "per player-game",
+}
+
+
+def plain_header(column: str) -> str:
+    """'win_rate' -> 'win rate', 'hit_low' -> 'hit 95% low', 'dead_roofs low' -> 'dead roofs 95% low';
+    a header without an underscore is left as it is (a policy's label, '95% low', 'q50')."""
+    if column in PLAIN_HEADERS:
+        return PLAIN_HEADERS[column]
+    if "_" not in column and not re.search(r"(?<!95%) (low|high)$", column):
+        return column
+    text = column.replace("_", " ")
+    return re.sub(r"(?<!95%) (low|high)$", r" 95% \1", text)
+
+
+def plain_headers(columns: list[str]) -> list[str]:
+    """plain_header of every column; a column whose plain header another column already has keeps its
+    own name (a table never shows two columns under one header)."""
+    out: list[str] = []
+    for column in columns:
+        header = plain_header(column)
+        out.append(header if header not in out and header not in columns[len(out) + 1:] else column)
+    return out
 
 
 def _format_count(count) -> str:

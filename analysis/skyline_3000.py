@@ -185,6 +185,9 @@ def price_bins(sold: pl.LazyFrame) -> tuple[int, list[str]]:
     return width, labels
 
 
+MIN_CURVE_AUCTIONS = 20   # fewer won auctions in a price bin: the bin is left out of the buyer figure
+
+
 def buyer_outcomes(run: Run) -> Section:
     sold = sold_auctions(run)
     width, labels = price_bins(sold)
@@ -218,11 +221,14 @@ def buyer_outcomes(run: Run) -> Section:
     fair = 1 / run.n_players
 
     figure, (win_axes, score_axes) = plots.new_figure(2, figsize=(11, 4))
-    plots.rate_lines(_per_item_series(summary, "price_bin", "win_rate", "win_low", "win_high"),
+    # a price bin won a handful of times says nothing (2 auctions: a win rate of 0% spanning 0-84%): the
+    # figure draws a bin from MIN_CURVE_AUCTIONS won auctions on, the table keeps every bin
+    drawn = summary.filter(pl.col("n") >= MIN_CURVE_AUCTIONS)
+    plots.rate_lines(_per_item_series(drawn, "price_bin", "win_rate", "win_low", "win_high"),
                      title="Buyer's win rate by price paid", xlabel="price paid", ylabel="buyer's win rate",
                      reference=fair, reference_label=f"fair share 1/{run.n_players}", xticklabels=labels,
                      axes=win_axes)
-    plots.rate_lines(_per_item_series(summary, "price_bin", "mean", "low", "high"),
+    plots.rate_lines(_per_item_series(drawn, "price_bin", "mean", "low", "high"),
                      title="Buyer's final score by price paid", xlabel="price paid",
                      ylabel="buyer's final score, mean", xticklabels=labels, axes=score_axes)
 
@@ -243,7 +249,8 @@ def buyer_outcomes(run: Run) -> Section:
     return Section("What buying did for the buyer", text,
                    [("Buyer's outcome by item and price paid", table)],
                    [Plot("buyer_vs_price", figure, "Buyer's win rate and mean final score (95% intervals over games) "
-                         "by price paid, per item; dashed line: fair share.")])
+                         "by price paid, per item; dashed line: fair share. A price bin won in fewer than "
+                         f"{MIN_CURVE_AUCTIONS} auctions is left out (the table keeps it).")])
 
 
 def unsold_items(run: Run) -> Section:

@@ -92,8 +92,9 @@ def end_trigger(run: Run) -> Section:
     o_low, o_high = stats.wilson_interval(counts["games"].to_numpy(), np.full(counts.height, max(n, 1)))
     by_order = counts.with_columns((pl.col("games") / max(n, 1)).alias("share"),
                                    pl.Series("low", np.atleast_1d(o_low)), pl.Series("high", np.atleast_1d(o_high)))
+    by_order = position_column(by_order, "trigger_order")   # counted from 1st, as every table (it printed 0-3)
 
-    text = (f"In {n} games a third penthouse ended the game; the player who built it won {k} of them, "
+    text = (f"In {n:,} game{'' if n == 1 else 's'} a third penthouse ended the game; the player who built it won {k} of them, "
             f"{rate_with_interval(k / n if n else np.nan, low, high, level='95% Wilson')}, against a fair "
             f"share of {pct(1 / P)}. The rulebook expects the ender to win more often under the second-version rules.")
 
@@ -238,7 +239,8 @@ def fee_flows(run: Run) -> Section:
         pl.col("got_selling").cast(pl.Float64).mean().alias("got_selling"),
         pl.col("bonus_value").cast(pl.Float64).mean().alias("bonus_money"),
     ).sort("policy").collect())
-    by_order = stats.mean_table(p, "turn_order", pl.col("fees_received") - pl.col("fees_paid"))
+    by_order = position_column(stats.mean_table(p, "turn_order", pl.col("fees_received") - pl.col("fees_paid"))
+                               .sort("turn_order"), "turn_order")
     return Section("Fee flows", "Mean money per seat and game (millions): fees between players, fees to the bank, "
                    "buying and selling, bonus cards; and the net fee balance by turn order.",
                    tables=[("Money flows by policy", table), ("Net fees (received - paid) by turn order", by_order)])

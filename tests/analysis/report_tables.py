@@ -23,4 +23,13 @@ def markdown_tables(markdown: str) -> dict[str, list[dict[str, str]]]:
 
 
 def number(cell: str) -> float:
-    return float(cell.replace(",", ""))
+    """'1,234' -> 1234.0; a percentage '21.4%' -> 0.214 (tables print rates and shares as percentages)."""
+    cell = cell.replace(",", "")
+    return float(cell[:-1]) / 100 if cell.endswith("%") else float(cell)
+
+
+def percent(rate: float) -> str:
+    """How a report table prints a rate or a share: 0.2135 -> '21.4%'."""
+    from analysis.report import percent_cell
+
+    return percent_cell("rate", rate)

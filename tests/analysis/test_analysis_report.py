@@ -11,7 +11,7 @@ from scipy.stats import chisquare
 
 from analysis.report import build_report, format_value
 from analysis.run import Run
-from report_tables import markdown_tables, number
+from report_tables import markdown_tables, number, percent
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -84,10 +84,10 @@ def test_seat_win_rates_match_a_direct_computation(skyline_run, skyline_report):
         low, high = proportion_confint(wins, len(seat), method="wilson")  # one seat per game: Wilson over games
         assert number(row["player-games"]) == number(row["games"]) == len(seat)
         assert number(row["wins"]) == wins
-        assert row["win rate"] == format_value(wins / len(seat))
-        assert (row["95% low"], row["95% high"]) == (format_value(low), format_value(high))
+        assert row["win rate"] == percent(wins / len(seat))
+        assert (row["95% low"], row["95% high"]) == (percent(low), percent(high))
         share = (seat["win"] / seat["n_winners"]).mean()
-        assert row["win share"] == format_value(share)
+        assert row["win share"] == percent(share)
 
 
 def test_policy_win_rates_match_a_direct_computation(skyline_run, skyline_report):
@@ -97,7 +97,7 @@ def test_policy_win_rates_match_a_direct_computation(skyline_run, skyline_report
     assert [row["policy"] for row in rows] == ["heuristic", "random"]
     for row in rows:
         mine = players[players["policy"] == row["policy"]]
-        assert row["win rate"] == format_value(mine["win"].mean())
+        assert row["win rate"] == percent(mine["win"].mean())
         assert number(row["player-games"]) == len(mine)
         assert number(row["games"]) == mine["game"].nunique()
     # The planted +4 points for the heuristic shows.
@@ -158,9 +158,9 @@ def test_tie_stall_and_length_rates_match(skyline_run, skyline_report):
     games = read_table(skyline_run, "games")
     tables = markdown_tables(skyline_report.read_text())
     ties = {row["event"]: row for row in tables["Tie and shared-win rates"]}
-    assert ties["shared win (several winners)"]["rate"] == format_value(float((games["n_winners"] > 1).mean()))
-    assert ties["winner decided by tie-break"]["rate"] == format_value(float(games["tie_break_decided"].mean()))
-    assert tables["Stall rate"][0]["rate"] == format_value(float(games["stalled"].mean()))
+    assert ties["shared win (several winners)"]["rate"] == percent(float((games["n_winners"] > 1).mean()))
+    assert ties["winner decided by tie-break"]["rate"] == percent(float(games["tie_break_decided"].mean()))
+    assert tables["Stall rate"][0]["rate"] == percent(float(games["stalled"].mean()))
     assert tables["Decisions per game"][0]["mean"] == format_value(float(games["decisions"].mean()))
 
 

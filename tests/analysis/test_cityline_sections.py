@@ -110,3 +110,25 @@ def test_die_value_by_turn_intervals_take_the_game_as_unit():
         row = dict(section.tables)["by turn and die"].row(0, named=True)
         covered += row["low"] <= 5.0 <= row["high"]
     assert covered / replicates >= 0.90
+
+
+def test_the_sky_figure_leaves_out_a_score_from_a_handful_of_players():
+    # issue 25: a curve point from 2 players (heuristic under a moon: a mean score spanning 9-22 points) was
+    # drawn like the others; the figure draws a mean score from MIN_SKY_PLAYERS player-games on, the table keeps it
+    rng = np.random.default_rng(1)
+    rows = []
+    for game in range(200):
+        for seat, policy in enumerate(["a", "a", "b"]):
+            sky = 1 if (policy == "b" and game < 2) else int(rng.integers(0, 3)) if policy == "a" else 0
+            rows.append({"game": game, "seat": seat, "lineup_slot": seat, "policy": policy, "sky": sky,
+                         "sky_hit": int(rng.integers(0, 2)), "sky_bonus": int(rng.integers(-2, 3)),
+                         "score": int(rng.integers(5, 30))})
+    run = FakeRun(pl.DataFrame(rows), ["a", "a", "b"])
+    run.game_id = "cityline"
+    section = cityline.sky_outcomes(run)
+    table = dict(section.tables)["sky by policy"]
+    assert table.filter((pl.col("policy") == "b") & (pl.col("n") == 2)).height == 1   # the table keeps it
+    score_axes = section.plots[0].figure.axes[1]
+    drawn = sum(len(c.lines[0].get_xdata()) for c in score_axes.containers)
+    assert drawn == table.filter(pl.col("n") >= cityline.MIN_SKY_PLAYERS).height == table.height - 1
+    assert f"fewer than {cityline.MIN_SKY_PLAYERS} player-games is left out" in section.plots[0].caption

@@ -180,7 +180,12 @@ def test_the_section_on_a_run_and_on_a_run_without_the_rounds_table(tmp_path):
     table = section.tables[0][1]
     assert {"lead_changes", "decided_round", "leader_wins", "comeback", "winner_deficit", "tie_rate",
             "stall_rate"} <= set(table["metric"])
-    assert (table["95% low"] <= table["estimate"]).all() and (table["estimate"] <= table["95% high"]).all()
+    # a share of games and a mean per game in their own columns, each row one of them, inside its interval
+    assert (table["share of games"].is_null() ^ table["mean"].is_null()).all()
+    for estimate, low, high in (("share of games", "share 95% low", "share 95% high"), ("mean", "95% low", "95% high")):
+        rows = table.filter(table[estimate].is_not_null())
+        assert rows.height and (rows[low] <= rows[estimate]).all() and (rows[estimate] <= rows[high]).all()
+    assert set(table.filter(table["share of games"].is_not_null())["metric"]) >= {"leader_wins", "stall_rate"}
     shutil.rmtree(path / "rounds")                       # a run folder written before the rounds table
     old = Q.quality_section(Run.open(path), ROUND_SCORES)
     assert "no `rounds` table" in old.text and not old.tables and not old.findings

@@ -139,3 +139,65 @@ def test_a_one_game_report_prints_no_nan_and_counts_positions_from_1st(game, tmp
     assert not found, found
     zero = re.findall(r"[^|\n]{0,40}\b(?:position|seat) 0\b[^|\n]{0,40}", markdown, re.I)
     assert not zero, zero
+    # issue 25: "1 games" ("over 1 player-games", "In 1 games a third penthouse", "over 1 games that were")
+    one = re.findall(r"[^|\n]{0,40}(?<![\d,.])(?<!of )1 (?:games|player-games|seats|players)\b[^|\n]{0,20}", markdown)
+    assert not one, one
+
+
+def test_tables_print_rates_as_percentages_under_plain_headers():
+    # the tables printed rates as 0.2135 (the summary said 21.4%) under snake_case headers (win_low, share_rate)
+    seats = pl.DataFrame({"position": ["1st"], "player_games": [300], "wins": [64], "win_rate": [0.2136],
+                          "win_low": [0.171], "win_high": [0.2634], "win_shares": [59.5], "share_rate": [0.1983],
+                          "share_low": [0.1531], "share_high": [0.2436], "mean": [17.25], "low": [16.5],
+                          "high": [18.0], "p_value": [0.0312]})
+    header, _, row = markdown_table(seats).split("\n")
+    assert "_" not in header
+    assert header == ("| position | player-games | wins | win rate | 95% low | 95% high | wins (ties split) | win share "
+                      "| share 95% low | share 95% high | mean | low | high | p-value |")
+    assert row == "| 1st | 300 | 64 | 21.4% | 17.1% | 26.3% | 59.5000 | 19.8% | 15.3% | 24.4% | 17.2500 | 16.5000 | 18 | 0.0312 |"
+    html = html_table("Seats", seats)
+    assert "<th>win rate</th>" in html and ">21.4%</td>" in html and "win_rate" not in html
+    # a rate is a percentage also in a table of one game, a tiny one keeps two digits, an undefined bound says so
+    events = pl.DataFrame({"event": ["a", "b", "c"], "rate": [0.0, 1.0, 0.00042], "95% low": [0.0, math.nan, 1e-5],
+                           "95% high": [0.0126, math.nan, 0.003], "hit_rate": [0.5, 0.25, 0.75],
+                           "hit_low": [0.4, 0.2, 0.7], "hit_high": [0.6, 0.3, 0.8]})
+    rows = markdown_table(events).split("\n")
+    assert rows[0] == "| event | rate | 95% low | 95% high | hit rate | hit 95% low | hit 95% high |"
+    assert rows[2:] == ["| a | 0% | 0% | 1.3% | 50.0% | 40.0% | 60.0% |",
+                        "| b | 100% | too few games | too few games | 25.0% | 20.0% | 30.0% |",
+                        "| c | 0.042% | 0.001% | 0.3% | 75.0% | 70.0% | 80.0% |"]
+    # not a rate: a mean named 'rate' that leaves [0, 1], a share's count, a policy's label as a header
+    other = pl.DataFrame({"goal_rate": [1.5], "win_shares": [0.5], "my label": [0.25]})
+    assert markdown_table(other).split("\n")[2] == "| 1.5000 | 0.5000 | 0.2500 |"
+
+
+def test_every_table_of_a_report_has_plain_headers_and_percentages(skyline_report):
+    from report_tables import markdown_tables
+
+    tables = markdown_tables(skyline_report.read_text())
+    rate = re.compile(r"(^|[ '])(rate|share)($| )")
+    for caption, rows in tables.items():
+        for column in rows[0] if rows else []:
+            assert "_" not in column, (caption, column)
+            if rate.search(column):
+                for row in rows:
+                    assert row[column].endswith("%") or row[column] in ("", "too few games"), (caption, column, row)
+
+
+def test_the_page_shows_an_interval_in_one_column_and_headers_wrap_between_words():
+    # issue 25: tables wider than a 1,280 px window (20 tables of four 300-game reports); the page joins
+    # each interval's bounds into one column, report.md keeps both (a table read back by program)
+    from analysis.report import HTML_STYLE
+
+    table = pl.DataFrame({"position": ["1st", "2nd"], "win_rate": [0.2, 0.5], "win_low": [0.159, math.nan],
+                          "win_high": [0.249, math.nan], "coef": [-4.4432, 1.2], "low": [-7.5097, 0.5],
+                          "high": [-1.3766, 1.9], "share": [0.25, 0.5], "share 95% low": [0.1, 0.4],
+                          "share 95% high": [0.3, 0.6]})
+    page = html_table("t", table)
+    heads = re.findall(r"<th>(.*?)</th>", page)
+    assert heads == ["position", "win rate", "95% interval", "coef", "95% interval", "share", "share 95% interval"]
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", page)
+    assert cells[:7] == ["1st", "20.0%", "15.9-24.9%", "-4.4432", "-7.5097 to -1.3766", "25.0%", "10.0-30.0%"]
+    assert cells[7:10] == ["2nd", "50.0%", "too few games"]
+    assert "95% low" in markdown_table(table) and "| 15.9% | 24.9% |" in markdown_table(table)
+    assert re.search(r"th \{[^}]*white-space: normal", HTML_STYLE) and "th { white-space: nowrap" not in HTML_STYLE

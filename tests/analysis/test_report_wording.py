@@ -38,3 +38,33 @@ def test_no_raw_four_decimal_rate_in_any_games_report_text(game, tmp_path):
     text = report_text(build_report(run.path).read_text())
     raw = [text[max(m.start() - 60, 0):m.end() + 10].replace("\n", " ") for m in RAW_RATE.finditer(text)]
     assert not raw, f"{game}: raw 4-decimal numbers in the report's text: {raw}"
+
+
+@pytest.mark.parametrize("game", game_ids())
+def test_every_games_tables_and_captions_read_plainly(game, tmp_path):
+    # issue 25: tables printed rates as 0.2135 under snake_case headers (win_low, share_rate); a game section's
+    # caption without its full stop ran into the label ("95% intervals Played by ..."); "1 games"
+    from experiments.runner import run_batch
+    from report_tables import markdown_tables
+
+    run = run_batch(game, n_games=40, seed=3, out=tmp_path / "run", workers=1, progress=False)
+    markdown = build_report(run.path).read_text()
+    rate = re.compile(r"(^|[ '])(rate|share)($| )")
+    for caption, rows in markdown_tables(markdown).items():
+        for column in rows[0] if rows else []:
+            assert "_" not in column, (game, caption, column)
+            if re.fullmatch(r"position|seat|\w+ order", column):   # positions count from 1st (two printed 0-3)
+                assert all(row[column] != "0" for row in rows), (game, caption, column)
+            if rate.search(column):   # a rate or a share, as a percentage
+                for row in rows:
+                    assert row[column].endswith("%") or row[column] in ("", "too few games"), (game, caption, row)
+    # the game-quality table printed shares of games as 0.6367 beside the means (one 'estimate' column)
+    quality = markdown_tables(markdown)["Game-quality metrics (per game, game as unit)"]
+    shares = [row for row in quality if row["metric"] in ("tie_rate", "stall_rate", "leader_wins", "comeback")]
+    assert shares and all(row["share of games"].endswith("%") for row in shares), (game, shares)
+    assert not [row for row in shares if any(RAW_RATE.fullmatch(cell) for cell in row.values())], game
+    captions = re.findall(r"^!\[(.*)\]\(figures/", markdown, flags=re.M)
+    assert captions
+    run_on = [c for c in captions if re.search(r"[^.!?] Played by ", c)]
+    assert not run_on, f"{game}: a caption runs into its label: {run_on}"
+    assert not re.search(r"(?<![\d,])1 (games|player-games|seats|auctions)\b", markdown), game

@@ -1,4 +1,5 @@
 """Skyline 3000's own report sections on a synthetic run, checked against pandas."""
+import re
 import shutil
 
 import pandas as pd
@@ -7,7 +8,7 @@ import pytest
 from analysis import skyline_3000
 from analysis.report import format_value
 from analysis.run import Run
-from report_tables import markdown_tables, number
+from report_tables import markdown_tables, number, percent
 
 ITEMS = {0: "greenspace", 1: "spaceport", 2: "megamall"}
 
@@ -50,7 +51,7 @@ def test_unsold_rates_match_pandas(skyline_run, tables):
     for row in tables["Unsold rate per item and round"]:
         these = auctions[(auctions["item"].map(ITEMS) == row["item"]) & (auctions["round"] == int(row["round"]))]
         assert number(row["unsold"]) == int((these["winner"] == -1).sum())
-        assert row["unsold rate"] == format_value(float((these["winner"] == -1).mean()))
+        assert row["unsold rate"] == percent(float((these["winner"] == -1).mean()))
 
 
 def test_tie_break_counts_match_pandas(skyline_run, tables):
@@ -80,7 +81,7 @@ def test_buyer_win_rate_in_one_bin_matches_pandas(skyline_run, skyline_report):
                if r["item"] == "greenspace" and r["price paid"] == labels[2])
     in_bin = auctions[(auctions["item"] == 0) & ((auctions["price"] - 1) // width == 2)]
     buyers = in_bin.merge(players, left_on=["game", "winner"], right_on=["game", "seat"])
-    assert row["buyer win rate"] == format_value(float(buyers["win"].mean()))
+    assert row["buyer win rate"] == percent(float(buyers["win"].mean()))
     assert row["buyer mean score"] == format_value(float(buyers["score"].mean()))
 
 
@@ -90,8 +91,8 @@ def test_first_builder_win_rate_matches_pandas(skyline_run, tables):
                                                  "95% intervals over games"]}
     first = players[players["key_player"] == 1]  # the round-1 Key Player builds first in round 1
     assert number(rows["first builder"]["player-games"]) == len(first) == 600
-    assert rows["first builder"]["win rate"] == format_value(float(first["win"].mean()))
-    assert rows["others"]["win rate"] == format_value(float(players[players["key_player"] == 0]["win"].mean()))
+    assert rows["first builder"]["win rate"] == percent(float(first["win"].mean()))
+    assert rows["others"]["win rate"] == percent(float(players[players["key_player"] == 0]["win"].mean()))
     positions = tables["Win rate by turn-order position (1st = the first builder)"]
     assert positions[0]["win rate"] == rows["first builder"]["win rate"]
     # 3 players, 4 rounds: the Key (and the first turn) comes back to the 1st seat in round 4
@@ -136,9 +137,9 @@ def test_key_player_auctions_match_pandas(skyline_run, tables):
     row = rows["Key Player"]
     assert number(row["seat-auctions"]) == len(key) == 600 * 12
     assert number(row["entered"]) == len(entered)
-    assert row["entry rate"] == format_value(len(entered) / len(key))
+    assert row["entry rate"] == percent(len(entered) / len(key))
     assert number(row["won"]) == int(key["won"].sum())
-    assert row["win rate when entered"] == format_value(float(entered["won"].mean()))
+    assert row["win rate when entered"] == percent(float(entered["won"].mean()))
     assert row["mean price"] == format_value(float(key[key["won"]]["price"].mean()))
     # its tie-break wins: tied on the bid and the highest card, it took the item as the Key Player
     assert number(row["won on Key order"]) == int((key["won"] & (key["tie_break"] == 2)).sum())
@@ -151,7 +152,7 @@ def test_key_player_auctions_match_pandas(skyline_run, tables):
     for code, name in ITEMS.items():
         won = seats[seats["won"] & (seats["item"] == code)]
         assert number(items[name]["sold"]) == len(won)
-        assert items[name]["Key Player's share"] == format_value(float((won["from_key"] == 0).mean()))
+        assert items[name]["Key Player's share"] == percent(float((won["from_key"] == 0).mean()))
         assert items[name]["others' mean price"] == format_value(float(won[won["from_key"] != 0]["price"].mean()))
 
 
@@ -163,9 +164,10 @@ def test_card_use_shares_match_pandas_and_add_up(skyline_run, tables):
     these = card_use[(card_use["card_type"] == 0) & (card_use["value"] == 8)]
     total = these[["played", "bid", "kept"]].to_numpy().sum()
     assert number(floor8["cards"]) == total
-    assert floor8["bid share"] == format_value(these["bid"].sum() / total)
+    assert floor8["bid share"] == percent(these["bid"].sum() / total)
     for row in rows:
-        assert sum(number(row[f"{use} share"]) for use in ("played", "bid", "kept")) == pytest.approx(1, abs=2e-4)
+        # each share is printed to 0.1 point (rounding off at most 0.05 point each)
+        assert sum(number(row[f"{use} share"]) for use in ("played", "bid", "kept")) == pytest.approx(1, abs=1.5e-3)
 
 
 def test_policy_summary_means_match_pandas(skyline_run, tables):
@@ -299,3 +301,24 @@ def test_a_variant_with_no_auction_sold_gets_a_report_that_says_so(tmp_path, ove
     markdown = build_report(run.path).read_text()
     assert "No auctions were sold in this run" in markdown
     assert "Auction prices by item and round" not in markdown
+
+
+def test_the_buyer_figure_leaves_out_a_price_bin_won_a_handful_of_times(skyline_run, tables):
+    # issue 25: a curve point from 2 auctions (a win rate of 0% spanning 0-84%) was drawn like the others;
+    # the figure now draws a bin from MIN_CURVE_AUCTIONS won auctions on, the table keeps every bin
+    rows = tables["Buyer's outcome by item and price paid"]
+    few = [row for row in rows if number(row["auctions won"]) < skyline_3000.MIN_CURVE_AUCTIONS]
+    assert few   # this small run has such bins
+    section = skyline_3000.buyer_outcomes(Run.open(skyline_run))
+    win_axes, score_axes = section.plots[0].figure.axes[:2]
+    for axes in (win_axes, score_axes):
+        drawn = sum(len(container.lines[0].get_xdata()) for container in axes.containers)
+        assert drawn == len(rows) - len(few)
+    assert f"fewer than {skyline_3000.MIN_CURVE_AUCTIONS} auctions is left out" in section.plots[0].caption
+
+
+def test_the_key_players_price_has_its_unit(skyline_report):
+    # issue 25: the Key Player section read "paying 17.1162" with no unit and 4 decimals
+    text = skyline_report.read_text()
+    paying = re.search(r"paying (\S+) in card value on average \(95% (\d+\.\d\d)-(\d+\.\d\d) card value\)", text)
+    assert paying and re.fullmatch(r"\d+\.\d\d", paying.group(1)), re.findall(r"paying [^.]*", text)
