@@ -132,19 +132,26 @@ def slice_as(typingctx, arr, start, stop, dtype):
     out_type = types.Array(item, 1, "C", readonly=not arr.mutable)
 
     def codegen(context, builder, sig, args):
-        src = make_array(arr)(context, builder, args[0])
-        out = make_array(out_type)(context, builder)
         a = context.cast(builder, args[1], sig.args[1], types.intp)
         b = context.cast(builder, args[2], sig.args[2], types.intp)
-        size_in = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
-        size_out = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
-        data = builder.bitcast(builder.gep(src.data, [a]), context.get_data_type(item).as_pointer())
-        n = builder.sdiv(builder.mul(builder.sub(b, a), size_in), size_out)
-        populate_array(out, data=data, shape=[n], strides=[size_out], itemsize=size_out, meminfo=src.meminfo,
-                       parent=None)
-        return impl_ret_borrowed(context, builder, out_type, out._getvalue())
+        return _part_as(context, builder, arr, out_type, args[0], a, b)
 
     return out_type(arr, start, stop, dtype), codegen
+
+
+def _part_as(context, builder, arr, out_type, src_value, a, b):
+    """Codegen of items a..b of the 1-D array `src_value` (typed `arr`) as a view typed
+    `out_type` (another item type, the same memory record): slice_as's and section_view's body."""
+    src = make_array(arr)(context, builder, src_value)
+    out = make_array(out_type)(context, builder)
+    item = out_type.dtype
+    size_in = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
+    size_out = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
+    data = builder.bitcast(builder.gep(src.data, [a]), context.get_data_type(item).as_pointer())
+    n = builder.sdiv(builder.mul(builder.sub(b, a), size_in), size_out)
+    populate_array(out, data=data, shape=[n], strides=[size_out], itemsize=size_out, meminfo=src.meminfo,
+                   parent=None)
+    return impl_ret_borrowed(context, builder, out_type, out._getvalue())
 
 
 def section_view(start: int, stop: int | None, dtype):
@@ -165,17 +172,9 @@ def section_view(start: int, stop: int | None, dtype):
         out_type = types.Array(item, 1, "C", readonly=not arr.mutable)
 
         def codegen(context, builder, sig, args):
-            src = make_array(arr)(context, builder, args[0])
-            out = make_array(out_type)(context, builder)
-            a = context.get_constant(types.intp, start)
-            b = src.nitems if stop is None else context.get_constant(types.intp, stop)
-            size_in = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(arr.dtype)))
-            size_out = context.get_constant(types.intp, context.get_abi_sizeof(context.get_data_type(item)))
-            data = builder.bitcast(builder.gep(src.data, [a]), context.get_data_type(item).as_pointer())
-            n = builder.sdiv(builder.mul(builder.sub(b, a), size_in), size_out)
-            populate_array(out, data=data, shape=[n], strides=[size_out], itemsize=size_out, meminfo=src.meminfo,
-                           parent=None)
-            return impl_ret_borrowed(context, builder, out_type, out._getvalue())
+            end = make_array(arr)(context, builder, args[0]).nitems if stop is None else \
+                context.get_constant(types.intp, stop)
+            return _part_as(context, builder, arr, out_type, args[0], context.get_constant(types.intp, start), end)
 
         return out_type(arr), codegen
 
