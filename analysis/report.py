@@ -650,11 +650,13 @@ def table_cells(table: pl.DataFrame) -> tuple[list[str], list[list[str]], list[b
     """What a reader sees of a table, in report.md and report.html (which joins each interval's bounds,
     merge_intervals): plain headers
     (plain_header), rates and shares and their interval bounds as percentages (percent_columns),
+    differences of rates (a seat's edge) and their bounds in percentage points (points_columns),
     other numbers by format_value; and which columns are numbers (right-aligned)."""
     numeric = [table[c].dtype.is_numeric() for c in table.columns]
     table = tidy_table(table)
-    percent = percent_columns(table)
-    rows = [[(percent_cell(c, v) if c in percent else cell_text(c, v)) for c, v in zip(table.columns, row)]
+    percent, points = percent_columns(table), points_columns(table)
+    rows = [[(percent_cell(c, v) if c in percent else points_cell(c, v) if c in points else cell_text(c, v))
+             for c, v in zip(table.columns, row)]
             for row in table.iter_rows()]
     return plain_headers(table.columns), rows, numeric
 
@@ -758,13 +760,16 @@ def merge_intervals(headers: list[str], rows: list[list[str]], numeric: list[boo
 
 
 def _interval_cell(low: str, high: str) -> str:
-    """'16.5%', '25.6%' -> '16.5-25.6%'; '-7.5097', '-1.3766' -> '-7.5097 to -1.3766'; undefined: 'too few games'."""
+    """'16.5%', '25.6%' -> '16.5-25.6%'; '-9.1 points', '+0.5 points' -> '-9.1 to +0.5 points';
+    '-7.5097', '-1.3766' -> '-7.5097 to -1.3766'; undefined: 'too few games'."""
     if "too few games" in (low, high):
         return "too few games"
     if not low and not high:
         return ""
     if low.endswith("%") and high.endswith("%"):
         return f"{low[:-1]}-{high}"
+    if low.endswith(" points") and high.endswith(" points"):
+        return f"{low.removesuffix(' points')} to {high}"
     if low.startswith("-") or high.startswith("-"):
         return f"{low} to {high}"
     return f"{low}-{high}"
@@ -863,6 +868,34 @@ def percent_columns(table: pl.DataFrame) -> set[str]:
     bounds = {c for k, c in enumerate(table.columns)
               if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in rates}
     return rates | bounds
+
+
+def is_edge_name(column: str) -> bool:
+    """A column named as a seat's edge, a difference of win rates ('mean edge', 'edge')."""
+    return bool(re.search(r"(^|[ _])edge$", column))
+
+
+def points_columns(table: pl.DataFrame) -> set[str]:
+    """The columns printed in percentage points (points_cell): a float column named as an edge
+    (is_edge_name) whose values all lie in [-1, 1], a difference of two rates, and the interval bounds
+    that belong to it (_estimate_of). An edge of a score, leaving [-1, 1], keeps its number."""
+    edges = {c for c in table.columns
+             if is_edge_name(c) and table[c].dtype.is_float()
+             and table[c].drop_nans().drop_nulls().is_between(-1, 1).all()}
+    bounds = {c for k, c in enumerate(table.columns)
+              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in edges}
+    return edges | bounds
+
+
+def points_cell(column: str, value) -> str:
+    """A difference of two rates in a table in percentage points, signed: -0.0433 -> '-4.3 points',
+    0.0267 -> '+2.7 points', below 0.05 point '0.0 points'; an undefined bound is 'too few games'."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return cell_text(column, value)
+    points = 100 * float(value)
+    return "0.0 points" if abs(points) < 0.05 else f"{points:+.1f} points"
 
 
 def percent_cell(column: str, value) -> str:

@@ -327,8 +327,8 @@ def improvement_placement(run: Run) -> Section:
         total = int(item_rows["won"][0])
         shares = np.array([by_block[block]["share"] for block in range(9)])
         rows.append({"item": _names("item")[item], "won": total,
-                     **{f"block {b}": shares[b] for b in range(9)},
-                     "not placed": by_block[-1]["share"]})
+                     **{f"block {b} share": shares[b] for b in range(9)},   # named as a share: printed as one
+                     "not placed share": by_block[-1]["share"]})
         grid = shares.reshape(3, 3)  # row = district, column = block within the district
         image = axes.imshow(grid, cmap="Greens", vmin=0, vmax=top)
         for district in range(3):

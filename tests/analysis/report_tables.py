@@ -23,8 +23,11 @@ def markdown_tables(markdown: str) -> dict[str, list[dict[str, str]]]:
 
 
 def number(cell: str) -> float:
-    """'1,234' -> 1234.0; a percentage '21.4%' -> 0.214 (tables print rates and shares as percentages)."""
+    """'1,234' -> 1234.0; a percentage '21.4%' -> 0.214 (tables print rates and shares as percentages);
+    percentage points '-4.3 points' -> -0.043 (a seat's edge, a difference of win rates)."""
     cell = cell.replace(",", "")
+    if cell.endswith(" points"):
+        return float(cell.removesuffix(" points")) / 100
     return float(cell[:-1]) / 100 if cell.endswith("%") else float(cell)
 
 

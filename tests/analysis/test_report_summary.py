@@ -184,6 +184,26 @@ def test_every_table_of_a_report_has_plain_headers_and_percentages(skyline_repor
                     assert row[column].endswith("%") or row[column] in ("", "too few games"), (caption, column, row)
 
 
+def test_a_seat_edge_reads_in_percentage_points_with_its_bounds(skyline_report):
+    # issue 25 item 5: the seat-edge table printed a difference of win rates as 'mean edge -0.0433'
+    edges = pl.DataFrame({"position": ["1st", "2nd"], "games": [300, 300], "mean edge": [-0.0433, 0.0267],
+                          "simultaneous 95% low": [-0.0912, -0.0004], "simultaneous 95% high": [0.0046, 0.0538],
+                          "p_value": [0.0312, 0.2], "p (Bonferroni)": [0.0624, 0.4]})
+    rows = markdown_table(edges).split("\n")
+    assert rows[2] == "| 1st | 300 | -4.3 points | -9.1 points | +0.5 points | 0.0312 | 0.0624 |"
+    assert rows[3] == "| 2nd | 300 | +2.7 points | 0.0 points | +5.4 points | 0.2000 | 0.4000 |"
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", html_table("edges", edges))
+    assert cells[2:4] == ["-4.3 points", "-9.1 to +0.5 points"]
+    # a mean edge of a score (leaves [-1, 1]) keeps its number
+    assert "points" not in markdown_table(pl.DataFrame({"mean edge": [-3.5], "low": [-5.0], "high": [-2.0]}))
+    from report_tables import markdown_tables
+
+    table = markdown_tables(skyline_report.read_text())["Per-game seat edges by position (win minus the game's mean win)"]
+    for row in table:
+        for column in ("mean edge", "simultaneous 95% low", "simultaneous 95% high"):
+            assert re.fullmatch(r"([+-]\d+\.\d|0\.0) points", row[column]), (column, row)
+
+
 def test_the_page_shows_an_interval_in_one_column_and_headers_wrap_between_words():
     # issue 25: tables wider than a 1,280 px window (20 tables of four 300-game reports); the page joins
     # each interval's bounds into one column, report.md keeps both (a table read back by program)

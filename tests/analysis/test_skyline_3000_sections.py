@@ -266,6 +266,21 @@ def test_card_use_with_one_chunk_says_no_interval_is_possible(make_run):
     assert table["played 95% low"].is_nan().all() and table["bid 95% high"].is_nan().all()
 
 
+def test_placement_table_prints_shares_as_percentages(skyline_run, tables):
+    # issue 25 item 5: the 'block 0 ... block 8' columns printed shares as 0.1111; the blocks keep their numbers
+    auctions = read_table(skyline_run, "auctions")
+    sold = auctions[auctions["winner"] >= 0]
+    rows = {row["item"]: row for row in tables["Placement share per block"]}
+    assert set(rows) == set(ITEMS.values())
+    for code, name in ITEMS.items():
+        won = sold[sold["item"] == code]
+        assert number(rows[name]["won"]) == len(won)
+        for block in range(9):
+            assert rows[name][f"block {block} share"] == percent(float((won["block"] == block).mean()))
+        assert rows[name]["not placed share"] == percent(float((won["block"] == -1).mean()))
+    assert list(rows["greenspace"]) == ["item", "won", *(f"block {b} share" for b in range(9)), "not placed share"]
+
+
 def test_placement_heatmaps_are_labelled(skyline_run):
     figure = skyline_3000.improvement_placement(Run.open(skyline_run)).plots[0].figure
     heatmaps = [a for a in figure.axes if a.images]
