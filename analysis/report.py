@@ -858,16 +858,22 @@ def is_rate_name(column: str) -> bool:
     return bool(re.search(r"(^|[ _'])(rate|share)($|[ _])", column))
 
 
+def _estimates_and_bounds(table: pl.DataFrame, named, low: float, high: float) -> set[str]:
+    """The float columns `named` says are of one kind whose values all lie in [low, high], and the
+    interval bounds that belong to them (_estimate_of)."""
+    estimates = {c for c in table.columns
+                 if named(c) and table[c].dtype.is_float()
+                 and table[c].drop_nans().drop_nulls().is_between(low, high).all()}
+    bounds = {c for k, c in enumerate(table.columns)
+              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in estimates}
+    return estimates | bounds
+
+
 def percent_columns(table: pl.DataFrame) -> set[str]:
     """The columns printed as percentages: a float column named as a rate or a share whose values all
     lie in [0, 1], and the interval bounds that belong to it (_estimate_of). Means, counts, money,
     edges, coefficients and p-values keep their own numbers."""
-    rates = {c for c in table.columns
-             if is_rate_name(c) and table[c].dtype.is_float()
-             and table[c].drop_nans().drop_nulls().is_between(0, 1).all()}
-    bounds = {c for k, c in enumerate(table.columns)
-              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in rates}
-    return rates | bounds
+    return _estimates_and_bounds(table, is_rate_name, 0, 1)
 
 
 def is_edge_name(column: str) -> bool:
@@ -879,12 +885,7 @@ def points_columns(table: pl.DataFrame) -> set[str]:
     """The columns printed in percentage points (points_cell): a float column named as an edge
     (is_edge_name) whose values all lie in [-1, 1], a difference of two rates, and the interval bounds
     that belong to it (_estimate_of). An edge of a score, leaving [-1, 1], keeps its number."""
-    edges = {c for c in table.columns
-             if is_edge_name(c) and table[c].dtype.is_float()
-             and table[c].drop_nans().drop_nulls().is_between(-1, 1).all()}
-    bounds = {c for k, c in enumerate(table.columns)
-              if _is_bound(c) and table[c].dtype.is_float() and _estimate_of(table.columns, k) in edges}
-    return edges | bounds
+    return _estimates_and_bounds(table, is_edge_name, -1, 1)
 
 
 def points_cell(column: str, value) -> str:
