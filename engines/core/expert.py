@@ -104,8 +104,39 @@ def expert_policy(policy_id: int, model: ExpertModel) -> PolicyInfo:
                       weight_ranges={"samples": (1, 1000)})
 
 
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _same_action_nb(d, cfg, a):
+    """No stand-ins: a listed candidate is the action itself."""
+    return a
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _copy_all_nb(dst, src):
+    """dst = src, element by element (no slice temporaries)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _settled_nb(d, rng, cfg, aux, p, buf):
+    """Nothing to play on: the afterstate is scored as it is."""
+    return
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _no_prior_nb(d, cfg, aux, rng, buf):
+    """No scripted pick to mark."""
+    return np.int64(-1)
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _same_nb(d, a, b):
+    return a == b
+
+
 def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n_features: int,
-                max_actions: int):
+                max_actions: int, chosen_nb=None, copy_state_nb=None, settle_nb=None, prior_nb=None,
+                prior_feature: int = -1, same_nb=None):
     """(expert_nb, afterstate_nb, choices_nb) over a vector-state game's kernels:
 
     expert_nb(d, cfg, aux, w, prng, legal) -> action   the expert's choice for the seat to move
@@ -114,37 +145,67 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     choices_nb(d, cfg, aux, prng, legal, out) -> n      every candidate's features (out[:n]) under
                                                        one sample, candidates in legal[:n]
 
+    Optional hooks, for a game whose search lists stand-ins or whose afterstate says little:
+    chosen_nb(d, cfg, a) -> a         the legal action a listed candidate stands for (the adapter's
+                                      hook: Skyline 3000's bid rules); the expert plays, and
+                                      choices_nb lists, the actions themselves
+    copy_state_nb(dst, src)           the adapter's copy of one state into another of the same game
+    settle_nb(d, rng, cfg, aux, p, buf)
+                                      play on, in the sample, what follows seat p's decision before
+                                      its outcome can be scored (Skyline 3000: the rest of a sealed
+                                      auction); buf is an int64[max_actions] scratch
+    prior_nb(d, cfg, aux, rng, buf) -> a
+                                      a scripted policy's pick for the seat to move (on what the
+                                      seat sees); feature `prior_feature` of a candidate is 1 when
+                                      it is that pick (same_nb(d, a, b): the game's "same move",
+                                      e.g. another card of one value), else 0 (features_nb leaves
+                                      it alone). The model learns how far to trust the script.
+
     Closures over the game's kernels (like engines.core.search.make_search): compiled into the
     cached kernels that call them."""
     jit = numba.njit(**_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
     nf = int(n_features)
     cap = int(max_actions)
+    chosen = _same_action_nb if chosen_nb is None else chosen_nb
+    copy_state = _copy_all_nb if copy_state_nb is None else copy_state_nb
+    settle = _settled_nb if settle_nb is None else settle_nb
+    prior = _no_prior_nb if prior_nb is None else prior_nb
+    same = _same_nb if same_nb is None else same_nb
+    pj = int(prior_feature)
+    if (prior_nb is None) != (pj < 0) or pj >= nf:
+        raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
 
     @jit
     def expert_nb(d, cfg, aux, w, prng, legal):
         me = to_move_nb(d)
         n = actions_nb(d, cfg, legal)
         if n == 1:
-            return legal[0]
+            return chosen(d, cfg, legal[0])
         samples = max(1, int(w[W_SAMPLES]))
-        base = np.empty_like(d)
-        sim = np.empty_like(d)
+        base = d.copy()
+        sim = d.copy()
         brng = np.empty(4, np.uint64)
         srng = np.empty(4, np.uint64)
         buf = np.empty(cap, np.int64)
         f = np.empty(nf)
         total = np.zeros(n)
+        for i in range(n):             # the actions themselves (on a copy: d stays as it is)
+            legal[i] = chosen(sim, cfg, legal[i])
+        for k in range(4):
+            srng[k] = prng[k]
+        pick = prior(sim, cfg, aux, srng, buf)
         for _ in range(samples):
-            for k in range(d.shape[0]):
-                base[k] = d[k]
+            copy_state(base, d)
             determinize_nb(base, brng, cfg, me, prng, buf)
             for i in range(n):
-                for k in range(d.shape[0]):
-                    sim[k] = base[k]
+                copy_state(sim, base)
                 for k in range(4):
                     srng[k] = brng[k]
                 apply_nb(sim, srng, cfg, legal[i])
+                settle(sim, srng, cfg, aux, me, buf)
                 features_nb(sim, cfg, aux, me, f)
+                if pj >= 0:
+                    f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
                 v = 0.0
                 for j in range(nf):
                     v += w[EXPERT_HEAD + j] * f[j]
@@ -160,26 +221,40 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         me = to_move_nb(d)
         sim = d.copy()
         srng = np.empty(4, np.uint64)
-        determinize_nb(sim, srng, cfg, me, prng, np.empty(cap, np.int64))
+        buf = np.empty(cap, np.int64)
+        a = chosen(sim, cfg, a)
+        pick = prior(sim, cfg, aux, prng.copy(), buf)
+        determinize_nb(sim, srng, cfg, me, prng, buf)
         apply_nb(sim, srng, cfg, a)
+        settle(sim, srng, cfg, aux, me, buf)
         features_nb(sim, cfg, aux, me, out)
+        if pj >= 0:
+            out[pj] = 1.0 if same(d, a, pick) else 0.0
 
     @jit
     def choices_nb(d, cfg, aux, prng, legal, out):
         """Every candidate's features under one sample, as expert_nb scores them: out[i] for
-        legal[i]; returns the number of candidates (the trainer's choice tables)."""
+        legal[i] (the action itself, a stand-in translated); returns the number of candidates
+        (the trainer's choice tables)."""
         me = to_move_nb(d)
         n = actions_nb(d, cfg, legal)
         base = d.copy()
-        sim = np.empty_like(d)
+        sim = d.copy()
         brng = np.empty(4, np.uint64)
         srng = np.empty(4, np.uint64)
-        determinize_nb(base, brng, cfg, me, prng, np.empty(cap, np.int64))
+        buf = np.empty(cap, np.int64)
         for i in range(n):
-            sim[:] = base
+            legal[i] = chosen(sim, cfg, legal[i])
+        pick = prior(sim, cfg, aux, prng.copy(), buf)
+        determinize_nb(base, brng, cfg, me, prng, buf)
+        for i in range(n):
+            copy_state(sim, base)
             srng[:] = brng
             apply_nb(sim, srng, cfg, legal[i])
+            settle(sim, srng, cfg, aux, me, buf)
             features_nb(sim, cfg, aux, me, out[i])
+            if pj >= 0:
+                out[i, pj] = 1.0 if same(d, legal[i], pick) else 0.0
         return n
 
     return expert_nb, afterstate_nb, choices_nb
