@@ -14,7 +14,10 @@ from engines.core import cache_guard
 
 SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)
 
+from engines.core.expert import EXPERT_FILE, ExpertSpec  # noqa: E402
 from engines.core.spec import BenchmarkCase, GameSpec, TieBreak, TurnOrder, one_search_seat_case  # noqa: E402
+from engines.skyline_3000.features import FEATURES  # noqa: E402
+from engines.skyline_3000.state import MAX_ACTIONS  # noqa: E402
 from engines.skyline_3000.params import VARIANTS, kernel_params  # noqa: E402
 from engines.skyline_3000.tables import CARD_TYPE_NAMES, ITEM_NAMES, TABLES, TIE_BREAK_NAMES  # noqa: E402
 
@@ -47,6 +50,18 @@ def _policies():
     return POLICIES
 
 
+def _afterstate_nb(d, cfg, aux, a, prng, out):
+    """search.afterstate_nb (the expert's kernels), imported on first use: SPEC stays cheap."""
+    from engines.skyline_3000.search import afterstate_nb
+    return afterstate_nb(d, cfg, aux, a, prng, out)
+
+
+def _choices_nb(d, cfg, aux, prng, legal, out):
+    """search.choices_nb, imported on first use."""
+    from engines.skyline_3000.search import choices_nb
+    return choices_nb(d, cfg, aux, prng, legal, out)
+
+
 SPEC = GameSpec(
     game_id="skyline_3000",
     title="Skyline 3000",
@@ -72,6 +87,8 @@ SPEC = GameSpec(
     benchmark=(BenchmarkCase(4, "random", 20_000, c_reference="skyline", c_games=200_000, variant="six_platforms"),
                BenchmarkCase(4, "random", 20_000), BenchmarkCase(4, "greedy", 10_000),
                BenchmarkCase(4, "heuristic", 10_000), BenchmarkCase(2, "random", 20_000),
+               # the learned expert's speed (issue 27's goal: 1,000 four-player games/s per core)
+               BenchmarkCase(4, "expert", 2_000),
                # the search player's cost, and issue 12's goal: one search(400) seat vs three heuristic
                BenchmarkCase(4, "search(iterations=100)", 4),
                one_search_seat_case(8)),
@@ -83,4 +100,5 @@ SPEC = GameSpec(
     ladder_games=160,
     ladder_findings_games=80,
     source_digest=SOURCE_DIGEST,
+    expert=ExpertSpec(FEATURES, Path(__file__).parent / EXPERT_FILE, _afterstate_nb, _choices_nb, MAX_ACTIONS),
 )

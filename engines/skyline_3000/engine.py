@@ -25,7 +25,7 @@ import numpy as np
 from engines.core.adapter import Engine
 from engines.skyline_3000 import columns, search
 from engines.skyline_3000.params import VARIANTS, kernel_params
-from engines.skyline_3000.policies import POLICIES, SEARCH
+from engines.skyline_3000.policies import EXPERT, POLICIES, SEARCH
 from engines.skyline_3000.render import PHASES, action_name, render, result
 from engines.skyline_3000.state import (
     BID_FLAG, C_PHASE, D_NPLAYERS, D_PUB, D_SEC, MAX_P, P_NHAND, P_SCORE, PH_BID, State, state_size,
@@ -113,7 +113,7 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 ENGINE = Engine(
     name="skyline_3000", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES, records="auctions",
-    wide=(), policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,), max_actions=search.MAX_ACTIONS,
+    wide=(), policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH, EXPERT), max_actions=search.MAX_ACTIONS,
     max_players=MAX_P, work_width=search.WORK_WIDTH, n_players_slot=D_NPLAYERS, variants=VARIANTS,
     kernel_params=kernel_params, default_players=None, weight_width=8, state_size=state_size,
     rows_per_game=columns.rows_per_game, side="rounds", side_rows_per_game=columns.rounds_per_game, side_grows=False,
@@ -122,8 +122,8 @@ ENGINE = Engine(
     action_name=action_name, render=lambda g: render(g.state, g.kp), observe=observation,
     scores=lambda g: g.state.players[:, P_SCORE].copy(),
     kernels=dict(reset_nb=search.reset_nb, legal_nb=search.legal_nb, apply_nb=search.apply_nb,
-                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
-                 decide_listed_nb=search.decide_listed_nb, search_actions_nb=search.search_actions_nb,
+                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_scripted_nb,
+                 decide_listed_nb=search.decide_listed_nb, decide_scripted_listed_nb=search.decide_scripted_listed_nb, search_actions_nb=search.search_actions_nb,
                  determinize_nb=search.determinize_nb, outcome_nb=search.outcome_nb, chosen_nb=search.real_action_nb,
                  copy_state_nb=search.copy_state_nb, step_nb=columns.step_nb, side_nb=columns.side_nb,
                  finish_nb=columns.finish_nb, accumulate_nb=columns.accumulate_nb))

@@ -30,6 +30,8 @@ from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
+from engines.core.expert import EXPERT_FILE, expert_policy, load_model
+from engines.skyline_3000.features import FEATURES, MEMO_H, potential_memo_nb, potential_nb
 from engines.skyline_3000.rules import (
     billboard_card_nb, billboard_choices_nb, block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb,
     fits_block_nb, install_spot_nb, main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
@@ -43,7 +45,7 @@ from engines.skyline_3000.state import (
     K_BB_CARD, K_BUILDOVER_COST, K_BPD, K_DIST, K_FIRST_FLOORS, K_N_BLOCKS, K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, TAB,
 )
 
-RANDOM, GREEDY, HEURISTIC, SEARCH = 0, 1, 2, 3
+RANDOM, GREEDY, HEURISTIC, SEARCH, EXPERT = 0, 1, 2, 3, 4
 
 # ====================================================================== random
 
@@ -202,22 +204,6 @@ def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     return ((own1 - own0) + contest * (opp0 - opp1)) * rem + sp * card_pts * draws
 
 
-@inline_kernel
-def own_gain_nb(pub, p, h, k, rem):
-    """install_gain_nb with contest, card_pts and draws 0: seat p's own gain
-    (x rem) of a building of height h (>= 1) in block k, as a float."""
-    o = BOARD + k * N_BOARD
-    tall = pub[o + B_TALL + p]
-    if h > tall:
-        tall = h
-    first0, second0 = block_places_hyp_nb(pub, k, -1, 0, 0)
-    first1, second1 = block_places_hyp_nb(pub, k, p, h, tall)
-    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
-    own0 = p1 if (first0 >> p) & 1 else (p2 if (second0 >> p) & 1 else 0)
-    own1 = p1 if (first1 >> p) & 1 else (p2 if (second1 >> p) & 1 else 0)
-    return float((own1 - own0) * rem)
-
-
 @typed_kernel((PUB, I64, I64, I64, F64, F64, I64, I64))
 def item_gain_nb(pub, p, item, k, contest, card_pts, rem, draws):
     """Points for seat p of placing `item` in block k (as install_gain_nb)."""
@@ -336,43 +322,6 @@ def _find(legal, n, a):
         if legal[j] == a:
             return True
     return False
-
-
-@typed_kernel((PUB, I64, I64, I64, I64))
-def potential_nb(pub, p, h, r, rem):
-    """Best own gain (x remaining scorings) of a building of height h and roof
-    r anywhere on the board (no Contract card needed): a building's promise.
-    (rules.fits_block_nb, with each district's count of roof r read once.)"""
-    best = 0.0
-    bpd = pub[TAB + K_BPD]
-    ff = pub[TAB + K_FIRST_FLOORS]
-    first_ok = h == ff
-    same = 0  # blocks of the current district with roof r
-    for k in range(pub[TAB + K_N_BLOCKS]):
-        if first_ok and k % bpd == 0:
-            same = district_roof_count_nb(pub, k // bpd, r)
-        vac, own = install_spot_nb(pub, k, p)
-        if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
-            continue
-        g = own_gain_nb(pub, p, h, k, rem)
-        if g > best:
-            best = g
-    return best
-
-
-MEMO_H = 16  # potential_memo_nb remembers heights below this
-
-
-@typed_kernel((PUB, I64, I64, I64, I64, F64_ARR), inline=True)
-def potential_memo_nb(pub, p, h, r, rem, memo):
-    """potential_nb, remembered in memo (float64[2 * MEMO_H], -1 = not yet)
-    for the decision at hand."""
-    if h >= MEMO_H:
-        return potential_nb(pub, p, h, r, rem)
-    j = h * 2 + r - 1
-    if memo[j] < 0.0:
-        memo[j] = potential_nb(pub, p, h, r, rem)
-    return memo[j]
 
 
 # ====================================================================== greedy
@@ -772,6 +721,10 @@ POLICIES = {
         },
     ),
 }
+# the learned expert (engines.core.expert; its model is expert.toml beside this file, written by
+# `skyline-lab train skyline_3000`): it reads the whole state, so search.decide_nb dispatches it,
+# never choose_action_nb. Declared before the search, which may roll it out.
+POLICIES["expert"] = expert_policy(EXPERT, load_model(Path(__file__).parent / EXPERT_FILE, FEATURES))
 # the search player (engines.core.search; Skyline 3000's side in search.py, dispatched by the
 # batch loop and the step API, never by choose_action_nb)
 POLICIES["search"] = search_policy(SEARCH, dict(POLICIES))

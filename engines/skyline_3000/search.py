@@ -53,27 +53,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.expert import make_expert
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
+from engines.skyline_3000.features import F_HEURISTIC_PICK, N_FEATURES, features_nb
 from engines.skyline_3000.policies import (
-    POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
+    EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
     policy_heuristic_nb,
 )
 from engines.skyline_3000.rules import (
     apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, reset_state_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, ALOG, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
-    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_SEC, MAX_BLOCKS, MAX_BUILD, MAX_CARDS, N_ALOG, N_BID_BUF,
-    N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_MAIN, PH_OVER, PI_DECK, PI_DISC,
+    A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
+    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_SEC, MAX_ACTIONS, MAX_CARDS, N_ALOG, N_BID_BUF,
+    N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF, PI_DECK, PI_DISC,
     PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
     K_TYPE, K_VALUE, TAB, hands_nb, pub_nb, sec_nb,
 )
 
-# every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district;
-# billboards that cost a card: one per block and hand card)
-MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS * MAX_CARDS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
 N_BID_CANDIDATES = 9
 BID_CODE = ACT_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
 
@@ -348,10 +347,10 @@ def to_move_nb(d):
 
 
 @ir_inline_kernel
-def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
-    """Policy `pid` decides for the seat to move over the n actions listed in `legal`; a bid and
-    the random player's construction turn read no list (n = 0: policy_random_nb counts and picks
-    without it)."""
+def decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """Policy `pid` (a scripted one: random, greedy, heuristic) decides for the seat to move over
+    the n actions listed in `legal`; a bid and the random player's construction turn read no list
+    (n = 0: policy_random_nb counts and picks without it)."""
     pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     if phase == PH_BID or (pid == RANDOM and phase == PH_MAIN):
@@ -360,15 +359,32 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 
 
 @ir_inline_kernel
-def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
-    """decide_listed_nb, listing the actions first where the policy reads them (the search's
-    rollouts and the step API)."""
+def decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """decide_scripted_listed_nb, listing the actions first where the policy reads them."""
     pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     n = 0
     if not (phase == PH_BID or (pid == RANDOM and phase == PH_MAIN)):
         n = legal_actions_nb(pub, hands, legal)
     return choose_action_nb(pid, pub, hands[pub[C_CUR]], legal, n, w, prng)
+
+
+@ir_inline_kernel
+def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """decide_scripted_listed_nb, and the learned expert (it reads the whole state, lists its own
+    candidates and plays the rules forward: only the look-ahead loop compiles it, so the scripted
+    line-ups' first run compiles none of it)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, aux, w, prng, legal)
+    return decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
+
+
+@ir_inline_kernel
+def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """decide_scripted_nb and the expert (the search's rollouts and the step API)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, aux, w, prng, legal)
+    return decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch)
 
 
 @inline_kernel
@@ -431,3 +447,71 @@ def copy_state_nb(dst, src):
     _copy_nb(d, s, PLAYERS, PLAYERS + P * N_PROW)
     _copy_nb(d, s, PILES, ALOG)
     _copy_nb(dst, src, D_SEC, dst.shape[0])
+
+
+# ---------------------------------------------------------------- the learned expert (engines.core.expert)
+
+SETTLE_CAP = 64   # decisions settle_nb plays at most (a 4-seat auction and its placement take 5)
+
+
+@kernel
+def settle_nb(d, rng, cfg, aux, me, buf):
+    """Play on, in the expert's sample, what follows seat `me`'s decision before its outcome shows
+    (engines.core.expert's settle hook), each seat deciding as the heuristic (default weights, no
+    jitter) on what the sample gives it:
+
+      - a sealed bid shows nothing until the auction is over: the seats still to bid in this
+        auction bid, and the winner places the item (so the afterstate holds the item on the
+        board and the winner's hand without the cards paid);
+      - a card played to build or install shows nothing until its floors, roof or building are
+        placed: `me` places them;
+      - an item `me` won is placed.
+
+    The other seats' construction turns and draws are not played: a choice is scored as it leaves
+    the board and the seat's own Plant and hand."""
+    pub = pub_nb(d)
+    P = pub[TAB + K_N_PLAYERS]
+    w = writable_view(HEURISTIC_W)
+    for _ in range(SETTLE_CAP):
+        phase = pub[C_PHASE]
+        q = pub[C_CUR]
+        own_step = q == me and (phase == PH_FLOOR or phase == PH_ROOF or phase == PH_INSTALL)
+        # the others' bids in an auction `me` has bid in (bidders go from the Key clockwise)
+        auction = phase == PH_BID and q != me and (me - pub[C_KEY] + P) % P < pub[C_BIDDER]
+        if not (own_step or auction or phase == PH_PLACE):
+            return
+        apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
+
+
+@kernel
+def heuristic_pick_nb(d, cfg, aux, rng, buf):
+    """The heuristic's action (default weights, no jitter) for the seat to move: the expert's
+    prior (features.F_HEURISTIC_PICK)."""
+    return decide_scripted_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, buf, buf)
+
+
+@inline_kernel
+def same_move_nb(d, a, b):
+    """Whether actions a and b are the same move: equal, or a Floor or Roof card of one value
+    (the search lists one per value), a card played without acting (any card), a billboard on
+    one block (paid with the cheapest card)."""
+    if a == b:
+        return True
+    kind = a >> A_SHIFT
+    if kind != (b >> A_SHIFT) or (a & BID_FLAG) or (b & BID_FLAG):
+        return False
+    if kind == ACT_FLOOR or kind == ACT_ROOF:
+        pub = pub_nb(d)
+        return pub[TAB + K_VALUE + (a & DETAIL_MASK)] == pub[TAB + K_VALUE + (b & DETAIL_MASK)]
+    if kind == ACT_NOACT:
+        return True
+    if kind == ACT_BILLBOARD:
+        return (a & BB_BLOCK_MASK) == (b & BB_BLOCK_MASK)
+    return False
+
+
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
+                                                   N_FEATURES, MAX_ACTIONS, chosen_nb=real_action_nb,
+                                                   copy_state_nb=copy_state_nb, settle_nb=settle_nb,
+                                                   prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,
+                                                   same_nb=same_move_nb)

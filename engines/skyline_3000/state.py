@@ -452,6 +452,9 @@ MAX_BLOCKS = 36               # 6 districts x 6 blocks
 assert MAX_BLOCKS <= BB_BLOCK_MASK + 1 and (MAX_CARDS + 1) << BB_CARD_SHIFT <= DETAIL_MASK  # a billboard's detail
 MAX_AUC = 16 * MAX_STACKS     # rounds x stacks
 MAX_BUILD = 400 + MAX_START + 1   # plant capacity: floor stock + starting buildings + 1
+# every variant's legal list fits (params.kernel_params: max_actions <= this, 6 blocks a district;
+# billboards that cost a card: one per block and hand card)
+MAX_ACTIONS = max(2 * MAX_CARDS + MAX_BLOCKS * MAX_CARDS + 2, 2 * MAX_BUILD + 2, MAX_BUILD * 6 * 2 + 2)
 N_PLROW = 2 * MAX_BUILD
 # reset_state_nb relies on the order: everything before PLANTS is zeroed,
 # ALOG..PLANTS set to -1

@@ -1,0 +1,126 @@
+"""The learned expert in Skyline 3000 (engines/core/expert.py, engines/skyline_3000/features.py):
+its features read only what the seat sees and hold the score at the end, it plays legal complete
+games (bids among them: its candidates are the search's bid rules, played as the bids they stand
+for), a sealed bid is scored once its auction is over, the shipped model beats the untrained one,
+the scripted line-ups never compile it, and the trainer records this game's tables reproducibly."""
+import numpy as np
+
+from engines.core.lineup import make_lineup
+from engines.skyline_3000 import SPEC
+from engines.skyline_3000.engine import ENGINE, new_game, simulate
+from engines.skyline_3000.features import FEATURES, N_FEATURES, features_nb
+from engines.skyline_3000.params import VARIANTS, kernel_params
+from engines.skyline_3000.policies import EXPERT
+from engines.skyline_3000.search import settle_nb
+from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, PH_PLACE
+from experiments.train import TrainPlan, train
+from tests.skyline_3000 import hidden
+
+ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
+IX = {f: i for i, f in enumerate(FEATURES)}
+
+
+def run(lineup, n_players, count, seed=7):
+    kp = kernel_params(VARIANTS.load(None), n_players)
+    ln = make_lineup(SPEC, lineup, n_players, True)
+    return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, 0, count)
+
+
+def features_of(g, p):
+    out = np.zeros(N_FEATURES)
+    features_nb(g.state.data, g.kp.cfg, g.kp.aux, np.int64(p), out)
+    return out
+
+
+def test_features_read_only_what_the_seat_sees():
+    """Scrambling everything the seat to move cannot see (the other hands, the decks below their
+    tops, the sealed bids) leaves its features as they were."""
+    rng = np.random.default_rng(5)
+    checked = 0
+    for g in hidden.states():
+        p = g.current_player()
+        h = g.clone()
+        hidden.scramble(h, rng)
+        assert np.array_equal(features_of(h, p), features_of(g, p)), g.phase()
+        checked += 1
+    assert checked > 20
+
+
+def test_features_of_a_finished_game_hold_its_score():
+    """At the end nothing is left to score: the score is the score, the board pays for no more
+    scorings, and the lead is the score minus the best other's."""
+    for gi in range(3):
+        g = new_game(n_players=4, seed=4, game_index=gi)
+        while not g.is_over():
+            g.apply(g.policy_action("heuristic"))
+        scores = g.scores()
+        for p in range(4):
+            f = features_of(g, p)
+            assert f[IX["score"]] == scores[p]
+            assert f[IX["board"]] == 0 and f[IX["ports"]] == 0 and f[IX["ready"]] == 0
+            assert f[IX["lead_final"]] == scores[p] - max(scores[q] for q in range(4) if q != p)
+            assert f[IX["rival"]] == max(scores[q] for q in range(4) if q != p)
+
+
+def test_a_sealed_bid_is_scored_once_its_auction_is_over():
+    """settle_nb plays the other seats' bids of the auction the seat bid in, and the placement:
+    after it the auction log has one more row and no seat is left to bid in that auction."""
+    seen = 0
+    for g in hidden.states():
+        if g.state.phase != PH_BID:
+            continue
+        me = g.current_player()
+        h = g.clone()
+        before = int(h.state.ctrl[C_N_AUC])
+        h.apply(BID_FLAG)                      # the seat bids nothing
+        buf = np.zeros(ENGINE.max_actions, np.int64)
+        settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.aux, np.int64(me), buf)
+        assert int(h.state.ctrl[C_N_AUC]) == before + 1
+        assert h.state.phase != PH_PLACE
+        seen += 1
+    assert seen >= 3
+
+
+def test_expert_plays_legal_complete_games():
+    """Step by step every expert move is legal (bids too) and the game ends; in the batch loop 40
+    four-player games against the heuristic all finish with a winner."""
+    for gi in range(2):
+        g = new_game(n_players=4, seed=9, game_index=gi)
+        bids = 0
+        while not g.is_over():
+            a = g.policy_action("expert")
+            space = g.legal_actions()
+            assert a in space
+            bids += g.state.phase == PH_BID
+            g.apply(a)
+        assert bids > 10 and g.state.phase == PH_OVER
+    t = run(["expert", "heuristic", "expert", "heuristic"], 4, 40)
+    win = np.asarray(t["players"]["win"]).reshape(40, 4)
+    assert (win.sum(1) >= 1).all()
+
+
+def test_shipped_model_beats_the_untrained_one():
+    """Two shipped experts against two zero-weight experts (which play the first listed action)."""
+    t = run(["expert", ZERO, "expert", ZERO], 4, 200)["players"]
+    slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
+    trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
+    assert trained > untrained + 0.2, (trained, untrained)
+
+
+def test_scripted_line_ups_compile_no_expert():
+    """The expert is a look-ahead policy here (it plays the rules forward): a line-up without it
+    or the search runs the scripted loop, so `skyline-lab run`'s first compile pays nothing for it."""
+    assert EXPERT in ENGINE.lookahead_ids
+    assert "expert_nb" not in ENGINE.kernels["decide_scripted_nb"].py_func.__code__.co_names
+
+
+def test_training_records_this_games_tables_reproducibly(tmp_path):
+    plan = TrainPlan("skyline_3000", players=2, seed=3, iterations=1, games=1, budget=2, eval_games=10)
+    a = train(plan, tmp_path / "a", log=lambda *_: None)
+    b = train(plan, tmp_path / "b", log=lambda *_: None)
+    assert a == b and len(a["iterations"]) == 1
+    for name in ("data_000.npz", "model_000.toml", "expert.toml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    data = np.load(tmp_path / "a" / "data_000.npz")
+    assert data["X"].shape[1] == N_FEATURES and len(data["X"]) == a["iterations"][0]["decisions"] > 20
+    assert len(data["chosen"]) > 0 and data["C"].shape[1] == N_FEATURES
