@@ -104,6 +104,21 @@ def expert_policy(policy_id: int, model: ExpertModel) -> PolicyInfo:
                       weight_ranges={"samples": (1, 1000)})
 
 
+PRIOR_FEATURE = "heuristic_pick"   # the name a game gives its prior's feature (make_expert's prior_nb)
+
+
+def prior_row(info: PolicyInfo, width: int = 0) -> np.ndarray:
+    """A scripted policy's default weight row with its jitter at 0, for the expert's prior: the
+    pick is the same in every sample, so a candidate's prior feature is a property of the
+    candidate, not of a draw. At least `width` wide (zeros after the weights)."""
+    weights = dict(info.weights)
+    if "jitter" in weights:
+        weights["jitter"] = 0.0
+    row = np.zeros(max(width, len(weights)))
+    row[:len(weights)] = list(weights.values())
+    return row
+
+
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
 def _same_action_nb(d, cfg, a):
     """No stand-ins: a listed candidate is the action itself."""

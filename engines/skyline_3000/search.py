@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.core.expert import make_expert
+from engines.core.expert import make_expert, prior_row
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
@@ -77,17 +77,10 @@ N_BID_CANDIDATES = 9
 BID_CODE = ACT_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
 
 
-def _default_row(name: str) -> np.ndarray:
-    """Policy `name`'s default weights with no jitter: a bid candidate is the same bid in every
-    determinization (and in actions_nb and apply_nb)."""
-    weights = dict(POLICIES[name].weights, jitter=0.0)
-    row = np.zeros(max(8, len(weights)))
-    row[:len(weights)] = list(weights.values())
-    return row
-
-
-GREEDY_W = _default_row("greedy")
-HEURISTIC_W = _default_row("heuristic")
+# greedy's and heuristic's default weights with no jitter: a bid candidate is the same bid in
+# every determinization (and in actions_nb and apply_nb), as is the expert's prior
+GREEDY_W = prior_row(POLICIES["greedy"], 8)
+HEURISTIC_W = prior_row(POLICIES["heuristic"], 8)
 
 
 # a seat's row of the adapter's work matrix: its hand value (the final tie-break, players.hand_value_left)
