@@ -19,6 +19,7 @@ imports them (no import cycle: this module imports no policy).
 """
 from __future__ import annotations
 
+from engines.core.expert import PRIOR_FEATURE
 from engines.core.kernel import kernel
 from engines.skyline_3000._jit import F64_ARR, I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.rules import (
@@ -107,7 +108,7 @@ FEATURES = (
     "lead_final",   # own score minus the best other's once the game is over (0 before): winning
     # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
     # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
-    "heuristic_pick",
+    PRIOR_FEATURE,
 )
 N_FEATURES = len(FEATURES)
 (F_SCORE, F_BOARD, F_RIVAL, F_PORTS, F_READY, F_N_READY, F_OPEN, F_N_OPEN, F_OPEN_FLOORS, F_FLOOR_CARDS,

@@ -124,3 +124,22 @@ def test_training_records_this_games_tables_reproducibly(tmp_path):
     data = np.load(tmp_path / "a" / "data_000.npz")
     assert data["X"].shape[1] == N_FEATURES and len(data["X"]) == a["iterations"][0]["decisions"] > 20
     assert len(data["chosen"]) > 0 and data["C"].shape[1] == N_FEATURES
+
+
+def test_the_prior_marks_the_heuristics_own_pick():
+    """Feature heuristic_pick is 1 for one candidate at most, and that candidate is the heuristic's
+    own move (another Floor or Roof card of the same value counts as the same move); the
+    heuristic's move is among the candidates at nearly every decision."""
+    from engines.skyline_3000.search import same_move_nb
+    j = IX["heuristic_pick"]
+    marked = total = 0
+    for g in hidden.states():
+        legal, feats = SPEC.expert.choices(g, np.array([1, 2, 3, 4], np.uint64))
+        col = feats[:, j]
+        assert set(np.unique(col)) <= {0.0, 1.0} and col.sum() <= 1
+        pick = g.policy_action("heuristic(jitter=0)")
+        total += 1
+        if col.sum() == 1:
+            marked += 1
+            assert same_move_nb(g.state.data, np.int64(legal[int(np.argmax(col))]), np.int64(pick)), g.phase()
+    assert marked >= 0.9 * total, (marked, total)
