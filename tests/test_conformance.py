@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engines.core import cache_guard
-from engines.core.expert import ExpertError, load_model, model_text, zero_model
+from engines.core.expert import PRIOR_FEATURE, ExpertError, load_model, model_text, zero_model
 from engines.core.harness import CHOICE_COLUMNS
 from engines.core.lineup import make_lineup
 from engines.core.spec import StepGame
@@ -239,3 +239,22 @@ def test_expert_model_is_the_games_own_and_its_file_refuses_other_features(game_
     for other in (features[:-1], features[1:] + features[:1]):
         with pytest.raises(ExpertError, match="features"):
             load_model(path, other)
+
+
+@pytest.mark.parametrize("game_id", [g for g in SHIPPED if get_game(g).expert is not None
+                                     and PRIOR_FEATURE in get_game(g).expert.features])
+def test_expert_prior_marks_one_candidate_the_scripts_pick(game_id):
+    """An expert with a prior (engines.core.expert's prior_nb): its feature is 0 or 1, 1 for one
+    candidate at most, and the script's pick is among the candidates at most decisions (a game
+    may list a stand-in for it elsewhere: Skyline 3000's test checks which candidate is marked)."""
+    spec = get_game(game_id)
+    j = spec.expert.features.index(PRIOR_FEATURE)
+    marked = choices = 0
+    for g in _hidden(game_id).states():
+        legal, feats = spec.expert.choices(g, np.array([1, 2, 3, 4], np.uint64))
+        col = feats[:, j]
+        assert set(np.unique(col)) <= {0.0, 1.0} and col.sum() <= 1, g.phase()
+        if len(legal) > 1:
+            choices += 1
+            marked += col.sum() == 1
+    assert choices > 10 and marked >= 0.75 * choices, (marked, choices)

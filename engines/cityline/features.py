@@ -21,6 +21,7 @@ from engines.cityline.state import (
     F0, H0, M_PHASE, M_TURN, MOON, O0, P_C_EVEN, P_C_ODD, P_O_EVEN, P_O_ODD, P_PEND_C, P_PEND_V, P_SKY, PB, PBASE,
     PH_OCCUPY, PH_OVER, PH_REROLL, PH_ROOF, PS, R0, SUN, X0,
 )
+from engines.core.expert import PRIOR_FEATURE
 from engines.core.kernel import kernel
 
 # the features, in the model's order (the names of engines/cityline/expert.toml's weights)
@@ -42,8 +43,12 @@ FEATURES = (
     "progress",       # share of the game played (0 .. 1)
     "open_late",      # open_first x progress
     "unroofed_late",  # unroofed x progress
+    # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
+    # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
+    PRIOR_FEATURE,
 )
 N_FEATURES = len(FEATURES)
+F_HEURISTIC_PICK = FEATURES.index(PRIOR_FEATURE)
 ASSUMED_OCC_DICE = 4   # dice a building is populated with when the occupancy phase is still ahead
 
 
@@ -212,3 +217,4 @@ def features_nb(d, cfg, fill, p, out):
     out[14] = progress
     out[15] = open_first * progress
     out[16] = unroofed * progress
+    out[F_HEURISTIC_PICK] = 0.0

@@ -13,14 +13,17 @@ its determinization and the rules, scoring each outcome with features.features_n
 """
 from __future__ import annotations
 
+import numpy as np
+
 from engines.cityline.params import K_FACES, K_TIE_BREAK, MAX_COLUMNS, MAX_FACES
-from engines.cityline.features import N_FEATURES, features_nb
-from engines.cityline.policies import EXPERT, RANDOM, canonical_mask_nb, choose_action_nb, choose_scripted_nb, \
+from engines.cityline.features import F_HEURISTIC_PICK, N_FEATURES, features_nb
+from engines.cityline.policies import EXPERT, HEURISTIC, POLICIES, RANDOM, canonical_mask_nb, choose_action_nb, choose_scripted_nb, \
     random_action_nb, random_choice_nb
 from engines.cityline.rules import apply_nb, legal_nb, redraw_hidden_choices_nb, score_nb, tie_key_nb
 from engines.cityline.state import DR, M_NDICE, M_NPLAYERS, M_PHASE, M_PLAYER, PH_OVER, PH_REROLL
-from engines.core.expert import make_expert
-from engines.core.kernel import inline_kernel, ir_inline_kernel
+from engines.core.expert import make_expert, prior_row
+from engines.core.kernel import allocating_kernel, inline_kernel, ir_inline_kernel
+from engines.core.lowlevel import writable_view
 from engines.core.rng import below, next_u64, seed_into
 
 MAX_ACTIONS = 256
@@ -123,6 +126,20 @@ def outcome_nb(d, cfg, work, score, key):
     return cfg[K_TIE_BREAK] != 0   # scoring.tie_break: 'shared' (default) ranks on the score alone
 
 
+# the expert's prior: the heuristic's pick at its default weights, no jitter
+HEURISTIC_W = prior_row(POLICIES["heuristic"])
+
+
+@allocating_kernel
+def heuristic_pick_nb(d, cfg, fill, rng, buf):
+    """The heuristic's action for the seat to move (features.F_HEURISTIC_PICK marks it; on a
+    re-roll its mask is marked only where it is the canonical one the expert lists)."""
+    # choose_scripted_nb, not decide_scripted_nb: that dispatches the expert, whose prior this is
+    return choose_scripted_nb(HEURISTIC, d, cfg, fill, d[M_PLAYER], writable_view(HEURISTIC_W), rng, buf,
+                              listed_nb(d, cfg, buf), np.empty(MAX_ACTIONS))
+
+
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
-                                       N_FEATURES, MAX_ACTIONS)
+                                       N_FEATURES, MAX_ACTIONS, prior_nb=heuristic_pick_nb,
+                                       prior_feature=F_HEURISTIC_PICK)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engines.core.expert import PRIOR_FEATURE
 from engines.core.kernel import kernel
 from engines.core.lowlevel import lowest_bit_index, popcount
 from engines.skyline_of_the_world.params import (
@@ -54,8 +55,12 @@ FEATURES = (
     "income_late",    # income x progress
     "cash_late",      # cash x progress
     "lead_final",     # lead once the ending penthouse is built (0 before): ending the game while ahead
+    # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
+    # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
+    PRIOR_FEATURE,
 )
 N_FEATURES = len(FEATURES)
+F_HEURISTIC_PICK = FEATURES.index(PRIOR_FEATURE)
 
 
 @kernel
@@ -162,3 +167,4 @@ def features_nb(d, cfg, aux, p, out):
     out[19] = income * progress
     out[20] = cash * progress
     out[21] = lead if triggered else 0.0
+    out[F_HEURISTIC_PICK] = 0.0

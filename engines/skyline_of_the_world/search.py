@@ -46,15 +46,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.core.expert import make_expert
+from engines.core.expert import make_expert, prior_row
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import lowest_bit_index, popcount
+from engines.core.lowlevel import lowest_bit_index, popcount, writable_view
 from engines.core.rng import below, next_u64, seed_into, shuffle
 from engines.skyline_of_the_world.params import (
     K_POOL, K_COVERED, K_N_CARDS, K_N_CELLS, K_N_MISSIONS, K_START_CASH, K_SUPPLY, K_SUPPLY_NEUTRAL, LEVELS, N_STOCK,
 )
-from engines.skyline_of_the_world.features import N_FEATURES, features_nb
-from engines.skyline_of_the_world.policies import EXPERT, choose_action_nb
+from engines.skyline_of_the_world.features import F_HEURISTIC_PICK, N_FEATURES, features_nb
+from engines.skyline_of_the_world.policies import EXPERT, HEURISTIC, POLICIES, choose_action_nb
 from engines.skyline_of_the_world.rules import apply_nb, legal_nb, pb_nb, score_parts_nb, tie_key_nb
 from engines.skyline_of_the_world.state import (
     BH, BS, DECK, FLOOR_CODE, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL, PENT_CODE,
@@ -251,6 +251,18 @@ def outcome_nb(d, cfg, work, score, key):
     return True
 
 
+# the expert's prior: the heuristic's pick at its default weights, no jitter
+HEURISTIC_W = prior_row(POLICIES["heuristic"])
+
+
+@kernel
+def heuristic_pick_nb(d, cfg, aux, rng, buf):
+    """The heuristic's action for the seat to move (features.F_HEURISTIC_PICK marks it)."""
+    n = legal_nb(d, cfg, buf)
+    return choose_action_nb(HEURISTIC, d, cfg, d[M_PLAYER], writable_view(HEURISTIC_W), rng, buf, n)
+
+
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
-                                                   N_FEATURES, MAX_ACTIONS)
+                                                   N_FEATURES, MAX_ACTIONS, prior_nb=heuristic_pick_nb,
+                                                   prior_feature=F_HEURISTIC_PICK)
