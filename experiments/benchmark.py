@@ -2,6 +2,9 @@
 
     python -m experiments.benchmark            # full figures (a few minutes)
     python -m experiments.benchmark --quick    # smaller runs, same figures
+    python -m experiments.benchmark --policy expert --skip-startup --skip-million
+        # only the cases whose policy is named (repeatable; --game GAME likewise): e.g. the
+        # learned experts' speed
     python -m experiments.benchmark --c-reference ../shared/reference/c
         # also builds the C random playouts and times them against ours in
         # alternating rounds, printing the median ratio and its range (a
@@ -38,11 +41,13 @@ import numpy as np
 from engines.core.spec import BenchmarkCase
 
 
-def plan() -> list[tuple[str, BenchmarkCase]]:
-    """(game, case) for every case every registered game declares."""
+def plan(games: list[str] | None = None, policies: list[str] | None = None) -> list[tuple[str, BenchmarkCase]]:
+    """(game, case) for every case every registered game declares; only `games`' and only those
+    whose policy (its name, before any weights) is one of `policies`, when given."""
     from engines.registry import game_ids, get_game
 
-    return [(game, case) for game in game_ids() for case in get_game(game).benchmark]
+    return [(game, case) for game in game_ids() if not games or game in games
+            for case in get_game(game).benchmark if not policies or case.policy.split("(")[0] in policies]
 
 
 def simulation_timer(game: str, players: int, policy: str | list[str], n: int, variant: str = "",
@@ -203,12 +208,18 @@ def paired_ratio_to_c(timed_call, n: int, build: Path, program: str, c_games: in
     return ratios, ours, cs, decisions, simulated
 
 
-def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False) -> None:
+def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = False, games: list[str] | None = None,
+         policies: list[str] | None = None, skip_startup: bool = False) -> None:
     from engines.registry import DEFAULT_GAME, game_ids
 
     scale = 0.25 if quick else 1.0
     print(f"# Skyline Lab benchmark  (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
-    cases = plan()
+    unknown = sorted(set(games or ()) - set(game_ids()))
+    if unknown:
+        raise SystemExit(f"error: unknown game {', '.join(unknown)} (known: {', '.join(game_ids())})")
+    cases = plan(games, policies)
+    if not cases:
+        raise SystemExit(f"error: no benchmark case plays {', '.join(policies or ())} in {', '.join(games or game_ids())}")
     build = build_c_reference(Path(c_dir)) if c_dir else None
     rounds = 4 if quick else 6
 
@@ -257,8 +268,12 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
                   f"{simulated / search_decisions:9,.0f} simulated per search decision, "
                   f"{rate * search_decisions:7,.1f} search decisions/s, {60 * rate:7,.1f} games/minute")
 
+    if skip_startup:
+        return
     print("\n## Start-up: fresh process to first finished game")
     for game in game_ids():
+        if games and game not in games:
+            continue
         cache = tempfile.mkdtemp(prefix="numba-cache-")
         cold = _first_game_seconds(game, cache)
         warm = _first_game_seconds(game, cache)
@@ -287,5 +302,9 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--c-reference", metavar="DIR", help="folder with the C reference sources (and Makefile)")
     parser.add_argument("--skip-million", action="store_true", help="skip the whole-run memory measurement")
+    parser.add_argument("--skip-startup", action="store_true", help="throughput only: no start-up or memory figures")
+    parser.add_argument("--game", action="append", help="only this game's cases (repeatable)")
+    parser.add_argument("--policy", action="append", help="only the cases of this policy, e.g. expert (repeatable)")
     ns = parser.parse_args()
-    main(quick=ns.quick, c_dir=ns.c_reference, skip_million=ns.skip_million)
+    main(quick=ns.quick, c_dir=ns.c_reference, skip_million=ns.skip_million, games=ns.game, policies=ns.policy,
+         skip_startup=ns.skip_startup)

@@ -38,3 +38,15 @@ def test_the_timer_plays_the_games_of_one_call_in_run_sized_chunks(monkeypatch):
     calls.clear()
     timed_call()   # the next call plays the next n games
     assert calls[0][1] == n and sum(c[2] for c in calls) == n
+
+
+def test_the_plan_can_be_narrowed_to_games_and_policies():
+    """`--game` and `--policy` keep only the named cases: every game's learned expert has one."""
+    experts = benchmark.plan(policies=["expert"])
+    shipping = [g for g in engines.registry.game_ids() if get_game(g).expert is not None]
+    assert len(shipping) >= 4 and sorted(g for g, _ in experts) == sorted(shipping)
+    assert all(case.policy == "expert" for _, case in experts)
+    assert {g for g, _ in benchmark.plan(games=["cityline"])} == {"cityline"}
+    assert benchmark.plan(games=["cityline"], policies=["search"]) == [
+        ("cityline", c) for c in get_game("cityline").benchmark if c.policy.startswith("search")]
+    assert len(benchmark.plan()) > len(experts)
