@@ -258,3 +258,18 @@ def test_expert_prior_marks_one_candidate_the_scripts_pick(game_id):
             choices += 1
             marked += col.sum() == 1
     assert choices > 10 and marked >= 0.75 * choices, (marked, choices)
+
+
+@pytest.mark.parametrize("game_id", [g for g in SHIPPED if get_game(g).expert is not None
+                                     and PRIOR_FEATURE in get_game(g).expert.features])
+def test_an_expert_that_plays_the_rules_forward_is_a_look_ahead_policy(game_id):
+    """An expert with a prior compiles a script inside it and plays the rules forward for every
+    candidate: it belongs to the look-ahead loop, never to the scripted one, so that a line-up of
+    scripts (the main job's) compiles none of it on its first run."""
+    engine = importlib.import_module(f"engines.{game_id}").ENGINE
+    expert = get_game(game_id).policies["expert"].policy_id
+    assert expert in engine.lookahead_ids
+    for name in ("decide_scripted_nb", "decide_scripted_listed_nb"):
+        kernel = engine.kernels.get(name)
+        assert kernel is not None, name
+        assert "expert_nb" not in getattr(kernel, "py_func", kernel).__code__.co_names, name

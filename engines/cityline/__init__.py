@@ -15,7 +15,7 @@ SOURCE_DIGEST = cache_guard.check(Path(__file__).parent)  # before any kernel mo
 
 from engines.cityline import columns, rules, search  # noqa: E402
 from engines.cityline.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params, roof_names
-from engines.cityline.policies import POLICIES, SEARCH, STRONG
+from engines.cityline.policies import EXPERT, POLICIES, SEARCH, STRONG
 from engines.cityline.render import action_name, render
 from engines.cityline.state import M_NPLAYERS, PHASE_NAMES, M_PHASE, n_data
 from engines.cityline.tables import DTYPES, SKY_NAMES, TABLES
@@ -26,7 +26,7 @@ from engines.core.spec import BenchmarkCase, GameSpec, one_search_seat_case
 
 ENGINE = Engine(
     name="cityline", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES, records="decisions",
-    wide=columns.WIDE, policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH, STRONG),
+    wide=columns.WIDE, policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH, STRONG, EXPERT),
     max_actions=search.MAX_ACTIONS, max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH,
     n_players_slot=M_NPLAYERS, variants=VARIANTS, kernel_params=kernel_params, aux="fill", default_players=1,
     state_size=n_data, rows_per_game=columns.rows_per_game,

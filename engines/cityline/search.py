@@ -58,9 +58,8 @@ def decide_nb(d, cfg, fill, pid, w, prng, legal, scratch):
 
 @ir_inline_kernel
 def decide_scripted_nb(d, cfg, fill, pid, w, prng, legal, scratch):
-    """decide_nb without the look-ahead players (compiles no rollouts)."""
-    if pid == EXPERT:
-        return expert_nb(d, cfg, fill, w, prng, legal)
+    """decide_nb without the look-ahead players (compiles no rollouts, and not the expert, which
+    plays the rules forward: the scripted line-ups' first run compiles none of it)."""
     if pid == RANDOM:
         return random_choice_nb(d, cfg, prng)
     return choose_scripted_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, listed_nb(d, cfg, legal), scratch)
@@ -80,9 +79,7 @@ def decide_listed_nb(d, cfg, fill, pid, w, prng, legal, n, scratch):
 
 @ir_inline_kernel
 def decide_scripted_listed_nb(d, cfg, fill, pid, w, prng, legal, n, scratch):
-    """decide_listed_nb without the look-ahead players (compiles no rollouts)."""
-    if pid == EXPERT:
-        return expert_nb(d, cfg, fill, w, prng, legal)
+    """decide_listed_nb without the look-ahead players and the expert."""
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     return choose_scripted_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, n, scratch)

@@ -25,7 +25,7 @@ from engines.core.spec import BenchmarkCase, GameSpec, TurnOrder, one_search_sea
 from engines.skyline_of_the_world import columns, rules, search
 from engines.skyline_of_the_world.features import FEATURES
 from engines.skyline_of_the_world.params import MAX_PLAYERS, VARIANTS, KernelParams, kernel_params
-from engines.skyline_of_the_world.policies import MAX_WEIGHTS, POLICIES, SEARCH
+from engines.skyline_of_the_world.policies import EXPERT, MAX_WEIGHTS, POLICIES, SEARCH
 from engines.skyline_of_the_world.render import action_name, render
 from engines.skyline_of_the_world.state import M_NPLAYERS, M_PHASE, PHASE_NAMES, n_data
 from engines.skyline_of_the_world.tables import DTYPES, TABLES
@@ -33,7 +33,7 @@ from engines.skyline_of_the_world.tables import DTYPES, TABLES
 ENGINE = Engine(
     name="skyline_of_the_world", game_file=__file__, module=__name__, tables=TABLES, dtypes=DTYPES,
     records="income", wide=columns.WIDE, side="rounds", side_rows_per_game=columns.round_rows_per_game,
-    policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH,), max_actions=search.MAX_ACTIONS,
+    policies=POLICIES, search_id=SEARCH, lookahead_ids=(SEARCH, EXPERT), max_actions=search.MAX_ACTIONS,
     max_players=MAX_PLAYERS, work_width=search.WORK_WIDTH, n_players_slot=M_NPLAYERS, variants=VARIANTS,
     kernel_params=kernel_params, aux="cfg", default_players=4, weight_width=MAX_WEIGHTS, state_size=n_data,
     rows_per_game=columns.rows_per_game,
@@ -41,10 +41,10 @@ ENGINE = Engine(
     action_name=lambda g, a: action_name(a, g.kp),
     render=lambda g: render(g.state.data, g.kp),
     observe=lambda kp, st, p: rules.observe_nb(st.data, kp.cfg, p),
-    # no scripted policy looks ahead: the scripted loop decides as the search's rollouts do
+    # the expert plays the rules forward: a look-ahead policy, compiled only into the search's loop
     kernels=dict(reset_nb=rules.reset_nb, legal_nb=rules.legal_nb, apply_nb=rules.apply_nb,
-                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_nb,
-                 decide_listed_nb=search.decide_listed_nb,
+                 to_move_nb=search.to_move_nb, decide_nb=search.decide_nb, decide_scripted_nb=search.decide_scripted_nb,
+                 decide_listed_nb=search.decide_listed_nb, decide_scripted_listed_nb=search.decide_scripted_listed_nb,
                  search_actions_nb=search.search_actions_nb, determinize_nb=search.determinize_nb,
                  outcome_nb=search.outcome_nb, step_nb=columns.step_nb, finish_nb=columns.finish_nb,
                  side_nb=columns.round_nb))

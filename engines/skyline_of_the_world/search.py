@@ -216,10 +216,24 @@ def to_move_nb(d):
 
 
 @ir_inline_kernel
+def decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
+    """Scripted policy `pid` (random, greedy, heuristic, a preset) decides for the seat to move
+    over the n legal actions listed in `legal` (the core's loop lists them once, to count the
+    choice and to decide)."""
+    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
+
+
+@ir_inline_kernel
+def decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch):
+    """decide_scripted_listed_nb, listing the actions first."""
+    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, legal_nb(d, cfg, legal))
+
+
+@ir_inline_kernel
 def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
-    """Policy `pid` decides for the seat to move over the n legal actions listed in `legal` (the
-    core's loop lists them once, to count the choice and to decide). The expert lists them again
-    (the same list) inside its kernel, shared with the trainer's."""
+    """decide_scripted_listed_nb and the learned expert, which lists the actions again (the same
+    list) inside its kernel, shared with the trainer's, and plays the rules forward: only the
+    look-ahead loop compiles it, so the scripted line-ups' first run compiles none of it."""
     if pid == EXPERT:
         return expert_nb(d, cfg, aux, w, prng, legal)
     return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
@@ -227,10 +241,10 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 
 @ir_inline_kernel
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
-    """Policy `pid` decides for the seat to move over the listed legal actions (the search seat is
-    the adapter's: no scripted policy looks ahead, so this is also decide_scripted_nb)."""
-    n = legal_nb(d, cfg, legal)
-    return decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
+    """decide_listed_nb, listing the actions first (the search's rollouts and the step API)."""
+    if pid == EXPERT:
+        return expert_nb(d, cfg, aux, w, prng, legal)
+    return decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch)
 
 
 @inline_kernel
