@@ -2,7 +2,7 @@
 its features read only what the seat sees and hold the score at the end, it plays legal complete
 games (bids among them: its candidates are the search's bid rules, played as the bids they stand
 for), a sealed bid is scored once its auction is over, the shipped model beats the untrained one,
-the scripted line-ups never compile it, and the trainer records this game's tables reproducibly."""
+the scripted line-ups never compile it, and the conformance suite checks its training tables."""
 import numpy as np
 
 from engines.core.lineup import make_lineup
@@ -13,7 +13,6 @@ from engines.skyline_3000.params import VARIANTS, kernel_params
 from engines.skyline_3000.policies import EXPERT
 from engines.skyline_3000.search import settle_nb
 from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, PH_PLACE
-from experiments.train import TrainPlan, train
 from tests.skyline_3000 import hidden
 
 ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
@@ -112,18 +111,6 @@ def test_scripted_line_ups_compile_no_expert():
     or the search runs the scripted loop, so `skyline-lab run`'s first compile pays nothing for it."""
     assert EXPERT in ENGINE.lookahead_ids
     assert "expert_nb" not in ENGINE.kernels["decide_scripted_nb"].py_func.__code__.co_names
-
-
-def test_training_records_this_games_tables_reproducibly(tmp_path):
-    plan = TrainPlan("skyline_3000", players=2, seed=3, iterations=1, games=1, budget=2, eval_games=10)
-    a = train(plan, tmp_path / "a", log=lambda *_: None)
-    b = train(plan, tmp_path / "b", log=lambda *_: None)
-    assert a == b and len(a["iterations"]) == 1
-    for name in ("data_000.npz", "model_000.toml", "expert.toml"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    data = np.load(tmp_path / "a" / "data_000.npz")
-    assert data["X"].shape[1] == N_FEATURES and len(data["X"]) == a["iterations"][0]["decisions"] > 20
-    assert len(data["chosen"]) > 0 and data["C"].shape[1] == N_FEATURES
 
 
 def test_the_prior_marks_the_heuristics_own_pick():

@@ -10,7 +10,6 @@ from engines.core.lineup import make_lineup
 from engines.skyline_of_the_world import SPEC, new_game, simulate
 from engines.skyline_of_the_world.features import FEATURES, N_FEATURES, features_nb
 from engines.skyline_of_the_world.params import VARIANTS, kernel_params
-from experiments.train import TrainPlan, train
 from tests.skyline_of_the_world.hidden import scramble, states
 
 ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
@@ -92,15 +91,3 @@ def test_shipped_model_beats_the_untrained_one():
     slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
     trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
     assert trained > untrained + 0.1, (trained, untrained)
-
-
-def test_training_records_this_games_tables_reproducibly(tmp_path):
-    plan = TrainPlan("skyline_of_the_world", players=2, seed=3, iterations=1, games=1, budget=2, eval_games=20)
-    a = train(plan, tmp_path / "a", log=lambda *_: None)
-    b = train(plan, tmp_path / "b", log=lambda *_: None)
-    assert a == b and len(a["iterations"]) == 1
-    for name in ("data_000.npz", "model_000.toml", "expert.toml"):
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
-    data = np.load(tmp_path / "a" / "data_000.npz")
-    assert data["X"].shape[1] == N_FEATURES and len(data["X"]) == a["iterations"][0]["decisions"] > 20
-    assert len(data["chosen"]) > 0 and data["C"].shape[1] == N_FEATURES
