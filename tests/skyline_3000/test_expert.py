@@ -5,30 +5,22 @@ for), a sealed bid is scored once its auction is over, the shipped model beats t
 the scripted line-ups never compile it, and the conformance suite checks its training tables."""
 import numpy as np
 
-from engines.core.lineup import make_lineup
 from engines.skyline_3000 import SPEC
-from engines.skyline_3000.engine import ENGINE, new_game, simulate
-from engines.skyline_3000.features import FEATURES, N_FEATURES, features_nb
-from engines.skyline_3000.params import VARIANTS, kernel_params
+from engines.skyline_3000.engine import ENGINE, new_game
+from engines.skyline_3000.features import FEATURES, features_nb
 from engines.skyline_3000.policies import EXPERT
 from engines.skyline_3000.search import settle_nb
 from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, PH_PLACE
+from tests import expert_tools
+from tests.expert_tools import play, zero_expert
 from tests.skyline_3000 import hidden
 
-ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
+ZERO = zero_expert(SPEC)
 IX = {f: i for i, f in enumerate(FEATURES)}
 
 
-def run(lineup, n_players, count, seed=7):
-    kp = kernel_params(VARIANTS.load(None), n_players)
-    ln = make_lineup(SPEC, lineup, n_players, True)
-    return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, 0, count)
-
-
 def features_of(g, p):
-    out = np.zeros(N_FEATURES)
-    features_nb(g.state.data, g.kp.cfg, g.kp.aux, np.int64(p), out)
-    return out
+    return expert_tools.features_of(SPEC, features_nb, g, p, g.kp.aux)
 
 
 def test_features_read_only_what_the_seat_sees():
@@ -93,14 +85,14 @@ def test_expert_plays_legal_complete_games():
             bids += g.state.phase == PH_BID
             g.apply(a)
         assert bids > 10 and g.state.phase == PH_OVER
-    t = run(["expert", "heuristic", "expert", "heuristic"], 4, 40)
+    t = play(SPEC, ["expert", "heuristic", "expert", "heuristic"], 4, 40)
     win = np.asarray(t["players"]["win"]).reshape(40, 4)
     assert (win.sum(1) >= 1).all()
 
 
 def test_shipped_model_beats_the_untrained_one():
     """Two shipped experts against two zero-weight experts (which play the first listed action)."""
-    t = run(["expert", ZERO, "expert", ZERO], 4, 200)["players"]
+    t = play(SPEC, ["expert", ZERO, "expert", ZERO], 4, 200)["players"]
     slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
     trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
     assert trained > untrained + 0.2, (trained, untrained)

@@ -6,26 +6,18 @@ reproducibly."""
 import numpy as np
 import pytest
 
-from engines.core.lineup import make_lineup
-from engines.skyline_of_the_world import SPEC, new_game, simulate
-from engines.skyline_of_the_world.features import FEATURES, N_FEATURES, features_nb
-from engines.skyline_of_the_world.params import VARIANTS, kernel_params
+from engines.skyline_of_the_world import SPEC, new_game
+from engines.skyline_of_the_world.features import FEATURES, features_nb
+from tests import expert_tools
+from tests.expert_tools import play, zero_expert
 from tests.skyline_of_the_world.hidden import scramble, states
 
-ZERO = "expert(" + ", ".join(f"w_{f}=0" for f in FEATURES) + ")"
+ZERO = zero_expert(SPEC)
 IX = {f: i for i, f in enumerate(FEATURES)}
 
 
-def run(lineup, n_players, count, seed=7):
-    kp = kernel_params(VARIANTS.load(None), n_players)
-    ln = make_lineup(SPEC, lineup, n_players, True)
-    return simulate(kp, ln.policy_ids(), ln.weight_rows(SPEC.max_weights), True, seed, 0, count)
-
-
 def features_of(g, p):
-    out = np.zeros(N_FEATURES)
-    features_nb(g.state.data, g.kp.cfg, g.kp.cfg, np.int64(p), out)
-    return out
+    return expert_tools.features_of(SPEC, features_nb, g, p, g.kp.cfg)
 
 
 def test_features_read_only_what_the_seat_sees():
@@ -80,14 +72,14 @@ def test_expert_plays_legal_complete_games():
             g.apply(a)
             moves += 1
         assert moves > 20 and len(g.scores()) == 4
-    t = run(["expert", "heuristic", "expert", "heuristic"], 4, 100)
+    t = play(SPEC, ["expert", "heuristic", "expert", "heuristic"], 4, 100)
     win = np.asarray(t["players"]["win"]).reshape(100, 4)
     assert (win.sum(1) >= 1).all()
 
 
 def test_shipped_model_beats_the_untrained_one():
     """Two shipped experts against two zero-weight experts (which play the first listed action)."""
-    t = run(["expert", ZERO, "expert", ZERO], 4, 400)["players"]
+    t = play(SPEC, ["expert", ZERO, "expert", ZERO], 4, 400)["players"]
     slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
     trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
     assert trained > untrained + 0.1, (trained, untrained)
