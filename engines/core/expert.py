@@ -209,9 +209,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         for k in range(4):
             srng[k] = prng[k]
         pick = prior(sim, cfg, aux, srng, buf)
-        for s in range(samples):
-            if s > 0:                  # base is a copy of d already for the first sample
-                copy_state(base, d)
+        for _ in range(samples):
+            copy_state(base, d)
             determinize_nb(base, brng, cfg, me, prng, buf)
             for i in range(n):
                 copy_state(sim, base)

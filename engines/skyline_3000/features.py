@@ -34,24 +34,16 @@ from engines.skyline_3000.state import (
 
 
 @inline_kernel
-def install_places_nb(pub, p, h, k):
-    """(first0, second0, first1, second1, p1, p2): block k's places as it stands and with a
-    building of height h (>= 1) of seat p added, and the points of First and Second Place there
-    (policies.install_gain_nb and own_gain_nb value an install from them)."""
-    tall = pub[BOARD + k * N_BOARD + B_TALL + p]
+def own_gain_nb(pub, p, h, k, rem):
+    """Seat p's own gain (x rem) of a building of height h (>= 1) in block k, as a float (the
+    heuristic's install gain without the contest, Spaceport and card terms)."""
+    o = BOARD + k * N_BOARD
+    tall = pub[o + B_TALL + p]
     if h > tall:
         tall = h
     first0, second0 = block_places_hyp_nb(pub, k, -1, 0, 0)
     first1, second1 = block_places_hyp_nb(pub, k, p, h, tall)
     p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
-    return first0, second0, first1, second1, p1, p2
-
-
-@inline_kernel
-def own_gain_nb(pub, p, h, k, rem):
-    """Seat p's own gain (x rem) of a building of height h (>= 1) in block k, as a float (the
-    heuristic's install gain without the contest, Spaceport and card terms)."""
-    first0, second0, first1, second1, p1, p2 = install_places_nb(pub, p, h, k)
     own0 = p1 if (first0 >> p) & 1 else (p2 if (second0 >> p) & 1 else 0)
     own1 = p1 if (first1 >> p) & 1 else (p2 if (second1 >> p) & 1 else 0)
     return float((own1 - own0) * rem)

@@ -31,13 +31,13 @@ from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.core.expert import EXPERT_FILE, expert_policy, load_model
-from engines.skyline_3000.features import FEATURES, MEMO_H, install_places_nb, potential_memo_nb, potential_nb
+from engines.skyline_3000.features import FEATURES, MEMO_H, potential_memo_nb, potential_nb
 from engines.skyline_3000.rules import (
     billboard_card_nb, billboard_choices_nb, block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb,
     fits_block_nb, install_spot_nb, main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, BB_BLOCK_MASK, B_NSPACE, B_ROOF, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
+    A_SHIFT, BB_BLOCK_MASK, B_NSPACE, B_ROOF, B_TALL, B_TOP, BID_FLAG, BOARD, C_CUR, C_ITEM, C_PCARD, C_PHASE,
     C_ROUND, CONTRACT, DETAIL_MASK, FLOOR, GREENSPACE, ACT_BILLBOARD, ACT_CONTRACT, ACT_FLOOR,
     ACT_FLOOR_TARGET, ACT_INSTALL, ACT_NOACT, ACT_PASS, ACT_PLACE, ACT_ROOF, ACT_ROOF_TARGET, MEGAMALL, N_BOARD,
     N_PIROW, N_PLROW, N_PROW, P_NBUILD, P_NHAND, P_ROOFS, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL,
@@ -183,7 +183,12 @@ def install_gain_nb(pub, p, h, k, contest, card_pts, rem, draws):
     Spaceport cards valued card_pts each per remaining draw) of adding a
     building of height h (>= 1) for seat p to block k."""
     o = BOARD + k * N_BOARD
-    first0, second0, first1, second1, p1, p2 = install_places_nb(pub, p, h, k)
+    tall = pub[o + B_TALL + p]
+    if h > tall:
+        tall = h
+    first0, second0 = block_places_hyp_nb(pub, k, -1, 0, 0)
+    first1, second1 = block_places_hyp_nb(pub, k, p, h, tall)
+    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
     own0 = 0
     opp0 = 0
     if first0 != 0:
