@@ -19,8 +19,10 @@ imports them (no import cycle: this module imports no policy).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from engines.core.expert import PRIOR_FEATURE
-from engines.core.kernel import kernel
+from engines.core.kernel import allocating_kernel
 from engines.skyline_3000._jit import F64_ARR, I64, PUB, inline_kernel, typed_kernel
 from engines.skyline_3000.rules import (
     block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb, fits_block_nb, install_spot_nb,
@@ -28,7 +30,7 @@ from engines.skyline_3000.rules import (
 )
 from engines.skyline_3000.state import (
     B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD, K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS,
-    K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS,
+    K_N_PLAYERS, K_ROUNDS, MAX_P, K_TYPE, K_VALUE, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS,
     P_SCORE, PH_DRAW, PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
 )
 
@@ -128,43 +130,54 @@ def scorings_left_nb(pub):
 
 
 @inline_kernel
-def board_pay_nb(pub, q):
-    """(points, Spaceport cards) the board pays seat q in one Scoring Phase as it stands (the
-    rules' scoring_nb, for one seat, without writing)."""
-    pts = 0
+def board_pay_nb(pub, p, pay):
+    """What the board pays each seat in one Scoring Phase as it stands, into pay[q] (points),
+    and the Spaceport cards it gives seat p: the rules' scoring_nb without writing, every
+    block's places read once for all seats."""
+    P = pub[TAB + K_N_PLAYERS]
+    for q in range(P):
+        pay[q] = 0
     cards = 0
     for k in range(pub[TAB + K_N_BLOCKS]):
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
-        if not ((first | second) >> q) & 1:
+        if first | second == 0:
             continue
         p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
-        pts += p1 if (first >> q) & 1 else p2
+        for q in range(P):
+            if (first >> q) & 1:
+                pay[q] += p1
+            elif (second >> q) & 1:
+                pay[q] += p2
         ns = pub[BOARD + k * N_BOARD + B_NSPACE]
-        if ns != 0:
-            cards += spaceport_cards_nb(pub, first, second, q, ns)
-    return pts, cards
+        if ns != 0 and ((first | second) >> p) & 1:
+            cards += spaceport_cards_nb(pub, first, second, p, ns)
+    return cards
 
 
-@kernel
+@allocating_kernel
 def features_nb(d, cfg, aux, p, out):
-    """Seat p's features (FEATURES, in order) of the state d, into out."""
+    """Seat p's features (FEATURES, in order) of the state d, into out (two small scratch arrays of
+    its own: every seat's board pay and the potentials it has valued)."""
     pub = pub_nb(d)
     P = pub[TAB + K_N_PLAYERS]
     hand = hands_nb(d, P, pub[TAB + K_N_CARDS])[p]
     rem = scorings_left_nb(pub)
     own = PLAYERS + p * N_PROW
-    pts, cards = board_pay_nb(pub, p)
+    pay = np.empty(MAX_P, np.int64)
+    cards = board_pay_nb(pub, p, pay)
+    pts = pay[p]
     best_other = -1e18
     best_score = -1e18
     for q in range(P):
         if q == p:
             continue
         sq = pub[PLAYERS + q * N_PROW + P_SCORE]
-        pq, _ = board_pay_nb(pub, q)
+        pq = pay[q]
         if sq + pq * rem > best_other:
             best_other = float(sq + pq * rem)
         if sq > best_score:
             best_score = float(sq)
+    memo = np.full(2 * MEMO_H, -1.0)   # a Plant often holds buildings of one height and roof
     ready = 0.0
     n_ready = 0
     open_v = 0.0
@@ -174,14 +187,14 @@ def features_nb(d, cfg, aux, p, out):
         h = pub[PLH + p * N_PLROW + i]
         r = pub[PLR + p * N_PLROW + i]
         if r != 0:
-            ready += potential_nb(pub, p, h, r, rem)
+            ready += potential_memo_nb(pub, p, h, r, rem, memo)
             n_ready += 1
         else:
             v = 0.0
             if pub[own + P_ROOFS + CURVED] > 0:
-                v = potential_nb(pub, p, h, CURVED, rem)
+                v = potential_memo_nb(pub, p, h, CURVED, rem, memo)
             if pub[own + P_ROOFS + POINTED] > 0:
-                v = max(v, potential_nb(pub, p, h, POINTED, rem))
+                v = max(v, potential_memo_nb(pub, p, h, POINTED, rem, memo))
             open_v += v
             n_open += 1
             floors += h

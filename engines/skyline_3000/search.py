@@ -67,7 +67,7 @@ from engines.skyline_3000.rules import (
 )
 from engines.skyline_3000.state import (
     A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
-    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_SEC, MAX_ACTIONS, MAX_CARDS, N_ALOG, N_BID_BUF,
+    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_PUB, D_SEC, MAX_ACTIONS, MAX_CARDS, N_ALOG, N_BID_BUF,
     N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF, PI_DECK, PI_DISC,
     PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
     K_TYPE, K_VALUE, TAB, hands_nb, pub_nb, sec_nb,
@@ -412,9 +412,11 @@ def outcome_nb(d, cfg, work, score, key):
 
 
 @inline_kernel
-def _copy_nb(dst, src, a, b):
-    """dst[a:b] = src[a:b] (a slice assignment would need reference counts: numba's temporary)."""
-    for i in range(a, b):
+def _copy_pub_nb(dst, src, a, b):
+    """Copy pub[a:b] (int32 places) of state src into dst as the int64 words of d that hold them:
+    a word loop runs at about twice the speed of an int32 loop over the views, and the half word
+    it may copy past either end is a place copy_state_nb copies too or one equal in both states."""
+    for i in range(D_PUB + a // 2, D_PUB + (b + 1) // 2):
         dst[i] = src[i]
 
 
@@ -423,7 +425,8 @@ def copy_state_nb(dst, src):
     """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
     piles and everything after pub, and only the used rows elsewhere: the board's and the players'
     rows past the variant's are never written, the table never changes, the auction log rows past
-    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0."""
+    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0. (Measured on a
+    mid-game 4-seat state: 0.77 us as int32 loops over pub views, 0.35 us for the whole vector.)"""
     d, s = pub_nb(dst), pub_nb(src)
     nb = s[TAB + K_N_BLOCKS]
     P = s[TAB + K_N_PLAYERS]
@@ -431,15 +434,18 @@ def copy_state_nb(dst, src):
     # players' rows are overwritten
     for q in range(P):
         n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
-        _copy_nb(d, s, PLH + q * N_PLROW, PLH + q * N_PLROW + n)
-        _copy_nb(d, s, PLR + q * N_PLROW, PLR + q * N_PLROW + n)
+        if n > 0:
+            _copy_pub_nb(dst, src, PLH + q * N_PLROW, PLH + q * N_PLROW + n)
+            _copy_pub_nb(dst, src, PLR + q * N_PLROW, PLR + q * N_PLROW + n)
     na = max(d[C_N_AUC], s[C_N_AUC])
-    _copy_nb(d, s, ALOG, ALOG + na * N_ALOG)
-    _copy_nb(d, s, 0, TAB)
-    _copy_nb(d, s, BOARD, BOARD + nb * N_BOARD)
-    _copy_nb(d, s, PLAYERS, PLAYERS + P * N_PROW)
-    _copy_nb(d, s, PILES, ALOG)
-    _copy_nb(dst, src, D_SEC, dst.shape[0])
+    if na > 0:
+        _copy_pub_nb(dst, src, ALOG, ALOG + na * N_ALOG)
+    _copy_pub_nb(dst, src, 0, TAB)
+    _copy_pub_nb(dst, src, BOARD, BOARD + nb * N_BOARD)
+    _copy_pub_nb(dst, src, PLAYERS, PLAYERS + P * N_PROW)
+    _copy_pub_nb(dst, src, PILES, ALOG)
+    for i in range(D_SEC, dst.shape[0]):
+        dst[i] = src[i]
 
 
 # ---------------------------------------------------------------- the learned expert (engines.core.expert)
@@ -479,8 +485,9 @@ def settle_nb(d, rng, cfg, aux, me, buf):
 @kernel
 def heuristic_pick_nb(d, cfg, aux, rng, buf):
     """The heuristic's action (default weights, no jitter) for the seat to move: the expert's
-    prior (features.F_HEURISTIC_PICK)."""
-    return decide_scripted_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, buf, buf)
+    prior (features.F_HEURISTIC_PICK). An int64 as every listed action (the pure-Python rules,
+    NUMBA_DISABLE_JIT, may return a numpy int32, and same_move_nb's BID_FLAG test would overflow it)."""
+    return np.int64(decide_scripted_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, buf, buf))
 
 
 @inline_kernel

@@ -4,6 +4,7 @@ games (bids among them: its candidates are the search's bid rules, played as the
 for), a sealed bid is scored once its auction is over, the shipped model beats the untrained one,
 the scripted line-ups never compile it, and the conformance suite checks its training tables."""
 import numpy as np
+import pytest
 
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
@@ -122,3 +123,21 @@ def test_the_prior_marks_the_heuristics_own_pick():
             marked += 1
             assert same_move_nb(g.state.data, np.int64(legal[int(np.argmax(col))]), np.int64(pick)), g.phase()
     assert marked >= 0.9 * total, (marked, total)
+
+
+@pytest.mark.jit_off
+def test_the_expert_decides_in_plain_python_as_compiled():
+    """A few expert decisions of one game, step by step: each a legal move, in both modes (CI's
+    plain-Python step runs the same rules uncompiled; there the heuristic's pick, the prior, came
+    back as a numpy int32 and the prior's bid-flag test overflowed it)."""
+    g = new_game(n_players=3, seed=2, game_index=0)
+    decided = 0
+    while not g.is_over() and decided < 12:
+        if decided % 3 == 0 or g.state.phase == PH_BID:
+            a = g.policy_action("expert")
+            assert a in g.legal_actions()
+            decided += 1
+        else:
+            a = g.policy_action("heuristic")
+        g.apply(a)
+    assert decided == 12
