@@ -313,13 +313,14 @@ def choice_quality(C, start, chosen, w) -> tuple[float, float]:
 
 
 def fit(X: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
-    """Ridge least squares (the bias, column 0, unpenalised)."""
+    """Ridge least squares (the bias, column 0, unpenalised), rounded as fit_choice's weights (the
+    solver's last bits depend on the BLAS threads)."""
     n, f = X.shape
     pen = np.sqrt(ridge * n) * np.eye(f)
     pen[0, 0] = 0.0
     A = np.vstack([X, pen])
     b = np.concatenate([y, np.zeros(f)])
-    return np.linalg.lstsq(A, b, rcond=None)[0]
+    return _rounded(np.linalg.lstsq(A, b, rcond=None)[0])
 
 
 def r2(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:

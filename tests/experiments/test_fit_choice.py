@@ -1,4 +1,4 @@
-"""The trainer's fit of the search's choices (experiments.train.fit_choice), in a world of known
+"""The trainer's fits (experiments.train.fit_choice, and fit for --target score), in a world of known
 truth: decisions among 2-6 candidates whose choice is drawn from a conditional logit with known
 weights. The fit finds those weights, and the same tables in another order give the same model
 file (summation order is what a different number of BLAS threads changes: an optimizer stopped
@@ -49,3 +49,18 @@ def test_the_same_tables_in_another_order_give_the_same_model():
     w = fit_choice(C, start, chosen, 1e-3)
     for seed in range(3):
         assert np.array_equal(fit_choice(*shuffled(C, start, chosen, seed), 1e-3), w)
+
+
+def test_the_score_fit_gives_the_same_model_for_the_rows_in_another_order():
+    """--target score: ridge least squares of the final score on the features, rounded like the
+    choice fit: the same rows in another order give identical weights, close to the true ones."""
+    from experiments.train import fit
+    rng = np.random.default_rng(3)
+    X = np.hstack([np.ones((5000, 1)), rng.normal(size=(5000, 3))])
+    true = np.array([40.0, 3.0, -2.0, 0.5])
+    y = X @ true + rng.normal(scale=5.0, size=5000)
+    w = fit(X, y, 1e-3)
+    assert np.abs(w - true).max() < 0.3, w
+    for seed in range(3):
+        order = np.random.default_rng(seed).permutation(5000)
+        assert np.array_equal(fit(X[order], y[order], 1e-3), w)
