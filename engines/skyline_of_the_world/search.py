@@ -236,7 +236,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     look-ahead loop compiles it, so the scripted line-ups' first run compiles none of it."""
     if pid == EXPERT:
         return expert_nb(d, cfg, aux, w, prng, legal)
-    return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)
+    return decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
 
 
 @ir_inline_kernel
