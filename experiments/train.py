@@ -281,11 +281,12 @@ def fit_choice(C: np.ndarray, start: np.ndarray, chosen: np.ndarray, ridge: floa
         if decrement <= 1e-20 * max(1.0, abs(value)):
             break
         t = 1.0
-        while True:
-            v1, g1, p1 = _choice_nll(C, start, chosen, group, picked, lam, w - t * step)
-            if v1 <= value - 1e-4 * t * decrement or t < 1e-10:
-                break
+        v1, g1, p1 = _choice_nll(C, start, chosen, group, picked, lam, w - step)
+        while v1 > value - 1e-4 * t * decrement:
             t *= 0.5
+            if t < 1e-10:     # no step lowers the loss: w is the optimum to float precision
+                return _rounded(w)
+            v1, g1, p1 = _choice_nll(C, start, chosen, group, picked, lam, w - t * step)
         w, value, grad, p = w - t * step, v1, g1, p1
     return _rounded(w)
 
