@@ -168,7 +168,9 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     settle_nb(d, rng, cfg, aux, p, buf)
                                       play on, in the sample, what follows seat p's decision before
                                       its outcome can be scored (Skyline 3000: the rest of a sealed
-                                      auction); buf is an int64[max_actions] scratch
+                                      auction; Project Skyline: the rest of the seat's turn, which
+                                      lifted its expert above search(20)); buf is an
+                                      int64[max_actions] scratch
     prior_nb(d, cfg, aux, rng, buf) -> a
                                       a scripted policy's pick for the seat to move (on what the
                                       seat sees); feature `prior_feature` of a candidate is 1 when

@@ -19,7 +19,10 @@ area money alone and ran it to the last floor (money end 1.5% NYC, 20% Tokyo; se
 A turn is several decisions (buy, symbol, play, targets, ..., discard), so each feature reads
 alike wherever in the turn the state is: what the hand still does this turn (`hand_now`, in
 the play step) and what it can do at its next symbol choice (`hand_next`, otherwise) are apart,
-and a card in resolution counts as the seat's card with the effects it still has to do.
+and a card in resolution counts as the seat's card with the effects it still has to do. The
+expert itself scores a candidate only once the heuristic has finished the seat's turn in the
+sample (search.settle_nb), so what it scores is always a turn's end (`hand_now` 0, its weight
+fitted to 0); a mid-turn state is read only by a caller of features_nb of its own.
 """
 from __future__ import annotations
 

@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from engines.core.expert import make_expert
+from engines.core.expert import make_expert, prior_row
+from engines.core.lowlevel import writable_view
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.rng import below, next_u64, seed_into
 from engines.project_skyline.params import MAX_UPG
 from engines.project_skyline.features import N_FEATURES, features_nb
-from engines.project_skyline.policies import EXPERT, RANDOM, choose_action_nb, random_action_nb
+from engines.project_skyline.policies import EXPERT, HEURISTIC, POLICIES, RANDOM, choose_action_nb, random_action_nb
 from engines.project_skyline.rules import apply_nb, card_count_nb, final_scoring_nb, legal_nb, pb_nb, score_of_nb
 from engines.project_skyline.state import (
     MAX_HAND, MAX_PILE, MK_UPG, MK_UPG_N, M_NPLAYERS, M_PHASE, M_PLAYER, N_ACTIONS, PH_OVER, P_DRAW, P_DRAW_N,
@@ -122,6 +123,28 @@ def outcome_nb(d, cfg, work, score, key):
     return True
 
 
+# the heuristic's default weights with no jitter: how the expert's sample finishes its seat's turn
+HEURISTIC_W = prior_row(POLICIES["heuristic"], 8)
+SETTLE_CAP = 64   # decisions settle_nb plays at most (a safeguard: a turn is far shorter)
+
+
+@kernel
+def settle_nb(d, rng, cfg, aux, me, buf):
+    """Play on, in the expert's sample, the rest of seat `me`'s turn as the heuristic plays it
+    (default weights, no jitter), so that the expert scores each candidate as the first step of a
+    finished turn (engines.core.expert's settle hook). A turn is several decisions (buy, symbol,
+    play, targets, ..., discard) whose worth shows only when the turn is done: a card bought is
+    played or kept, an effect resolved, a floor built. Measured (ladder of heuristic, expert and
+    search(20) at 4 players, 300 games a table, one model): scored mid-turn the expert rated
+    -0.15 against search(20)'s 1.37; scored at the turn's end, 0.95 against 0.73."""
+    w = writable_view(HEURISTIC_W)
+    for _ in range(SETTLE_CAP):
+        if d[M_PHASE] == PH_OVER or d[M_PLAYER] != me:
+            return
+        n = legal_nb(d, cfg, buf)
+        apply_nb(d, rng, cfg, choose_action_nb(HEURISTIC, d, cfg, me, w, rng, buf, n))
+
+
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, legal_nb, to_move_nb, features_nb,
-                                                   N_FEATURES, MAX_ACTIONS)
+                                                   N_FEATURES, MAX_ACTIONS, settle_nb=settle_nb)

@@ -221,3 +221,23 @@ def test_a_mixed_training_is_reproducible_from_its_command(tmp_path):
     with pytest.raises(TrainError, match="another plan"):
         train(TrainPlan("project_skyline", players=(2, 3), seed=5, iterations=1, games=4, budget=1, eval_games=9,
                         mixes=("map=tokyo", "map=nyc")), tmp_path / "a", log=lambda *_: None)
+
+
+def test_a_decision_is_scored_once_the_seats_turn_is_over():
+    """settle_nb (the expert's settle hook) plays the rest of the seat's turn with the heuristic:
+    after a candidate and the settle, another seat is to move or the game is over; a candidate
+    that leaves the turn open (most of them: a turn is several decisions) is played on."""
+    played_on = 0
+    checked = 0
+    for g in hidden.states():
+        me = g.current_player()
+        for a in g.legal_actions()[:3]:
+            h = g.clone()
+            h.apply(a)
+            open_turn = h.current_player() == me
+            buf = np.zeros(search.MAX_ACTIONS, np.int64)
+            search.settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.cfg, np.int64(me), buf)
+            assert h.current_player() != me
+            played_on += open_turn
+            checked += 1
+    assert checked > 20 and played_on > checked // 2, (checked, played_on)
