@@ -97,14 +97,16 @@ class Cell:
     edges: pl.DataFrame       # per-game seat edges: game, key, value
 
 
-def fairness_matrix(cells: list[Cell], confidence: float = 0.95, margin: float | None = None) -> pl.DataFrame:
+def fairness_matrix(cells: list[Cell], confidence: float = 0.95, margin: float | None = None,
+                    strong: tuple[str, ...] = ()) -> pl.DataFrame:
     """One row per (policy, players): each seat's win rate with its interval,
     the largest seat edge with its simultaneous interval (Bonferroni over every
     seat of every cell), its adjusted p-value and a verdict. "fair" only from
     equivalence: every seat's edge shown inside +-margin by TOST; without a
-    margin a cell is "no seat edge detected", never fair."""
+    margin a cell is "no seat edge detected", never fair. `strong`: the game's strong_policies
+    (analysis.ladder.is_strong), for the verdict across skill levels."""
     all_seats = seat_family([cell.edges for cell in cells], confidence, margin)
-    across = across_policies(cells, margin, 1 - confidence)
+    across = across_policies(cells, margin, 1 - confidence, strong)
 
     rows = []
     for index, cell in enumerate(cells):
@@ -145,7 +147,8 @@ def fairness_matrix(cells: list[Cell], confidence: float = 0.95, margin: float |
     return table.select(first + seat_columns + rest)
 
 
-def across_policies(cells: list[Cell], margin: float | None, alpha: float = 0.05) -> dict[int, str]:
+def across_policies(cells: list[Cell], margin: float | None, alpha: float = 0.05,
+                    strong: tuple[str, ...] = ()) -> dict[int, str]:
     """Per player count with two or more policies: each seat's edge across the policies (weakest first),
     judged as the ladder judges a finding across its rungs (analysis.ladder.row_verdict: paired on the
     game, every batch being played on the same seeds; corrected over every policy x seat of the matrix;
@@ -157,7 +160,7 @@ def across_policies(cells: list[Cell], margin: float | None, alpha: float = 0.05
         by_players.setdefault(cell.players, []).append(cell)
     groups = {p: cs for p, cs in by_players.items() if len(cs) >= 2}
     rows = sum(len(cs[0].edges["key"].unique()) for cs in groups.values())
-    tests = sum(len(cs[0].edges["key"].unique()) * (len(cs) + 1 + (1 if 0 < len(weak_rungs([c.policy for c in cs]))
+    tests = sum(len(cs[0].edges["key"].unique()) * (len(cs) + 1 + (1 if 0 < len(weak_rungs([c.policy for c in cs], strong))
                                                                     < len(cs) else 0)) for cs in groups.values())
     out = {}
     for players, cs in groups.items():
@@ -172,7 +175,7 @@ def across_policies(cells: list[Cell], margin: float | None, alpha: float = 0.05
                 effects[c.policy] = a
             n = max(a.size for a in effects.values())
             effects = {k: np.pad(a, (0, n - a.size), constant_values=np.nan) for k, a in effects.items()}
-            v = row_verdict(effects, policies, weak_rungs(policies), tests=tests, rows=rows, margin=margin,
+            v = row_verdict(effects, policies, weak_rungs(policies, strong), tests=tests, rows=rows, margin=margin,
                             alpha=alpha)
             parts.append(f"{key}: " + v.text.replace("rung", "skill level"))
         out[players] = " | ".join(parts)

@@ -25,7 +25,8 @@ rating intervals do not overlap (the issue's criterion).
 
 Findings per rung (the ladder command's self-play runs and an experiment's [ladder]): one
 balance figure (a metric and key) at every rung, and a plain verdict (`rung_verdict`): holds
-at every rung / appears only for weak play (only search rungs count as strong) / changes sign /
+at every rung / appears only for weak play (search rungs count as strong, and the policies a game
+declares strong: GameSpec.strong_policies) / changes sign /
 no rung shows an effect beyond noise (not evidence of balance) / undetermined (a NaN, or a
 figure with no fair value to be compared with). What counts as an effect is `key_effects`.
 """
@@ -187,7 +188,7 @@ def fit_ladder(rungs: list[str], tables: list[TableGames], seed: int = 0,
 
 # ---------------------------------------------------------------- findings per rung
 
-STRONG_PREFIX = "search"   # only search rungs count as strong play ("appears only for weak play")
+STRONG_PREFIX = "search"   # search rungs count as strong play ("appears only for weak play"), and a game's strong_policies
 FAIR_VALUE = "its fair value"
 KEY_MEAN = "the mean of the keys in the same games"
 NO_FAIR_VALUE = "no fair value"
@@ -199,13 +200,23 @@ MIN_GAMES = 10        # fewer games at a rung: no claim either way
 POWER = 0.8
 
 
-def is_strong(rung: str) -> bool:
-    return rung.startswith(STRONG_PREFIX)
+def is_strong(rung: str, strong: tuple[str, ...] = ()) -> bool:
+    """A search rung, or one of `strong` (a game's strong_policies: its expert where measured at or
+    above search(20)), with or without weights: "expert" and "expert(samples=4)" alike."""
+    return rung.startswith(STRONG_PREFIX) or rung.split("(", 1)[0].strip() in strong
 
 
-def weak_rungs(rungs) -> set[str]:
-    """The scripted rungs (random, greedy, heuristic ...): every rung that is not a search."""
-    return {r for r in rungs if not is_strong(r)}
+def strong_policies(game: str | None) -> tuple[str, ...]:
+    """The policies `game` declares strong play besides the search (engines.core.spec.GameSpec)."""
+    if not game:
+        return ()
+    from engines.registry import get_game
+    return tuple(get_game(game).strong_policies)
+
+
+def weak_rungs(rungs, strong: tuple[str, ...] = ()) -> set[str]:
+    """The weak rungs (random, greedy, heuristic ...): every rung that is not strong (is_strong)."""
+    return {r for r in rungs if not is_strong(r, strong)}
 
 
 @dataclass(frozen=True)
@@ -442,12 +453,12 @@ VERDICTS_SCHEMA = {"metric": pl.Utf8, "key": pl.Utf8, "verdict": pl.Utf8, "kind"
 
 
 def ladder_row_verdicts(findings: RungFindings, rungs: list[str], margins: dict[str, float] | None = None,
-                        alpha: float = ALPHA) -> list[tuple[str, str, RowVerdict]]:
+                        alpha: float = ALPHA, strong: tuple[str, ...] = ()) -> list[tuple[str, str, RowVerdict]]:
     """(metric, key, RowVerdict) for every (metric, key) of `findings`; the effect tests are corrected
     over every rung x finding of the ladder (row_verdict). A rung without a row for the key, a NaN, or
     a figure without a fair value is undetermined, never quietly left out."""
     margins = margins or {}
-    weak = weak_rungs(rungs)
+    weak = weak_rungs(rungs, strong)
     table = findings.findings
     groups = list(table.group_by(["metric", "key"], maintain_order=True))
     judged = []
@@ -502,10 +513,11 @@ def ladder_row_verdicts(findings: RungFindings, rungs: list[str], margins: dict[
 
 
 def ladder_verdicts(findings: RungFindings, rungs: list[str], margins: dict[str, float] | None = None,
-                    alpha: float = ALPHA) -> pl.DataFrame:
-    """metric, key, verdict, kind for every (metric, key) of `findings` (ladder_row_verdicts)."""
+                    alpha: float = ALPHA, strong: tuple[str, ...] = ()) -> pl.DataFrame:
+    """metric, key, verdict, kind for every (metric, key) of `findings` (ladder_row_verdicts; `strong`:
+    the game's strong_policies)."""
     rows = [{"metric": m, "key": k, "verdict": v.text, "kind": v.kind}
-            for m, k, v in ladder_row_verdicts(findings, rungs, margins, alpha)]
+            for m, k, v in ladder_row_verdicts(findings, rungs, margins, alpha, strong)]
     return pl.DataFrame(rows, schema=VERDICTS_SCHEMA)
 
 

@@ -60,8 +60,8 @@ baselines and paired contrasts are between arms, a ladder's verdict is across
 rungs). Each rung is one self-play batch, every seat the rung's policy, so
 experiment.policies is refused there; the report gets "Across the ladder":
 each metric and key per rung side by side, weakest first, with a verdict
-(analysis.ladder.row_verdict, paired on the game, corrected over rungs x keys; only "search..."
-rungs count as strong play; "no effect" only inside seat_margin or the metric's declared margin).
+(analysis.ladder.row_verdict, paired on the game, corrected over rungs x keys; "search..." rungs
+and the game's strong_policies count as strong play; "no effect" only inside seat_margin or the metric's declared margin).
 
 Every arm of an experiment is played on the same seed, so game i of every
 arm has the same deals and dice wherever the rules allow: differences are

@@ -111,7 +111,8 @@ def summarise(result: "ExperimentResult") -> None:
     exp = result.experiment
     result.balance = balance_table(result) if max(p.players for p in exp.plans) > 1 else pl.DataFrame()
     if exp.kind == "fairness":
-        result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence, exp.margin)
+        result.fairness = F.fairness_matrix(fairness_cells(result), exp.confidence, exp.margin,
+                                            L.strong_policies(exp.game))
     if exp.power:
         result.power = power_table(exp, result.analysis)
     result.fairness_change = fairness_change_table(result)
@@ -143,7 +144,8 @@ def ladder_table(result: "ExperimentResult") -> pl.DataFrame:
     found = L.concat_findings(frames)
     findings = found.findings
     seat = {} if exp.margin is None else {n: exp.margin for n in ("seat_edge", "seat_win_rate")}
-    verdicts = L.ladder_verdicts(found, exp.rungs, L.declared_margins(exp.game, _ladder_metrics(exp), seat)).drop("kind")
+    verdicts = L.ladder_verdicts(found, exp.rungs, L.declared_margins(exp.game, _ladder_metrics(exp), seat),
+                                 strong=L.strong_policies(exp.game)).drop("kind")
     order = {rung: i for i, rung in enumerate(exp.rungs)}
     return (findings.join(verdicts, on=["metric", "key"], how="left")
             .with_columns(pl.col("rung").replace_strict(order, return_dtype=pl.Int64).alias("rung_index"))
@@ -388,10 +390,11 @@ LADDER_METHOD = (
     "the mean of the keys in the same games. An effect is claimed only from a test on the per-game values (exact "
     "binomial for a win and a loss, else t) at "
     "5% family-wise over every rung x figure plus, per figure, the pooled mean over the rungs and the paired "
-    "weak - search contrast (Bonferroni; only rungs named search... count as strong play). Verdicts "
+    "weak - strong contrast (Bonferroni; rungs named search... count as strong play, and the policies the game "
+    "declares strong, GameSpec.strong_policies). Verdicts "
     "(analysis.ladder.row_verdict): changes sign (always reported: it describes the players, not the game); holds "
-    "at every rung; appears only for weak play (the paired contrast shows it larger at the scripted rungs and "
-    "every search rung is shown within the metric's equivalence margin, seat_margin for seat figures), else "
+    "at every rung; appears only for weak play (the paired contrast shows it larger at the weak rungs and "
+    "every strong rung is shown within the metric's equivalence margin, seat_margin for seat figures), else "
     "larger for weak play with strong play undetermined; shows at some rungs; present on average over the rungs; "
     "no effect at any rung (only inside the margin: two one-sided tests at every rung); undetermined at n games "
     "(with the games per rung that would settle it), or undetermined for a NaN or a figure with no fair value. "

@@ -25,7 +25,7 @@ from pathlib import Path
 import polars as pl
 
 from analysis.ladder import (TableGames, concat_findings, declared_margins, fit_ladder, is_strong, ladder_verdicts,
-                             rung_findings)
+                             rung_findings, strong_policies)
 from analysis.metrics import RunData, get_metric
 from analysis.run import Run
 from analysis.plugins import game_module
@@ -212,7 +212,7 @@ def analyse_ladder(plan: LadderPlan, table_paths: list[Path], self_paths: list[P
             frames.append(rung_findings(name, metric, metric.compute(data), ref, rung))
     found = concat_findings(frames)
     margins = declared_margins(plan.game, plan.findings, dict(plan.margins))
-    verdicts_df = ladder_verdicts(found, list(plan.rungs), margins)
+    verdicts_df = ladder_verdicts(found, list(plan.rungs), margins, strong=strong_policies(plan.game))
     return LadderResult(plan, ladder.ratings, ladder.steps, ladder.ordered, ladder.separated, ladder.games,
                         found.findings, verdicts_df)
 
@@ -221,10 +221,11 @@ LADDER_VERDICTS_METHOD = (
     "Verdicts (analysis.ladder.row_verdict): every rung plays game g on the same seed, so rungs are compared game "
     "by game. An effect is claimed only from a test on the per-game values (exact binomial for a win and a loss, "
     "else t) at 5% family-wise over every rung x "
-    "finding of this ladder plus, per finding, the pooled mean over the rungs and the paired weak - search "
-    "contrast (Bonferroni). \"Holds at every rung\": every rung shows it; \"changes sign\": rungs show both signs "
-    "(always reported); \"appears only for weak play\": the paired contrast shows it larger at the scripted rungs "
-    "and every search rung is shown within the metric's equivalence margin (else \"larger for weak play\", strong "
+    "finding of this ladder plus, per finding, the pooled mean over the rungs and the paired weak - strong "
+    "contrast (Bonferroni; the search rungs are strong, and the policies the game declares strong). \"Holds at "
+    "every rung\": every rung shows it; \"changes sign\": rungs show both signs "
+    "(always reported); \"appears only for weak play\": the paired contrast shows it larger at the weak rungs "
+    "and every strong rung is shown within the metric's equivalence margin (else \"larger for weak play\", strong "
     "play undetermined); \"no effect\" only inside the margin (TOST at every rung), otherwise \"undetermined at "
     "n games\", with the games that would settle it.")
 

@@ -27,6 +27,8 @@ declared here, never sniffed from column names:
                          (Project Skyline: the card prices of the variant's card file)
     spec.ladder          the skill ladder's rungs, weakest first (with ladder_players,
                          ladder_games, ladder_findings_games: experiments/ladder.py)
+    spec.strong_policies policies besides the search that count as strong play in the
+                         findings' verdicts (measured at or above search(20))
 
 The game's own report sections and experiment metrics live in the module
 `analysis.<game_id>` (found by the game id; without one the game gets the
@@ -200,6 +202,10 @@ class GameSpec:
     ladder_players: int = 0               # 0: default_players
     ladder_games: int = 200
     ladder_findings_games: int = 200
+    # policies besides the search that count as strong play in the findings' verdicts ("appears only
+    # for weak play": analysis.ladder.is_strong), each one measured at or above search(20) in this
+    # game's ladder; () : only the search rungs
+    strong_policies: tuple[str, ...] = ()
     # the learned expert (engines.core.expert.ExpertSpec: its features, model file and the trainer's
     # afterstate kernel); None: the game has no expert yet (`skyline-lab train` refuses it)
     expert: Any = None

@@ -96,12 +96,13 @@ SPEC = GameSpec(
     # [0.43, 0.84] (search(100) ahead of the expert in 0.355 [0.288, 0.422] of games); `skyline-lab
     # ladder project_skyline --rung heuristic --rung "search(iterations=20, rollout=heuristic)" --rung
     # expert --rung "search(iterations=100, rollout=heuristic)" -p 4 -n 200 --findings-games 0 --seed 0`.
-    # The ladder's findings count it with the scripts (analysis.ladder.is_strong: search rungs only).
+    # So the findings' verdicts count it as strong play, with the search rungs (strong_policies).
     ladder=("random", "greedy", "heuristic", "search(iterations=20, rollout=heuristic)",
             "search(iterations=100, rollout=heuristic)", "expert"),
     ladder_players=4,
     ladder_games=80,
     ladder_findings_games=40,
+    strong_policies=("expert",),
     source_digest=SOURCE_DIGEST,
     variant_facts=variant_facts,
     expert=ExpertSpec(FEATURES, Path(__file__).parent / EXPERT_FILE, search.afterstate_nb, search.choices_nb,

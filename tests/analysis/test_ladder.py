@@ -117,6 +117,23 @@ def test_few_games_or_a_constant_sample_claim_nothing():
     assert weak_rungs(["random", "greedy", "search(iterations=50)"]) == {"random", "greedy"}
 
 
+def test_a_policy_the_game_declares_strong_counts_as_strong_play():
+    """A game's strong_policies (Project Skyline's expert, measured above search(100)) join the search
+    rungs: an effect the expert shows is then no longer "only for weak play"."""
+    from analysis.ladder import strong_policies
+
+    rungs = ["heuristic", "expert", "search"]
+    assert weak_rungs(rungs) == {"heuristic", "expert"}
+    assert weak_rungs(rungs + ["expert(samples=4)"], ("expert",)) == {"heuristic"}
+    assert strong_policies("project_skyline") == ("expert",) and strong_policies("skyline_3000") == ()
+    rng = np.random.default_rng(0)
+    effects = {r: (rng.random(4000) < p).astype(float) - 0.25 for r, p in zip(rungs, (.5, .5, .25))}
+    scripted = row_verdict(effects, rungs, weak_rungs(rungs), tests=5, rows=1, margin=0.05)
+    assert scripted.kind == "only_weak" and scripted.within == ("search",)
+    declared = row_verdict(effects, rungs, weak_rungs(rungs, ("expert",)), tests=5, rows=1, margin=0.05)
+    assert declared.kind != "only_weak" and "only for weak play" not in declared.text, declared
+
+
 def test_a_rare_outcome_is_tested_as_the_proportion_it_is():
     # 9 wins of 80 against a fair 20: the t-test says p = 2e-4, the exact binomial 5e-3
     from analysis.ladder import _p
