@@ -61,7 +61,7 @@ def true_edges(first: list[float]) -> dict[str, dict[str, float]]:
 def simulate_winners(first: list[float], games: int, rng: np.random.Generator) -> np.ndarray:
     """rung x game: the winning seat (0 = first in turn order)."""
     shared = rng.random(games)
-    out = np.empty((len(RUNGS), games), dtype=np.int64)
+    out = np.empty((len(first), games), dtype=np.int64)
     for j, p in enumerate(first):
         u = np.where(rng.random(games) < RHO, shared, rng.random(games))
         cuts = np.cumsum([p] + [(1 - p) / 3] * 3)
@@ -94,13 +94,14 @@ OLD_KINDS = (("holds at every rung", "holds"), ("appears only for weak play", "o
              ("no rung shows", "undetermined"), ("undetermined", "undetermined"))
 
 
-def verdict_rows_direct(winners: np.ndarray, margin: float | None) -> list[Row]:
+def verdict_rows_direct(winners: np.ndarray, margin: float | None, strong: tuple[str, ...] = ()) -> list[Row]:
     """The same verdicts as verdict_rows straight from analysis.ladder.row_verdict (what
     ladder_row_verdicts calls once per key), without building the findings frames: 5x faster, and
-    test_null_ladder checks it gives the very same verdicts."""
+    test_null_ladder checks it gives the very same verdicts. `strong`: rungs a game declares strong
+    play besides the search (GameSpec.strong_policies)."""
     from analysis.ladder import row_verdict, weak_rungs
 
-    weak = weak_rungs(RUNGS)
+    weak = weak_rungs(RUNGS, strong)
     tests = len(SEATS) * (len(RUNGS) + 2)
     out = []
     for i, key in enumerate(SEATS):
@@ -110,12 +111,12 @@ def verdict_rows_direct(winners: np.ndarray, margin: float | None) -> list[Row]:
     return out
 
 
-def verdict_rows(ladder_module, winners: np.ndarray, margin: float | None) -> list[Row]:
+def verdict_rows(ladder_module, winners: np.ndarray, margin: float | None, strong: tuple[str, ...] = ()) -> list[Row]:
     """The verdict of every key, through the module's own rung_findings and verdicts."""
     from analysis.metrics import GENERIC
 
     if ladder_module == "direct":
-        return verdict_rows_direct(winners, margin)
+        return verdict_rows_direct(winners, margin, strong)
 
     metric = GENERIC["seat_edge"]
     parts = [ladder_module.rung_findings("seat_edge", metric, seat_edge_values(winners[j]), 0.0, rung)
@@ -142,14 +143,14 @@ def verdict_rows(ladder_module, winners: np.ndarray, margin: float | None) -> li
     return out
 
 
-def false_claims(row: Row, truth: dict[str, float]) -> list[str]:
-    """What the row claims that the truth denies."""
+def false_claims(row: Row, truth: dict[str, float], weak=WEAK) -> list[str]:
+    """What the row claims that the truth denies (`weak`: the rungs counted as weak play)."""
     wrong = []
     for rung, s in row.signs.items():
         if np.sign(round(truth[rung], 12)) != s:
             wrong.append(f"sign at {rung}")
     if row.contrast:
-        d = np.mean([truth[r] for r in WEAK]) - np.mean([truth[r] for r in RUNGS if r not in WEAK])
+        d = np.mean([truth[r] for r in weak]) - np.mean([truth[r] for r in RUNGS if r not in weak])
         if np.sign(round(d, 12)) != row.contrast:
             wrong.append("contrast")
     if row.pooled and np.sign(round(np.mean(list(truth.values())), 12)) != row.pooled:
@@ -177,9 +178,13 @@ class Figures:
 
 
 def run_scenario(name: str, replicates: int, ladder_module=None, seed: int = 0, games: int = GAMES,
-                 margin: float | None = 0.02) -> Figures:
+                 margin: float | None = 0.02, strong: tuple[str, ...] = ()) -> Figures:
+    """`strong`: rungs declared strong play besides the search ("direct" harness only)."""
+    from analysis.ladder import weak_rungs
+
     if ladder_module is None:
         from analysis import ladder as ladder_module
+    weak = sorted(weak_rungs(RUNGS, strong))
     first = SCENARIOS[name]
     truth = true_edges(first)
     rng = np.random.default_rng(seed)
@@ -187,8 +192,8 @@ def run_scenario(name: str, replicates: int, ladder_module=None, seed: int = 0, 
     kinds: dict[str, int] = {}
     any_kind: dict[str, int] = {}
     for _ in range(replicates):
-        rows = verdict_rows(ladder_module, simulate_winners(first, games, rng), margin)
-        false += any(false_claims(r, truth[r.key]) for r in rows)
+        rows = verdict_rows(ladder_module, simulate_winners(first, games, rng), margin, strong)
+        false += any(false_claims(r, truth[r.key], weak) for r in rows)
         effect += any(r.kind in EFFECT_CLAIMS for r in rows)
         top = next(r for r in rows if r.key == SEATS[0])
         kinds[top.kind] = kinds.get(top.kind, 0) + 1

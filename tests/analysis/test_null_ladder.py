@@ -34,6 +34,18 @@ def test_null_worlds_quick(name, replicates):
     assert f.right >= 0.8, f
 
 
+def test_a_rung_declared_strong_is_judged_as_strong_play():
+    """The scripts' effect world with its third scripted rung declared strong (as Project Skyline declares
+    its expert, GameSpec.strong_policies), 2,000 games a rung and a 0.05 margin: that rung shows the
+    effect, so "appears only for weak play" is false there and is not said (false claims within 5% + the
+    simulation's noise); the same world without the declaration says it, rightly."""
+    declared = nw.run_scenario(WEAK, 150, "direct", seed=11, games=2000, margin=0.05, strong=("heuristic",))
+    assert declared.false_claim <= 0.09, declared
+    assert declared.first_row.get("only_weak", 0.0) == 0.0 and declared.first_row.get("some", 0.0) >= 0.8, declared
+    scripted = nw.run_scenario(WEAK, 60, "direct", seed=11, games=2000, margin=0.05)
+    assert scripted.first_row.get("only_weak", 0.0) >= 0.8, scripted
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(nw.SCENARIOS))
 def test_null_worlds_400_ladders(name):
