@@ -143,7 +143,8 @@ def settle_nb(d, rng, cfg, aux, me, buf):
         if d[M_PHASE] == PH_OVER or d[M_PLAYER] != me:
             return
         n = legal_nb(d, cfg, buf)
-        apply_nb(d, rng, cfg, choose_action_nb(HEURISTIC, d, cfg, me, w, rng, buf, n))
+        # np.int64: a literal policy id would compile choose_action_nb once more (engines.core.kernel)
+        apply_nb(d, rng, cfg, choose_action_nb(np.int64(HEURISTIC), d, cfg, me, w, rng, buf, n))
 
 
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
