@@ -124,8 +124,9 @@ def verdict_rows(ladder_module, winners: np.ndarray, margin: float | None, stron
     if hasattr(ladder_module, "ladder_row_verdicts"):
         found = ladder_module.concat_findings(parts)
         margins = {} if margin is None else {"seat_edge": margin}
+        declared = {"strong": strong} if strong else {}   # a revision before strong_policies takes none
         return [Row(k, v.kind, dict(v.signs), v.contrast, v.pooled, v.within, v.margin)
-                for _, k, v in ladder_module.ladder_row_verdicts(found, RUNGS, margins)]
+                for _, k, v in ladder_module.ladder_row_verdicts(found, RUNGS, margins, **declared)]
     # the verdicts before issue 24: a text per row; what it claims is read off the per-rung intervals
     findings = pl.concat(parts)
     out = []
@@ -179,7 +180,7 @@ class Figures:
 
 def run_scenario(name: str, replicates: int, ladder_module=None, seed: int = 0, games: int = GAMES,
                  margin: float | None = 0.02, strong: tuple[str, ...] = ()) -> Figures:
-    """`strong`: rungs declared strong play besides the search ("direct" harness only)."""
+    """`strong`: rungs declared strong play besides the search (GameSpec.strong_policies)."""
     from analysis.ladder import weak_rungs
 
     if ladder_module is None:
