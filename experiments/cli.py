@@ -479,6 +479,9 @@ def train_cmd(
     target: str = typer.Option("choice", "--target", help="What the evaluation is fitted to: choice (the "
                                "search's choices, conditional logit) or score (the mover's final score, "
                                "least squares)."),
+    tune_trials: int = typer.Option(0, "--tune-trials", help="After each fit, tune its weights by play against "
+                                    "the heuristic (optuna, this many weight rows, on games of their own); kept "
+                                    "only when they also beat the fit on the evaluation games. 0: no tuning."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):
@@ -493,7 +496,7 @@ def train_cmd(
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
         plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
-                         variant, tuple(set_ or ()), tuple(mix or ()))
+                         variant, tuple(set_ or ()), tuple(mix or ()), tune_trials)
         plan.check()  # every option, before anything is written
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"

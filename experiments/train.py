@@ -9,7 +9,16 @@ Each iteration
      and, once the game ends, the mover's final score as the target;
   2. fits the expert's weights to every row recorded so far by ridge least squares (numpy),
      its quality the R^2 on the last fifth of the games (held out of the fit, then refitted on all);
-  3. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
+  3. with `tune_trials` > 0 (--tune-trials), improves the fitted weights by play: optuna's seeded
+     TPE sampler moves every weight but the bias, each by at most TUNE_RANGE in the utility per
+     standard deviation of its feature (the fit's own rows), the fit itself the first trial, to
+     raise the expert's mean score margin over the heuristic on games of their own (run seed =
+     plan seed + TUNE_SEED_OFFSET, never the evaluation's games). The imitation cannot learn a
+     plan whose steps the search takes at one of many equivalent moments (Skyline of the World's
+     trade-in of three bonus cards, made at any step of a turn: at every other step the fit reads
+     the search as declining it); play can. The tuned weights are kept only when they also beat
+     the fit on the evaluation games (step 4), which they never saw;
+  4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
 
@@ -34,7 +43,7 @@ import json
 import math
 import re
 import shlex
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +61,15 @@ TRAIN_FILES = {MANIFEST, "expert.toml", runfolder.LOCK}
 TRAIN_FILE_RE = re.compile(r"^(data_\d{3}\.npz|model_\d{3}\.toml)$")   # and TRAIN_FILES: all it writes
 RECORD_STREAM = 1_000   # the recorder's own chance stream per game (never a seat's policy stream)
 EVAL_SEED_OFFSET = 1    # the evaluation games' run seed: plan seed + this
+TUNE_SEED_OFFSET = 1_000_003   # the tuning games' plan seed: plan seed + this (their run seed one more)
+TUNE_RANGE = 1.5        # the most a tuned weight moves: in the utility, per standard deviation of its feature
 
 
 TARGETS = ("choice", "score")
 # the most a plan may ask for: more is a typo (a search game costs seconds; the budget is the
 # search policy's own iterations range)
 TRAIN_LIMITS = {"iterations": 1_000, "games": 10_000_000, "budget": 100_000, "eval_games": 10_000_000}
+MAX_TUNE_TRIALS = 10_000
 
 
 class TrainError(ValueError):
@@ -120,6 +132,7 @@ class TrainPlan:
     variant: str | None = None  # every game's variant (name or file; None: the default)
     sets: tuple[str, ...] = ()  # every game's rule changes (--set KEY=VALUE)
     mixes: tuple[str, ...] = ()  # the mixture's settings on top (--mix "KEY=VALUE ..."); (): one
+    tune_trials: int = 0       # weight rows tried when tuning the fit by play (0: the fit as it is)
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
@@ -147,6 +160,8 @@ class TrainPlan:
         if not 0 <= self.seed < 2**63:   # the run seed's range everywhere (run, ladder, tune)
             raise TrainError(f"seed must be >= 0, not {self.seed}" if self.seed < 0
                              else f"seed must be at most 2**63-1, not {self.seed}")
+        if not 0 <= self.tune_trials <= MAX_TUNE_TRIALS:
+            raise TrainError(f"tune_trials must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, not {self.tune_trials}")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
         if not (self.ridge >= 0 and math.isfinite(self.ridge)):
@@ -178,7 +193,8 @@ class TrainPlan:
                         *(f" --mix {shlex.quote(m)}" for m in self.mixes)])
         return (f"skyline-lab train {shlex.quote(self.game)} --players {','.join(map(str, self.players))} "
                 f"--seed {self.seed} --iterations {self.iterations} --games {self.games} --budget {self.budget} "
-                f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}{tail}")
+                f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}"
+                + (f" --tune-trials {self.tune_trials}" if self.tune_trials else "") + tail)
 
 
 def _expert_spec(game: str):
@@ -422,6 +438,58 @@ def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str
                f"log-likelihood {ll:.3f} a decision ({held[1]:.3f} held out)")
 
 
+def feature_scales(data: list[dict], plan: TrainPlan) -> np.ndarray:
+    """Each feature's standard deviation over the rows the fit read (0: a constant feature)."""
+    rows = np.vstack([d["X" if plan.target == "score" else "C"] for d in data])
+    return rows.std(0) if len(rows) else np.zeros(rows.shape[1])
+
+
+def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: int, progress: bool = False,
+                 evaluate_fn=None) -> tuple[np.ndarray, dict]:
+    """Step 3 of the module's loop: the fitted weights `w` moved by optuna (seeded TPE, `plan.tune_trials`
+    rows, the fit itself first) to raise the expert's margin over the heuristic on the tuning games;
+    kept only when they beat the fit on the evaluation games too. Returns (the weights kept, what
+    happened: both margins on the evaluation games and whether the tuned weights were kept)."""
+    import optuna
+
+    evaluate_fn = evaluate if evaluate_fn is None else evaluate_fn
+    features = spec.expert.features
+    moved = [i for i, f in enumerate(features) if f != "bias" and scales[i] > 0]
+    tune_plan = replace(plan, seed=plan.seed + TUNE_SEED_OFFSET)
+
+    def weights(z: dict) -> np.ndarray:
+        out = np.array(w, np.float64)
+        for i in moved:
+            out[i] += z[features[i]] / scales[i]
+        return _rounded(out)
+
+    def objective(trial) -> float:
+        z = {features[i]: trial.suggest_float(features[i], -TUNE_RANGE, TUNE_RANGE) for i in moved}
+        return evaluate_fn(spec, tune_plan, _model(spec, plan, weights(z), ""))["margin"]
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)   # a line per trial: the progress bar says enough
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=(plan.seed + it) % 2**32))
+    study.enqueue_trial({features[i]: 0.0 for i in moved})
+    study.optimize(objective, n_trials=plan.tune_trials, show_progress_bar=progress)
+    tuned = weights(study.best_params)
+    fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
+    tuned_eval = evaluate_fn(spec, plan, _model(spec, plan, tuned, ""))
+    kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
+    return (tuned if kept else np.asarray(w, np.float64)), {
+        "trials": plan.tune_trials, "tuning_margin": float(study.best_value),
+        "tuning_margin_of_the_fit": float(study.trials[0].value),
+        "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]), "kept": kept}
+
+
+def tune_text(plan: TrainPlan, tuned: dict) -> str:
+    """What the tuning did, in words (appended to the fit's)."""
+    return (f"; tuned by play ({tuned['trials']:,} weight rows, optuna TPE, on {plan.eval_games:,} games of their own "
+            f"against the heuristic: margin {tuned['tuning_margin']:+.3f} there against the fit's "
+            f"{tuned['tuning_margin_of_the_fit']:+.3f}), on the evaluation games {tuned['tuned_margin']:+.3f} "
+            f"against the fit's {tuned['fitted_margin']:+.3f}: "
+            + ("the tuned weights kept" if tuned["kept"] else "the fit kept (the tuning did not carry over)"))
+
+
 def check_folder(folder: Path) -> None:
     """Refuse a folder the trainer did not make (a user's files could be overwritten: its
     expert.toml, say) and a file, before anything is written. A folder of the trainer's own
@@ -495,13 +563,19 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         if bar is not None:
             bar.close()
         np.savez(folder / f"data_{it:03d}.npz", **tables)
-        w, fit_text = fit_all([dict(np.load(folder / f"data_{j:03d}.npz")) for j in range(it + 1)], plan, it)
+        data = [dict(np.load(folder / f"data_{j:03d}.npz")) for j in range(it + 1)]
+        w, fit_text = fit_all(data, plan, it)
+        tuned = None
+        if plan.tune_trials:
+            w, tuned = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress)
+            fit_text += tune_text(plan, tuned)
         model = _model(spec, plan, w, fit_text)
         (folder / f"model_{it:03d}.toml").write_text(model_text(model))
         ev = evaluate(spec, plan, model)
         entry = {"iteration": it, "rollout": "heuristic" if rollout is None else f"expert of iteration {best['iteration']}",
                  "decisions": int(len(tables["y"])),
-                 "weights": [float(x) for x in w], "fit": fit_text, "eval": ev}
+                 "weights": [float(x) for x in w], "fit": fit_text, "eval": ev,
+                 **({"tuned": tuned} if tuned is not None else {})}
         done.append(entry)
         log(f"{fit_text}; expert vs heuristic: margin {ev['margin']:+.3f} ± {1.96 * ev['margin_se']:.3f} points, "
             f"win {ev['expert_win']:.3f} vs {ev['heuristic_win']:.3f}"

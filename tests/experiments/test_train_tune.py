@@ -1,0 +1,90 @@
+"""The trainer's tuning by play (experiments/train.py, step 3): optuna moves the fitted weights to
+raise the expert's margin over the heuristic on games of their own, and the tuned weights are kept
+only when they beat the fit on the evaluation games too. Checked in worlds of known truth (a stand-in
+for the games whose margin is a known function of the weights) and once on real games."""
+import numpy as np
+import pytest
+
+from engines.registry import get_game
+from experiments.train import (
+    EVAL_SEED_OFFSET, TUNE_RANGE, TUNE_SEED_OFFSET, TrainError, TrainPlan, train, tune_by_play,
+)
+
+SPEC = get_game("cityline")
+N = len(SPEC.expert.features)
+PLAN = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=40)
+
+
+def two_features():
+    """Scales moving only features 3 and 4 (a constant feature, scale 0, is never moved): a search
+    space TPE explores in the trials a test affords."""
+    scales = np.zeros(N)
+    scales[[3, 4]] = 1.0
+    return scales
+
+
+def world(best: np.ndarray, eval_penalty: float = 0.0, calls: list | None = None):
+    """A stand-in for evaluate(): the margin is highest at weights `best`; on the evaluation games
+    (the plan's own seed) it is lowered by `eval_penalty` times the distance moved from the fit, a
+    tuning that does not carry over."""
+    def evaluate(spec, plan, model):
+        w = np.asarray(model.weights)
+        if calls is not None:
+            calls.append(plan.seed)
+        margin = -float(((w - best) ** 2).sum())
+        if plan.seed == PLAN.seed:
+            margin -= eval_penalty * float(np.abs(w - np.zeros(N)).sum())
+        return {"margin": margin}
+    return evaluate
+
+
+def test_tuning_moves_towards_better_play_and_keeps_it_when_it_carries_over():
+    best = np.zeros(N)
+    best[3] = 0.8      # the margin's peak: one weight moved
+    calls = []
+    w, tuned = tune_by_play(SPEC, PLAN, np.zeros(N), two_features(), 0, evaluate_fn=world(best, calls=calls))
+    assert tuned["kept"] and tuned["tuned_margin"] > tuned["fitted_margin"]
+    assert abs(w[3] - 0.8) < 0.4 and abs(w[4]) < 0.4
+    assert np.count_nonzero(w) <= 2                 # nothing else moved
+    assert np.all(np.abs(w) <= TUNE_RANGE + 1e-9)   # scale 1: at most TUNE_RANGE
+    # the tuning games are not the evaluation games; the last two calls judge fit and tuned there
+    assert set(calls[:-2]) == {PLAN.seed + TUNE_SEED_OFFSET} and calls[-2:] == [PLAN.seed, PLAN.seed]
+    assert PLAN.seed + TUNE_SEED_OFFSET + EVAL_SEED_OFFSET != PLAN.seed + EVAL_SEED_OFFSET
+
+
+def test_a_tuning_that_does_not_carry_over_to_the_evaluation_games_is_not_kept():
+    best = np.zeros(N)
+    best[3] = 0.8
+    fit = np.zeros(N)
+    w, tuned = tune_by_play(SPEC, PLAN, fit, two_features(), 0, evaluate_fn=world(best, eval_penalty=10.0))
+    assert tuned["tuning_margin"] > tuned["tuning_margin_of_the_fit"]   # it did find better weights there
+    assert not tuned["kept"] and np.array_equal(w, fit)
+
+
+def test_weights_move_in_units_of_their_features_spread():
+    """A feature with a spread of 10 moves its weight a tenth as far; the bias and a constant
+    feature not at all."""
+    best = np.full(N, 10.0)
+    scales = two_features()
+    scales[0] = 1.0
+    scales[4] = 10.0
+    w, tuned = tune_by_play(SPEC, PLAN, np.zeros(N), scales, 0, evaluate_fn=world(best))
+    assert tuned["kept"] and w[0] == 0.0 and w[5] == 0.0
+    assert TUNE_RANGE / 2 < w[3] <= TUNE_RANGE + 1e-9 and 0 < w[4] <= TUNE_RANGE / 10 + 1e-9
+
+
+def test_tuned_training_is_reproducible_and_its_command_says_so(tmp_path):
+    plan = TrainPlan("cityline", players=2, seed=3, iterations=1, games=2, budget=2, eval_games=20, tune_trials=3)
+    a = train(plan, tmp_path / "a", log=lambda *_: None)
+    b = train(plan, tmp_path / "b", log=lambda *_: None)
+    assert a == b
+    entry = a["iterations"][0]
+    assert entry["tuned"]["trials"] == 3 and "tuned by play" in entry["fit"]
+    assert "--tune-trials 3" in plan.command()
+    assert "--tune-trials" not in TrainPlan("cityline").command()   # an untuned plan's command is unchanged
+    assert (tmp_path / "a" / "expert.toml").read_bytes() == (tmp_path / "b" / "expert.toml").read_bytes()
+
+
+def test_a_bad_trial_count_is_refused():
+    with pytest.raises(TrainError, match="tune_trials"):
+        TrainPlan("cityline", tune_trials=-1).check()
