@@ -26,9 +26,11 @@ from engines.skyline_of_the_world.params import (
     K_CAP, K_CARD_LEN, K_CARD_MASK, K_END_PENTHOUSES, K_MISSION_MASK, K_MISSION_POINTS, K_PAY3, K_PAY4,
     K_PT_PENTHOUSE, K_PT_STRATEGIC, K_STRATEGIC_MASK, LEVELS, N_STOCK,
 )
-from engines.skyline_of_the_world.rules import build_masks_nb, income_of_mask_nb, path_done_nb, pb_nb, price_nb
+from engines.skyline_of_the_world.rules import (
+    build_masks_nb, fee_of_nb, income_of_mask_nb, path_done_nb, pb_nb, price_nb, top_nb,
+)
 from engines.skyline_of_the_world.state import (
-    HM, M_NPLAYERS, M_TRIGGER, OWN, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK,
+    BH, BUILD_FLOOR, HM, M_NPLAYERS, M_TRIGGER, OWN, P_CASH, P_HAND, P_MISSION, P_PENTHOUSES, P_SKY_STOCK, P_STOCK,
 )
 
 # the features, in the model's order (the names of engines/skyline_of_the_world/expert.toml's weights)
@@ -55,6 +57,12 @@ FEATURES = (
     "income_late",    # income x progress
     "cash_late",      # cash x progress
     "lead_final",     # lead once the ending penthouse is built (0 before): ending the game while ahead
+    # the race to the ending penthouse (a penthouse is bought in one turn's invest phase and built in
+    # a later build phase, its fee paid then from the cash after income): what the search's
+    # play-outs see and a one-step evaluation does not, the money for the next penthouse
+    "pent_site",      # a cell where own penthouse could be built (money and stock aside)
+    "pent_ready",     # a penthouse in stock, a site, and the cash after the next income pays its fee
+    "pent_afford",    # no penthouse in stock, a site, and cash and next income pay its price and its fee
     # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
     # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
     PRIOR_FEATURE,
@@ -141,6 +149,17 @@ def features_nb(d, cfg, aux, p, out):
         d[b + P_STOCK + k] = n
         if n > 0 and (all_fm & d[HM + k]) != 0:
             ready += price_nb(cfg, k)
+    pent_sites = all_fm & d[HM + LEVELS - 1]
+    # the cheapest fee of an own penthouse now (-1: no site), as the rule states it: under
+    # cash.fee_over_cap 'unpaid' the part paid depends on the recipient's cash, hidden when covered
+    pent_fee = -1
+    m = pent_sites
+    while m != 0:
+        cell = lowest_bit_index(m)
+        m &= m - 1
+        fee, _ = fee_of_nb(cfg, p, BUILD_FLOOR, d[BH + cell], top_nb(d, cell))
+        if pent_fee < 0 or fee < pent_fee:
+            pent_fee = fee
     triggered = d[M_TRIGGER] >= 0
     progress = 1.0 if triggered else min(1.0, most_pent / max(1, cfg[K_END_PENTHOUSES]))
     cash = d[b + P_CASH]
@@ -167,4 +186,9 @@ def features_nb(d, cfg, aux, p, out):
     out[19] = income * progress
     out[20] = cash * progress
     out[21] = lead if triggered else 0.0
+    cash_next = min(cash + income, cfg[K_CAP])
+    pent_held = d[b + P_STOCK + LEVELS - 1]
+    out[22] = 1.0 if pent_fee >= 0 else 0.0
+    out[23] = 1.0 if pent_fee >= 0 and pent_held > 0 and cash_next >= pent_fee else 0.0
+    out[24] = 1.0 if pent_fee >= 0 and pent_held == 0 and cash + income >= price_nb(cfg, LEVELS - 1) + pent_fee else 0.0
     out[F_HEURISTIC_PICK] = 0.0

@@ -60,7 +60,7 @@ from engines.skyline_of_the_world.state import (
     BH, BS, DECK, FLOOR_CODE, M_BANK_NET, M_DECK_POS, M_NPLAYERS, M_PHASE, M_PLAYER, MISSIONS, N_ACTIONS, NEUTRAL, PENT_CODE,
     NEUTRAL_STOCK, P_BOUGHT, P_CAP_LOST, P_CAP_LOST_OTHER, P_CASH, P_CASHED_VALUE, P_FEES_BANK, P_FEES_PAID, P_FEES_RECV,
     P_GOT_SELL, P_HAND, P_INCOME_SUM, P_MISSION, P_SKY_GOT, P_SKY_PLACED, P_SKY_STOCK, P_SOLD, P_SPENT_BUY,
-    P_STOCK, P_TRADE_MASK, P_TURNS, PH_OVER, SUP, CSUP,
+    P_STOCK, P_TRADE_MASK, P_TURNS, PH_OVER, PH_TRADE, SUP, CSUP,
 )
 
 MAX_ACTIONS = N_ACTIONS
@@ -276,7 +276,17 @@ def heuristic_pick_nb(d, cfg, aux, rng, buf):
     return choose_action_nb(HEURISTIC, d, cfg, d[M_PLAYER], writable_view(HEURISTIC_W), rng, buf, n)
 
 
+@kernel
+def settle_nb(d, rng, cfg, aux, p, buf):
+    """The expert's afterstate: a trade-in begun is completed (its remaining cards picked as the
+    heuristic gives them, the card furthest from completion first) before it is scored, so the
+    first card given reads as what the trade is -- three cards for trade_value -- and not as a
+    card lost for nothing (the money comes only with the last card)."""
+    while d[M_PHASE] == PH_TRADE and d[M_PLAYER] == p:
+        apply_nb(d, rng, cfg, heuristic_pick_nb(d, cfg, aux, rng, buf))
+
+
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
-                                                   N_FEATURES, MAX_ACTIONS, prior_nb=heuristic_pick_nb,
-                                                   prior_feature=F_HEURISTIC_PICK)
+                                                   N_FEATURES, MAX_ACTIONS, settle_nb=settle_nb,
+                                                   prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK)

@@ -83,3 +83,62 @@ def test_shipped_model_beats_the_untrained_one():
     slot, win = np.asarray(t["lineup_slot"]), np.asarray(t["win"], float)
     trained, untrained = win[slot % 2 == 0].mean(), win[slot % 2 == 1].mean()
     assert trained > untrained + 0.1, (trained, untrained)
+
+
+def _race_states():
+    """Every decision of four heuristic-played games at 4 seats (penthouses are built late)."""
+    for gi in range(4):
+        g = new_game(n_players=4, seed=12, game_index=gi)
+        while not g.is_over():
+            yield g
+            g.apply(g.policy_action("heuristic"))
+
+
+def test_the_race_features_read_the_next_penthouse():
+    """pent_site is 1 whenever the seat may build its penthouse now; pent_ready (held, fee paid after
+    the next income) and pent_afford (not held, price and fee paid) need a site and exclude each
+    other; a penthouse the seat may build now with its cash is ready."""
+    from engines.skyline_of_the_world.params import LEVELS, MAX_CELLS
+    from engines.skyline_of_the_world.state import BH, M_PHASE, PH_BUILD, STOP
+    seen = {"site": 0, "ready": 0, "afford": 0, "legal": 0}
+    for g in _race_states():
+        p = g.current_player()
+        f = features_of(g, p)
+        site, ready, afford = f[IX["pent_site"]], f[IX["pent_ready"]], f[IX["pent_afford"]]
+        assert {site, ready, afford} <= {0.0, 1.0}
+        assert ready <= site and afford <= site and ready + afford <= 1
+        d = g.state.data
+        pent_builds = [a for a in g.legal_actions() if a < STOP and a // MAX_CELLS == 0
+                       and d[BH + a % MAX_CELLS] == LEVELS - 1]
+        if d[M_PHASE] == PH_BUILD and pent_builds:
+            assert site == 1 and ready == 1, g.phase()
+            seen["legal"] += 1
+        seen["site"] += site
+        seen["ready"] += ready
+        seen["afford"] += afford
+    assert min(seen.values()) > 0, seen
+
+
+def test_a_trade_in_begun_is_scored_complete():
+    """The expert scores the first card of a trade-in as the whole trade (search.settle_nb): the
+    candidate's afterstate holds trade_in cards fewer and trade_value more cash, not one card lost."""
+    from engines.core.rng import new_stream
+    from engines.skyline_of_the_world.params import K_CAP, K_TRADE_IN, K_TRADE_VALUE
+    from engines.skyline_of_the_world.state import BUY_BASE, M_PHASE, PH_TRADE, TRADE_BASE
+    checked = 0
+    for g in _race_states():
+        legal = g.legal_actions()
+        trades = [i for i, a in enumerate(legal) if TRADE_BASE <= a < BUY_BASE]
+        if not trades or g.state.data[M_PHASE] == PH_TRADE:
+            continue
+        p, cfg = g.current_player(), g.kp.cfg
+        now = features_of(g, p)
+        if now[IX["cash"]] + cfg[K_TRADE_VALUE] > cfg[K_CAP] or now[IX["cards_done"]] > 0:
+            continue
+        listed, feats = SPEC.expert.choices(g, new_stream(np.uint64(0), np.int64(0), 1000))
+        for a, row in zip(listed, feats):
+            if TRADE_BASE <= a < BUY_BASE:
+                assert row[IX["cash"]] == now[IX["cash"]] + cfg[K_TRADE_VALUE]
+                assert row[IX["cards_open"]] == now[IX["cards_open"]] - cfg[K_TRADE_IN]
+                checked += 1
+    assert checked > 3
