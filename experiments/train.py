@@ -455,7 +455,7 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     evaluate_fn = evaluate if evaluate_fn is None else evaluate_fn
     features = spec.expert.features
     moved = [i for i, f in enumerate(features) if f != "bias" and scales[i] > 0]
-    tune_plan = replace(plan, seed=plan.seed + TUNE_SEED_OFFSET)
+    tune_plan = replace(plan, seed=(plan.seed + TUNE_SEED_OFFSET) % 2**62)   # a run seed's range, whatever the plan's
 
     def weights(z: dict) -> np.ndarray:
         out = np.array(w, np.float64)

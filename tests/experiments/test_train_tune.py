@@ -88,3 +88,13 @@ def test_tuned_training_is_reproducible_and_its_command_says_so(tmp_path):
 def test_a_bad_trial_count_is_refused():
     with pytest.raises(TrainError, match="tune_trials"):
         TrainPlan("cityline", tune_trials=-1).check()
+
+
+def test_the_tuning_games_seed_stays_a_run_seed_at_the_largest_plan_seed():
+    calls = []
+    plan = TrainPlan("cityline", players=2, seed=2**63 - 1, iterations=1, games=2, budget=2, eval_games=20,
+                     tune_trials=2)
+    plan.check()
+    tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0, evaluate_fn=world(np.zeros(N), calls=calls))
+    tuning = set(calls[:-2])
+    assert len(tuning) == 1 and 0 <= tuning.pop() + EVAL_SEED_OFFSET < 2**63
