@@ -445,11 +445,12 @@ def feature_scales(data: list[dict], plan: TrainPlan) -> np.ndarray:
 
 
 def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: int, progress: bool = False,
-                 evaluate_fn=None) -> tuple[np.ndarray, dict]:
+                 evaluate_fn=None) -> tuple[np.ndarray, dict, dict]:
     """Step 3 of the module's loop: the fitted weights `w` moved by optuna (seeded TPE, `plan.tune_trials`
     rows, the fit itself first) to raise the expert's margin over the heuristic on the tuning games;
     kept only when they beat the fit on the evaluation games too. Returns (the weights kept, what
-    happened: both margins on the evaluation games and whether the tuned weights were kept)."""
+    happened: both margins on the evaluation games and whether the tuned weights were kept, the kept
+    weights' evaluation: step 4's, played once)."""
     import optuna
 
     evaluate_fn = evaluate if evaluate_fn is None else evaluate_fn
@@ -478,7 +479,8 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     return (tuned if kept else np.asarray(w, np.float64)), {
         "trials": plan.tune_trials, "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
-        "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]), "kept": kept}
+        "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]), "kept": kept}, \
+        (tuned_eval if kept else fitted_eval)
 
 
 def tune_text(plan: TrainPlan, tuned: dict) -> str:
@@ -565,13 +567,14 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         np.savez(folder / f"data_{it:03d}.npz", **tables)
         data = [dict(np.load(folder / f"data_{j:03d}.npz")) for j in range(it + 1)]
         w, fit_text = fit_all(data, plan, it)
-        tuned = None
-        if plan.tune_trials:
-            w, tuned = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress)
+        tuned = ev = None
+        if plan.tune_trials:   # it has played the kept weights on the evaluation games already
+            w, tuned, ev = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress)
             fit_text += tune_text(plan, tuned)
         model = _model(spec, plan, w, fit_text)
         (folder / f"model_{it:03d}.toml").write_text(model_text(model))
-        ev = evaluate(spec, plan, model)
+        if ev is None:
+            ev = evaluate(spec, plan, model)
         entry = {"iteration": it, "rollout": "heuristic" if rollout is None else f"expert of iteration {best['iteration']}",
                  "decisions": int(len(tables["y"])),
                  "weights": [float(x) for x in w], "fit": fit_text, "eval": ev,

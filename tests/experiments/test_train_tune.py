@@ -42,7 +42,7 @@ def test_tuning_moves_towards_better_play_and_keeps_it_when_it_carries_over():
     best = np.zeros(N)
     best[3] = 0.8      # the margin's peak: one weight moved
     calls = []
-    w, tuned = tune_by_play(SPEC, PLAN, np.zeros(N), two_features(), 0, evaluate_fn=world(best, calls=calls))
+    w, tuned, _ = tune_by_play(SPEC, PLAN, np.zeros(N), two_features(), 0, evaluate_fn=world(best, calls=calls))
     assert tuned["kept"] and tuned["tuned_margin"] > tuned["fitted_margin"]
     assert abs(w[3] - 0.8) < 0.4 and abs(w[4]) < 0.4
     assert np.count_nonzero(w) <= 2                 # nothing else moved
@@ -56,7 +56,7 @@ def test_a_tuning_that_does_not_carry_over_to_the_evaluation_games_is_not_kept()
     best = np.zeros(N)
     best[3] = 0.8
     fit = np.zeros(N)
-    w, tuned = tune_by_play(SPEC, PLAN, fit, two_features(), 0, evaluate_fn=world(best, eval_penalty=10.0))
+    w, tuned, _ = tune_by_play(SPEC, PLAN, fit, two_features(), 0, evaluate_fn=world(best, eval_penalty=10.0))
     assert tuned["tuning_margin"] > tuned["tuning_margin_of_the_fit"]   # it did find better weights there
     assert not tuned["kept"] and np.array_equal(w, fit)
 
@@ -68,7 +68,7 @@ def test_weights_move_in_units_of_their_features_spread():
     scales = two_features()
     scales[0] = 1.0
     scales[4] = 10.0
-    w, tuned = tune_by_play(SPEC, PLAN, np.zeros(N), scales, 0, evaluate_fn=world(best))
+    w, tuned, _ = tune_by_play(SPEC, PLAN, np.zeros(N), scales, 0, evaluate_fn=world(best))
     assert tuned["kept"] and w[0] == 0.0 and w[5] == 0.0
     assert TUNE_RANGE / 2 < w[3] <= TUNE_RANGE + 1e-9 and 0 < w[4] <= TUNE_RANGE / 10 + 1e-9
 
