@@ -507,6 +507,31 @@ def train_cmd(
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 
 
+@app.command("gap", short_help="Where a stronger policy's moves gain over a base policy's, by decision kind.")
+def gap_cmd(
+    game: str = typer.Argument(..., metavar="GAME", help="Game id."),
+    base: str = typer.Option("expert", "--base", metavar="POLICY", help="The policy every seat plays."),
+    better: str = typer.Option("search(iterations=20, rollout=heuristic)", "--better", metavar="POLICY",
+                               help="The policy one seat plays at one kind of decision."),
+    games: int = typer.Option(300, "--games", "-n", help="Games per arm (the same games in every arm)."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: the game's)."),
+    seed: int = typer.Option(0, "--seed", help="Run seed."),
+    workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
+):
+    """For each kind of decision (the game's phase), the points a seat gains by playing the better
+    policy's moves there and the base policy's elsewhere, against seats of the base policy; paired
+    by game, with 95% intervals (experiments/search_gap.py). Says where a learned expert still
+    falls short of the search."""
+    from experiments.search_gap import GapError, GapPlan, gap_text, run_gap
+
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    try:
+        plan = GapPlan(game, base, better, games, players, seed)
+        typer.echo(gap_text(run_gap(plan, workers=workers, progress=True)))
+    except (GapError, *_user_errors()) as exc:
+        _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
+
+
 @app.command("bench", short_help="Measure games per second, start-up, memory.")
 def bench_cmd(
     quick: bool = typer.Option(False, "--quick", help="A short run for smoke tests (figures less stable)."),

@@ -1,0 +1,179 @@
+"""`skyline-lab gap GAME`: where a stronger policy's moves are worth more than a base policy's, one
+kind of decision at a time (the phase the decision is taken in).
+
+Why: a learned expert is trained to play as the search does; knowing *which* decisions the search
+still plays better says where its features fall short. Averages of agreement do not say it: the
+expert may disagree with the search at most bids and lose nothing, and agree at most construction
+turns yet lose a game's worth of points at the few where it does not.
+
+How (every game's seat s = game index mod seats is the seat that changes; the other seats play the
+base policy throughout):
+
+    arm "none"   seat s plays the base policy at every decision;
+    arm "all"    seat s plays the better policy at every decision;
+    arm K        seat s plays the better policy at the decisions of kind K (the game's phase name
+                 there, Game.phase()), the base policy elsewhere.
+
+Every arm plays the same games (game i: the run seed's deal i, whatever the arm), so an arm's gain
+is the mean over games of its seat's margin (score minus the other seats' mean) minus that game's
+margin in arm "none": paired by game, the game the unit. Its 95% interval is the normal interval of
+that mean (the games are independent; the seats of one game are not, hence one margin a game). A
+kind is played as an arm when the better policy met it at least once every `min_per_game`-th game of
+arm "all" (a rarer kind cannot move a mean).
+
+Verdicts, per arm: "gains" when the interval lies above 0, "loses" when below, else "not separated"
+-- which is not "no gain": an absence needs an equivalence margin, and none is claimed here.
+The gains of several arms need not add up: a move's worth depends on the moves around it.
+
+The games are played with the step API (engines.core.adapter Game), one decision at a time:
+expect about a minute per arm for 300 games of Skyline 3000 with search(iterations=20) as the
+better policy.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engines.registry import get_game
+
+NONE, ALL = "none", "all"
+Z95 = 1.959963984540054
+
+
+class GapError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class GapPlan:
+    game: str
+    base: str = "expert"
+    better: str = "search(iterations=20, rollout=heuristic)"
+    games: int = 300
+    players: int | None = None     # None: the game's default
+    seed: int = 0
+    min_per_game: float = 0.1      # a kind is an arm when met this often a game in arm "all"
+
+    def check(self) -> None:
+        spec = get_game(self.game)
+        p = spec.default_players if self.players is None else self.players
+        if not spec.min_players <= p <= spec.max_players:
+            raise GapError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {p}")
+        if self.games < 2:
+            raise GapError(f"games must be at least 2 (an interval needs two games), not {self.games}")
+        if not 0 <= self.seed < 2**63:
+            raise GapError(f"seed must be between 0 and 2**63-1, not {self.seed}")
+        for name in (self.base, self.better):
+            g = spec.new_game(None, p, self.seed, 0)
+            g.policy_action(name)   # an unknown policy or weight fails here, with its reason
+
+    @property
+    def seats(self) -> int:
+        return get_game(self.game).default_players if self.players is None else self.players
+
+
+@dataclass
+class ArmResult:
+    arm: str
+    margins: np.ndarray                  # per game: seat s's score minus the other seats' mean
+    taken: int                           # decisions where the better policy's move was played
+    kinds: dict = field(default_factory=dict)   # arm "all": decisions per kind (the better policy's)
+
+
+def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) -> ArmResult:
+    """Games [start, start + count) of the plan in one arm."""
+    spec = get_game(plan.game)
+    P = plan.seats
+    count = plan.games - start if count is None else count
+    margins = np.zeros(count)
+    taken = 0
+    kinds: dict[str, int] = {}
+    for j in range(count):
+        gi = start + j
+        g = spec.new_game(None, P, plan.seed, gi)
+        s = gi % P
+        while not g.is_over():
+            p = g.current_player()
+            kind = g.phase()
+            if p == s and (arm == ALL or arm == kind):
+                a = g.policy_action(plan.better)
+                taken += 1
+                kinds[kind] = kinds.get(kind, 0) + 1
+            else:
+                a = g.policy_action(plan.base)
+            g.apply(a)
+        score = np.asarray(g.scores(), np.float64)
+        margins[j] = score[s] - np.delete(score, s).mean()
+    return ArmResult(arm, margins, taken, kinds)
+
+
+def _play(plan: GapPlan, arm: str) -> ArmResult:
+    return play_arm(plan, arm)
+
+
+def gain_interval(diff: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high): the mean of the paired per-game differences and its 95% normal interval
+    (NaN bounds with fewer than two games or a non-finite difference: never a verdict)."""
+    diff = np.asarray(diff, np.float64)
+    n = len(diff)
+    if n < 2 or not np.all(np.isfinite(diff)):
+        return (float(diff.mean()) if n else math.nan), math.nan, math.nan
+    m = float(diff.mean())
+    half = Z95 * float(diff.std(ddof=1)) / math.sqrt(n)
+    return m, m - half, m + half
+
+
+def verdict(low: float, high: float) -> str:
+    """What an arm's interval allows one to say (a NaN says nothing)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "no interval"
+    if low > 0:
+        return "gains"
+    if high < 0:
+        return "loses"
+    return "not separated"
+
+
+def run_gap(plan: GapPlan, workers: int = 1, progress: bool = False) -> dict:
+    """Play arms "none" and "all", then one arm per kind met often enough; returns
+    {"plan", "rows": [{arm, decisions_per_game, gain, low, high, verdict}], "kinds"}."""
+    from joblib import Parallel, delayed
+
+    plan.check()
+    first = Parallel(n_jobs=min(workers, 2))(delayed(_play)(plan, a) for a in (NONE, ALL))
+    none, every = first
+    kinds = sorted((k for k, n in every.kinds.items() if n >= plan.min_per_game * plan.games),
+                   key=lambda k: -every.kinds[k])
+    arms = [every]
+    if len(kinds) > 1:   # one kind only: its arm is arm "all"
+        done = Parallel(n_jobs=workers, return_as="generator")(delayed(_play)(plan, k) for k in kinds)
+        if progress:
+            from tqdm import tqdm
+            done = tqdm(done, total=len(kinds), desc="arms by kind", unit="arm")
+        arms += list(done)
+    rows = []
+    for r in arms:
+        m, lo, hi = gain_interval(r.margins - none.margins)
+        rows.append({"arm": r.arm, "decisions_per_game": r.taken / plan.games, "gain": m, "low": lo, "high": hi,
+                     "verdict": verdict(lo, hi)})
+    return {"plan": plan, "rows": rows, "kinds": dict(every.kinds), "none_margin": float(none.margins.mean())}
+
+
+def gap_text(result: dict) -> str:
+    """The result as a Markdown table, with what produced it."""
+    plan: GapPlan = result["plan"]
+    lines = [f"# Where {plan.better} gains over {plan.base}: {plan.game}, {plan.seats} players, "
+             f"{plan.games} games, seed {plan.seed}", "",
+             f"Seat (game index mod {plan.seats}) plays {plan.better} at the decisions of one kind (the game's "
+             f"phase), {plan.base} elsewhere; the other seats play {plan.base}. Gain: that seat's margin (score "
+             "minus the others' mean) minus its margin when it plays "
+             f"{plan.base} throughout, on the same games; 95% interval over games.", "",
+             "| decisions of | taken a game | gain (points) | 95% interval | verdict |", "|---|---:|---:|---|---|"]
+    for r in result["rows"]:
+        lines.append(f"| {r['arm']} | {r['decisions_per_game']:.1f} | {r['gain']:+.2f} | "
+                     f"[{r['low']:+.2f}, {r['high']:+.2f}] | {r['verdict']} |")
+    lines += ["", "'not separated' is not 'no gain' (no equivalence margin is claimed); the kinds' gains need "
+              "not add up to the gain at every decision."]
+    return "\n".join(lines)
