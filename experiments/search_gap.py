@@ -11,8 +11,14 @@ base policy throughout):
 
     arm "none"   seat s plays the base policy at every decision;
     arm "all"    seat s plays the better policy at every decision;
-    arm K        seat s plays the better policy at the decisions of kind K (the game's phase name
-                 there, Game.phase()), the base policy elsewhere.
+    arm K        seat s plays the better policy at the decisions of kind K, the base policy
+                 elsewhere. By phase (the default) K is the game's phase name there (Game.phase());
+                 by action (`by="action"`) K is the phase and what the better policy's move does
+                 there: its name (Game.action_name) without numbers or brackets, three words at
+                 most ("construction: place a billboard", "invest: buy a floor"). By action the
+                 better policy is asked at every decision of seat s and its move played only
+                 when of kind K (a move of the base policy is then drawn after it: the same
+                 policy, other draws).
 
 Every arm plays the same games (game i: the run seed's deal i, whatever the arm), so an arm's gain
 is the mean over games of its seat's margin (score minus the other seats' mean) minus that game's
@@ -32,6 +38,7 @@ better policy.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +46,7 @@ import numpy as np
 from engines.registry import get_game
 
 NONE, ALL = "none", "all"
+BY = ("phase", "action")
 Z95 = 1.959963984540054
 
 
@@ -55,8 +63,11 @@ class GapPlan:
     players: int | None = None     # None: the game's default
     seed: int = 0
     min_per_game: float = 0.1      # a kind is an arm when met this often a game in arm "all"
+    by: str = "phase"              # what a kind of decision is: "phase" or "action" (module docstring)
 
     def check(self) -> None:
+        if self.by not in BY:
+            raise GapError(f"by must be one of {', '.join(BY)}, not '{self.by}'")
         spec = get_game(self.game)
         p = spec.default_players if self.players is None else self.players
         if not spec.min_players <= p <= spec.max_players:
@@ -82,6 +93,14 @@ class ArmResult:
     kinds: dict = field(default_factory=dict)   # arm "all": decisions per kind (the better policy's)
 
 
+def action_kind(game, action: int) -> str:
+    """What a move does, in a few words: its phase and its name without numbers or brackets, three
+    words at most ("construction: place a billboard")."""
+    name = re.sub(r"\([^)]*\)", "", game.action_name(action))
+    words = [w for w in name.split() if not re.search(r"\d", w)]
+    return f"{game.phase()}: {' '.join(words[:3])}"
+
+
 def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) -> ArmResult:
     """Games [start, start + count) of the plan in one arm."""
     spec = get_game(plan.game)
@@ -96,12 +115,18 @@ def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) 
         s = gi % P
         while not g.is_over():
             p = g.current_player()
-            kind = g.phase()
-            if p == s and (arm == ALL or arm == kind):
-                a = g.policy_action(plan.better)
-                taken += 1
-                kinds[kind] = kinds.get(kind, 0) + 1
-            else:
+            a = None
+            if p == s and arm != NONE:
+                if plan.by == "action":
+                    b = g.policy_action(plan.better)
+                    kind = action_kind(g, b)
+                else:
+                    b, kind = None, g.phase()
+                if arm == ALL or arm == kind:
+                    a = g.policy_action(plan.better) if b is None else b
+                    taken += 1
+                    kinds[kind] = kinds.get(kind, 0) + 1
+            if a is None:
                 a = g.policy_action(plan.base)
             g.apply(a)
         score = np.asarray(g.scores(), np.float64)
@@ -164,10 +189,12 @@ def run_gap(plan: GapPlan, workers: int = 1, progress: bool = False) -> dict:
 def gap_text(result: dict) -> str:
     """The result as a Markdown table, with what produced it."""
     plan: GapPlan = result["plan"]
+    what = ("the game's phase" if plan.by == "phase" else
+            f"the phase and what {plan.better}'s move does there")
     lines = [f"# Where {plan.better} gains over {plan.base}: {plan.game}, {plan.seats} players, "
              f"{plan.games} games, seed {plan.seed}", "",
-             f"Seat (game index mod {plan.seats}) plays {plan.better} at the decisions of one kind (the game's "
-             f"phase), {plan.base} elsewhere; the other seats play {plan.base}. Gain: that seat's margin (score "
+             f"Seat (game index mod {plan.seats}) plays {plan.better} at the decisions of one kind ({what}), "
+             f"{plan.base} elsewhere; the other seats play {plan.base}. Gain: that seat's margin (score "
              "minus the others' mean) minus its margin when it plays "
              f"{plan.base} throughout, on the same games; 95% interval over games.", "",
              "| decisions of | taken a game | gain (points) | 95% interval | verdict |", "|---|---:|---:|---|---|"]

@@ -60,6 +60,18 @@ def test_in_coin_only_the_coin_turns_gain():
     assert "| coin |" in text and "not 'no gain'" in text and "strong" in text and "random" in text
 
 
+def test_by_action_the_coins_kept_gain_and_the_passes_do_not():
+    """By action a kind is what the better policy's move does: strong Key Players keep their coins
+    (a coin to a seat, their own), and only that kind gains; the passes are the same moves."""
+    plan = GapPlan("coin", base="random", better="strong", games=300, seed=3, by="action")
+    rows = {r["arm"]: r for r in run_gap(plan, workers=1)["rows"]}
+    assert set(rows) == {"all", "coin: coin to seat", "pass: pass"}, set(rows)
+    assert rows["coin: coin to seat"]["verdict"] == "gains"
+    assert rows["pass: pass"]["verdict"] == "not separated"
+    with pytest.raises(GapError, match="by must be"):
+        GapPlan("coin", by="card").check()
+
+
 def test_game_i_is_the_same_whatever_the_workers():
     plan = GapPlan("cityline", base="random", better="heuristic", games=40, seed=5)   # workers know the shipped games
     one = run_gap(plan, workers=1)["rows"]
