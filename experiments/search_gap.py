@@ -134,10 +134,6 @@ def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) 
     return ArmResult(arm, margins, taken, kinds)
 
 
-def _play(plan: GapPlan, arm: str) -> ArmResult:
-    return play_arm(plan, arm)
-
-
 def gain_interval(diff: np.ndarray) -> tuple[float, float, float]:
     """(mean, low, high): the mean of the paired per-game differences and its 95% normal interval
     (NaN bounds with fewer than two games or a non-finite difference: never a verdict)."""
@@ -167,13 +163,13 @@ def run_gap(plan: GapPlan, workers: int = 1, progress: bool = False) -> dict:
     from joblib import Parallel, delayed
 
     plan.check()
-    first = Parallel(n_jobs=min(workers, 2))(delayed(_play)(plan, a) for a in (NONE, ALL))
+    first = Parallel(n_jobs=min(workers, 2))(delayed(play_arm)(plan, a) for a in (NONE, ALL))
     none, every = first
     kinds = sorted((k for k, n in every.kinds.items() if n >= plan.min_per_game * plan.games),
                    key=lambda k: -every.kinds[k])
     arms = [every]
     if len(kinds) > 1:   # one kind only: its arm is arm "all"
-        done = Parallel(n_jobs=workers, return_as="generator")(delayed(_play)(plan, k) for k in kinds)
+        done = Parallel(n_jobs=workers, return_as="generator")(delayed(play_arm)(plan, k) for k in kinds)
         if progress:
             from tqdm import tqdm
             done = tqdm(done, total=len(kinds), desc="arms by kind", unit="arm")
