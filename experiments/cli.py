@@ -516,6 +516,8 @@ def gap_cmd(
     games: int = typer.Option(300, "--games", "-n", help="Games per arm (the same games in every arm)."),
     players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats (default: the game's)."),
     seed: int = typer.Option(0, "--seed", help="Run seed."),
+    variant: VariantOption = None,
+    set_: SetOption = None,
     by: str = typer.Option("phase", "--by", help="A kind of decision: its phase, or (action) its phase and what the "
                            "better policy's move does there, e.g. 'construction: place a billboard'."),
     workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
@@ -528,7 +530,7 @@ def gap_cmd(
 
     workers = (os.cpu_count() or 1) if workers is None else workers
     try:
-        plan = GapPlan(game, base, better, games, players, seed, by=by)
+        plan = GapPlan(game, base, better, games, players, seed, by=by, variant=variant, sets=tuple(set_ or ()))
         typer.echo(gap_text(run_gap(plan, workers=workers, progress=True)))
     except (GapError, *_user_errors()) as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))

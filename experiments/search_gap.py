@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engines.core.variant import parse_override
 from engines.registry import get_game
 
 NONE, ALL = "none", "all"
@@ -64,12 +65,19 @@ class GapPlan:
     seed: int = 0
     min_per_game: float = 0.1      # a kind is an arm when met this often a game in arm "all"
     by: str = "phase"              # what a kind of decision is: "phase" or "action" (module docstring)
+    variant: str | None = None     # the rules (a variant name or file; None: the default), as `run --variant`
+    sets: tuple[str, ...] = ()     # rule changes on top (--set KEY=VALUE), as `run --set`
+
+    def rules(self):
+        """The variant every game plays (loaded and checked: a bad key is refused with its reason)."""
+        return get_game(self.game).variants.load(self.variant, dict(parse_override(x) for x in self.sets))
 
     def check(self) -> None:
         if self.by not in BY:
             raise GapError(f"by must be one of {', '.join(BY)}, not '{self.by}'")
         spec = get_game(self.game)
         p = spec.default_players if self.players is None else self.players
+        variant = self.rules()
         if not spec.min_players <= p <= spec.max_players:
             raise GapError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {p}")
         if self.games < 2:
@@ -77,7 +85,7 @@ class GapPlan:
         if not 0 <= self.seed < 2**63:
             raise GapError(f"seed must be between 0 and 2**63-1, not {self.seed}")
         for name in (self.base, self.better):
-            g = spec.new_game(None, p, self.seed, 0)
+            g = spec.new_game(variant, p, self.seed, 0)
             g.policy_action(name)   # an unknown policy or weight fails here, with its reason
 
     @property
@@ -105,13 +113,14 @@ def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) 
     """Games [start, start + count) of the plan in one arm."""
     spec = get_game(plan.game)
     P = plan.seats
+    variant = plan.rules()
     count = plan.games - start if count is None else count
     margins = np.zeros(count)
     taken = 0
     kinds: dict[str, int] = {}
     for j in range(count):
         gi = start + j
-        g = spec.new_game(None, P, plan.seed, gi)
+        g = spec.new_game(variant, P, plan.seed, gi)
         s = gi % P
         while not g.is_over():
             p = g.current_player()
@@ -187,7 +196,8 @@ def gap_text(result: dict) -> str:
     plan: GapPlan = result["plan"]
     what = ("the game's phase" if plan.by == "phase" else
             f"the phase and what {plan.better}'s move does there")
-    lines = [f"# Where {plan.better} gains over {plan.base}: {plan.game}, {plan.seats} players, "
+    rules = (plan.variant or "default variant") + "".join(f", --set {x}" for x in plan.sets)
+    lines = [f"# Where {plan.better} gains over {plan.base}: {plan.game} ({rules}), {plan.seats} players, "
              f"{plan.games} games, seed {plan.seed}", "",
              f"Seat (game index mod {plan.seats}) plays {plan.better} at the decisions of one kind ({what}), "
              f"{plan.base} elsewhere; the other seats play {plan.base}. Gain: that seat's margin (score "

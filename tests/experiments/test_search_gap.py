@@ -72,6 +72,17 @@ def test_by_action_the_coins_kept_gain_and_the_passes_do_not():
         GapPlan("coin", by="card").check()
 
 
+def test_a_variant_changes_the_truth_it_finds():
+    """Coin with key_bonus 0: a coin is worth nothing, so keeping it gains nothing (every arm's
+    gain is exactly 0); the table names the rule change."""
+    plan = GapPlan("coin", base="random", better="strong", games=100, seed=3, sets=("scoring.key_bonus=0",))
+    result = run_gap(plan, workers=1)
+    assert all(r["gain"] == 0 and r["verdict"] == "not separated" for r in result["rows"])
+    assert "--set scoring.key_bonus=0" in gap_text(result)
+    with pytest.raises(Exception, match="key_bonus"):
+        GapPlan("coin", sets=("scoring.key_bonus=99",)).check()
+
+
 def test_game_i_is_the_same_whatever_the_workers():
     plan = GapPlan("cityline", base="random", better="heuristic", games=40, seed=5)   # workers know the shipped games
     one = run_gap(plan, workers=1)["rows"]
