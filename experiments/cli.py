@@ -522,10 +522,10 @@ def gap_cmd(
                            "better policy's move does there, e.g. 'construction: place a billboard'."),
     workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
 ):
-    """For each kind of decision (the game's phase, or with --by action what the move does), the points a seat gains by playing the better
-    policy's moves there and the base policy's elsewhere, against seats of the base policy; paired
-    by game, with 95% intervals (experiments/search_gap.py). Says where a learned expert still
-    falls short of the search."""
+    """For each kind of decision (the game's phase, or with --by action what the move does), the
+    points a seat gains by playing the better policy's moves there and the base policy's
+    elsewhere, against seats of the base policy; paired by game, with 95% intervals
+    (experiments/search_gap.py). Says where a learned expert still falls short of the search."""
     from experiments.search_gap import GapError, GapPlan, gap_text, run_gap
 
     workers = (os.cpu_count() or 1) if workers is None else workers
