@@ -3,7 +3,8 @@ working directory notebooks/), and say what they are meant to say:
 
 - notebooks/step_by_step.ipynb steps Skyline 3000 and Cityline games through the
   step API; its parity cells assert that stepping with the compiled policies
-  gives exactly the batch kernel's games;
+  gives exactly the batch kernel's games; its last section asks which kinds of
+  decision a better policy wins (experiments/search_gap.py);
 - notebooks/cityline.ipynb explores a Cityline run (a small one made here with
   run_batch and passed through CITYLINE_RUN) and writes its report.
 
@@ -79,6 +80,11 @@ def test_step_by_step_notebook():
     assert "by hand: set aside" in text and "by hand: populate column" in text
     final = cell_text(the_cell(notebook, "final score"))
     assert "phase over" in final and "set aside: construction" in final and "final score:" in final
+
+    # which decisions the heuristic wins over random play: both kinds, each with its verdict, and the plot
+    gap = the_cell(notebook, "run_gap(GapPlan(")
+    assert all(word in printed(gap) for word in ("all", "roof", "occupy", "gains"))
+    assert any("image/png" in output.get("data", {}) for output in gap.get("outputs", []))
 
 
 def printed(cell) -> str:
