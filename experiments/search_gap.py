@@ -22,7 +22,7 @@ base policy throughout):
 
 Every arm plays the same games (game i: the run seed's deal i, whatever the arm), so an arm's gain
 is the mean over games of its seat's margin (score minus the other seats' mean) minus that game's
-margin in arm "none": paired by game, the game the unit. Its 95% interval is the normal interval of
+margin in arm "none": paired by game, the game the unit. Its 95% interval is the Student t interval of
 that mean (the games are independent; the seats of one game are not, hence one margin a game). A
 kind is played as an arm when the better policy met it at least `min_per_game` times a game in arm
 "all" (rarer kinds are left out of the table, not judged).
@@ -46,12 +46,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from analysis.stats import mean_t_interval
 from engines.core.variant import parse_override
 from engines.registry import get_game
 
 NONE, ALL = "none", "all"
 BY = ("phase", "action")
-Z95 = 1.959963984540054
 
 
 class GapError(ValueError):
@@ -147,15 +147,11 @@ def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) 
 
 
 def gain_interval(diff: np.ndarray) -> tuple[float, float, float]:
-    """(mean, low, high): the mean of the paired per-game differences and its 95% normal interval
-    (NaN bounds with fewer than two games or a non-finite difference: never a verdict)."""
-    diff = np.asarray(diff, np.float64)
-    n = len(diff)
-    if n < 2 or not np.all(np.isfinite(diff)):
-        return (float(diff.mean()) if n else math.nan), math.nan, math.nan
-    m = float(diff.mean())
-    half = Z95 * float(diff.std(ddof=1)) / math.sqrt(n)
-    return m, m - half, m + half
+    """(mean, low, high): the mean of the paired per-game differences and its 95% Student t
+    interval (analysis.stats.mean_t_interval: NaN bounds with fewer than two games or a NaN
+    difference, never a verdict; identical play, every difference 0, is [0, 0])."""
+    est = mean_t_interval(np.asarray(diff, np.float64))
+    return est.value, est.low, est.high
 
 
 def verdict(low: float, high: float) -> str:
