@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from analysis.stats import mean_t_interval
+from engines.core.lineup import policy_row
 from engines.core.variant import parse_override
 from engines.registry import get_game
 
@@ -79,8 +80,8 @@ class GapPlan:
         if self.by not in BY:
             raise GapError(f"by must be one of {', '.join(BY)}, not '{self.by}'")
         spec = get_game(self.game)
-        p = spec.default_players if self.players is None else self.players
-        variant = self.rules()
+        p = self.seats
+        self.rules()
         if not spec.min_players <= p <= spec.max_players:
             raise GapError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {p}")
         if self.games < 2:
@@ -88,8 +89,7 @@ class GapPlan:
         if not 0 <= self.seed < 2**63:
             raise GapError(f"seed must be between 0 and 2**63-1, not {self.seed}")
         for name in (self.base, self.better):
-            g = spec.new_game(variant, p, self.seed, 0)
-            g.policy_action(name)   # an unknown policy or weight fails here, with its reason
+            policy_row(spec.policies, name)   # the step API's parse: an unknown policy or weight, with its reason
 
     @property
     def seats(self) -> int:
@@ -166,8 +166,8 @@ def verdict(low: float, high: float) -> str:
 
 
 def run_gap(plan: GapPlan, workers: int = 1, progress: bool = False) -> dict:
-    """Play arms "none" and "all", then one arm per kind met often enough; returns
-    {"plan", "rows": [{arm, decisions_per_game, gain, low, high, verdict}], "kinds"}."""
+    """Play arms "none" and "all", then one arm per kind met often enough; returns {"plan", "rows":
+    [{arm, decisions_per_game, gain, low, high, verdict}], "kinds", "none_margin"}."""
     from joblib import Parallel, delayed
 
     plan.check()
