@@ -139,6 +139,12 @@ def _settled_nb(d, rng, cfg, aux, p, buf):
 
 
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _no_note_nb(d, cfg, aux, p, out):
+    """Nothing for the candidates' features to reuse."""
+    return
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
 def _no_prior_nb(d, cfg, aux, rng, buf):
     """No scripted pick to mark."""
     return np.int64(-1)
@@ -151,7 +157,7 @@ def _same_nb(d, a, b):
 
 def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n_features: int,
                 max_actions: int, chosen_nb=None, copy_state_nb=None, settle_nb=None, prior_nb=None,
-                prior_feature: int = -1, same_nb=None):
+                prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0):
     """(expert_nb, afterstate_nb, choices_nb) over a vector-state game's kernels:
 
     expert_nb(d, cfg, aux, w, prng, legal) -> action   the expert's choice for the seat to move
@@ -177,6 +183,14 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                                       it is that pick (same_nb(d, a, b): the game's "same move",
                                       e.g. another card of one value), else 0 (features_nb leaves
                                       it alone). The model learns how far to trust the script.
+    note_nb(d, cfg, aux, p, out), memo_size
+                                      what the candidates of one sample may share: features_nb is
+                                      given out = float64[n_features + memo_size], and note_nb, called
+                                      on each sample's state before its candidates are scored, notes
+                                      in out[n_features:] what a candidate's features may reuse
+                                      (Skyline 3000: what the board pays, when a candidate leaves
+                                      the board as the sample holds it). The features must be the
+                                      same as without the memo, to the bit.
 
     Closures over the game's kernels (like engines.core.search.make_search): compiled into the
     cached kernels that call them."""
@@ -188,6 +202,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     settle = _settled_nb if settle_nb is None else settle_nb
     prior = _no_prior_nb if prior_nb is None else prior_nb
     same = _same_nb if same_nb is None else same_nb
+    note = _no_note_nb if note_nb is None else note_nb
+    width = nf + int(memo_size)
     pj = int(prior_feature)
     if (prior_nb is None) != (pj < 0) or pj >= nf:
         raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
@@ -199,23 +215,33 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         if n == 1:
             return chosen(d, cfg, legal[0])
         samples = max(1, int(w[W_SAMPLES]))
+        # The copies, the expert's main cost after the features: d is copied whole once (base: the
+        # sample) and once more at the first candidate (sim); copy_state, for the candidates between;
+        # the last candidate of the last sample is played on the sample itself (nothing reads it after).
         base = d.copy()
-        sim = d.copy()
         brng = np.empty(4, np.uint64)
         srng = np.empty(4, np.uint64)
         buf = np.empty(cap, np.int64)
-        f = np.empty(nf)
+        f = np.empty(width)
         total = np.zeros(n)
         for i in range(n):             # the actions themselves (on a copy: d stays as it is)
-            legal[i] = chosen(sim, cfg, legal[i])
+            legal[i] = chosen(base, cfg, legal[i])
         for k in range(4):
             srng[k] = prng[k]
-        pick = prior(sim, cfg, aux, srng, buf)
-        for _ in range(samples):
-            copy_state(base, d)
+        pick = prior(base, cfg, aux, srng, buf)
+        sim = base
+        for s in range(samples):
+            if s > 0:
+                copy_state(base, d)
             determinize_nb(base, brng, cfg, me, prng, buf)
+            note(base, cfg, aux, me, f)
             for i in range(n):
-                copy_state(sim, base)
+                if i == n - 1 and s == samples - 1:
+                    sim = base
+                elif sim is base:
+                    sim = base.copy()
+                else:
+                    copy_state(sim, base)
                 for k in range(4):
                     srng[k] = brng[k]
                 apply_nb(sim, srng, cfg, legal[i])
@@ -242,9 +268,13 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         a = chosen(sim, cfg, a)
         pick = prior(sim, cfg, aux, prng.copy(), buf)
         determinize_nb(sim, srng, cfg, me, prng, buf)
+        f = np.empty(width)
+        note(sim, cfg, aux, me, f)
         apply_nb(sim, srng, cfg, a)
         settle(sim, srng, cfg, aux, me, buf)
-        features_nb(sim, cfg, aux, me, out)
+        features_nb(sim, cfg, aux, me, f)
+        for j in range(nf):
+            out[j] = f[j]
         if pj >= 0:
             out[pj] = 1.0 if same(d, a, pick) else 0.0
 
@@ -264,12 +294,16 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             legal[i] = chosen(sim, cfg, legal[i])
         pick = prior(sim, cfg, aux, prng.copy(), buf)
         determinize_nb(base, brng, cfg, me, prng, buf)
+        f = np.empty(width)
+        note(base, cfg, aux, me, f)
         for i in range(n):
             copy_state(sim, base)
             srng[:] = brng
             apply_nb(sim, srng, cfg, legal[i])
             settle(sim, srng, cfg, aux, me, buf)
-            features_nb(sim, cfg, aux, me, out[i])
+            features_nb(sim, cfg, aux, me, f)
+            for j in range(nf):
+                out[i, j] = f[j]
             if pj >= 0:
                 out[i, pj] = 1.0 if same(d, legal[i], pick) else 0.0
         return n

@@ -29,7 +29,7 @@ from engines.skyline_3000.rules import (
     spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD, K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS,
+    B_BBTOT, B_GREEN, B_NBLD, B_NMALL, B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD, K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS,
     K_N_PLAYERS, K_ROUNDS, MAX_P, K_TYPE, K_VALUE, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS,
     P_SCORE, PH_DRAW, PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
 )
@@ -129,14 +129,54 @@ def scorings_left_nb(pub):
     return left - 1 if phase == PH_DRAW else left
 
 
+# The memo the expert's candidates share (engines.core.expert's note_nb, out[N_FEATURES:]): what
+# the board pays and the potentials it has valued, for the board of the sample the candidates start
+# from. A candidate that leaves that board as it is (a draw, a Floor or Roof card, a bid that
+# changes nothing placed, ...) reuses it; one that changes the board is valued afresh in the
+# scratch part. The board's stamp tells them apart (board_stamp_nb).
+M_STAMP = 0                  # the sample's board stamp (NaN: no memo)
+M_REM = 1                    # its scorings left
+M_PAID = 2                   # 1 once M_PAY and M_CARDS hold what that board pays
+M_CARDS = 3                  # the Spaceport cards it gives the seat
+M_PAY = 4                    # [M_PAY + q]: what it pays seat q per scoring
+M_POT = M_PAY + MAX_P        # [M_POT + j]: potential_memo_nb's memo for that board (-1: not yet)
+M_FRESH_PAY = M_POT + 2 * MEMO_H      # scratch for a board of its own
+M_FRESH_POT = M_FRESH_PAY + MAX_P
+MEMO_SIZE = M_FRESH_POT + 2 * MEMO_H
+
+
 @inline_kernel
-def board_pay_nb(pub, p, pay):
-    """What the board pays each seat in one Scoring Phase as it stands, into pay[q] (points),
-    and the Spaceport cards it gives seat p: the rules' scoring_nb without writing, every
-    block's places read once for all seats."""
+def board_stamp_nb(pub):
+    """A number every change of the board raises: a Billboard, an item or a building placed (a
+    building counts twice, as it may cover a Billboard). Two states of one sample hold the same
+    board when, and only when, their stamps are equal (tests/skyline_3000/test_expert.py plays
+    the rules to check it)."""
+    stamp = 0
+    for k in range(pub[TAB + K_N_BLOCKS]):
+        o = BOARD + k * N_BOARD
+        stamp += 2 * pub[o + B_NBLD] + pub[o + B_BBTOT] + pub[o + B_GREEN] + pub[o + B_NMALL] + pub[o + B_NSPACE]
+    return stamp
+
+
+@inline_kernel
+def note_board_nb(d, cfg, aux, p, out):
+    """The expert's note_nb: the sample's board, its stamp, nothing valued on it yet."""
+    pub = pub_nb(d)
+    out[N_FEATURES + M_STAMP] = board_stamp_nb(pub)
+    out[N_FEATURES + M_REM] = scorings_left_nb(pub)
+    out[N_FEATURES + M_PAID] = 0.0
+    for j in range(2 * MEMO_H):
+        out[N_FEATURES + M_POT + j] = -1.0
+
+
+@inline_kernel
+def board_pay_nb(pub, p, out, at):
+    """What the board pays each seat in one Scoring Phase as it stands, into out[at + q] (points),
+    and the Spaceport cards it gives seat p: the rules' scoring_nb without writing, every block's
+    places read once for all seats."""
     P = pub[TAB + K_N_PLAYERS]
     for q in range(P):
-        pay[q] = 0
+        out[at + q] = 0.0
     cards = 0
     for k in range(pub[TAB + K_N_BLOCKS]):
         first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
@@ -145,9 +185,9 @@ def board_pay_nb(pub, p, pay):
         p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
         for q in range(P):
             if (first >> q) & 1:
-                pay[q] += p1
+                out[at + q] += p1
             elif (second >> q) & 1:
-                pay[q] += p2
+                out[at + q] += p2
         ns = pub[BOARD + k * N_BOARD + B_NSPACE]
         if ns != 0 and ((first | second) >> p) & 1:
             cards += spaceport_cards_nb(pub, first, second, p, ns)
@@ -156,15 +196,31 @@ def board_pay_nb(pub, p, pay):
 
 @allocating_kernel
 def features_nb(d, cfg, aux, p, out):
-    """Seat p's features (FEATURES, in order) of the state d, into out (two small scratch arrays of
-    its own: every seat's board pay and the potentials it has valued)."""
+    """Seat p's features (FEATURES, in order) of the state d, into out[:N_FEATURES]. With out
+    N_FEATURES + MEMO_SIZE long (the expert's), out[N_FEATURES:] is the sample's memo
+    (note_board_nb); shorter, everything is valued afresh (two small scratch arrays of its own)."""
     pub = pub_nb(d)
     P = pub[TAB + K_N_PLAYERS]
     hand = hands_nb(d, P, pub[TAB + K_N_CARDS])[p]
     rem = scorings_left_nb(pub)
     own = PLAYERS + p * N_PROW
-    pay = np.empty(MAX_P, np.int64)
-    cards = board_pay_nb(pub, p, pay)
+    if out.shape[0] >= N_FEATURES + MEMO_SIZE:
+        m = out[N_FEATURES:N_FEATURES + MEMO_SIZE]
+    else:
+        m = np.full(MEMO_SIZE, np.nan)
+    if m[M_STAMP] == board_stamp_nb(pub) and m[M_REM] == rem:   # the sample's board
+        if m[M_PAID] == 0.0:
+            m[M_CARDS] = board_pay_nb(pub, p, m, M_PAY)
+            m[M_PAID] = 1.0
+        cards = m[M_CARDS]
+        pay = m[M_PAY:M_PAY + MAX_P]
+        memo = m[M_POT:M_POT + 2 * MEMO_H]
+    else:
+        cards = float(board_pay_nb(pub, p, m, M_FRESH_PAY))
+        pay = m[M_FRESH_PAY:M_FRESH_PAY + MAX_P]
+        memo = m[M_FRESH_POT:M_FRESH_POT + 2 * MEMO_H]
+        for j in range(2 * MEMO_H):
+            memo[j] = -1.0
     pts = pay[p]
     best_other = -1e18
     best_score = -1e18
@@ -177,7 +233,6 @@ def features_nb(d, cfg, aux, p, out):
             best_other = float(sq + pq * rem)
         if sq > best_score:
             best_score = float(sq)
-    memo = np.full(2 * MEMO_H, -1.0)   # a Plant often holds buildings of one height and roof
     ready = 0.0
     n_ready = 0
     open_v = 0.0

@@ -57,7 +57,7 @@ from engines.core.expert import make_expert, prior_row
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
-from engines.skyline_3000.features import F_HEURISTIC_PICK, N_FEATURES, features_nb
+from engines.skyline_3000.features import F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb
 from engines.skyline_3000.policies import (
     EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
     policy_heuristic_nb,
@@ -514,4 +514,4 @@ expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, sea
                                                    N_FEATURES, MAX_ACTIONS, chosen_nb=real_action_nb,
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,
-                                                   same_nb=same_move_nb)
+                                                   same_nb=same_move_nb, note_nb=note_board_nb, memo_size=MEMO_SIZE)

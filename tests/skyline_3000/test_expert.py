@@ -8,16 +8,21 @@ import pytest
 
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
-from engines.skyline_3000.features import FEATURES, features_nb
+from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, board_stamp_nb, features_nb, note_board_nb
 from engines.skyline_3000.policies import EXPERT
 from engines.skyline_3000.search import settle_nb
-from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, PH_PLACE
+from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, D_PUB, D_SEC, PH_PLACE
 from tests import expert_tools
 from tests.expert_tools import play, zero_expert
 from tests.skyline_3000 import hidden
 
 ZERO = zero_expert(SPEC)
 IX = {f: i for i, f in enumerate(FEATURES)}
+
+
+def stamp_of(data):
+    """The board stamp of a state vector."""
+    return board_stamp_nb(data[D_PUB:D_SEC].view(np.int32))
 
 
 def features_of(g, p):
@@ -52,6 +57,56 @@ def test_features_of_a_finished_game_hold_its_score():
             assert f[IX["board"]] == 0 and f[IX["ports"]] == 0 and f[IX["ready"]] == 0
             assert f[IX["lead_final"]] == scores[p] - max(scores[q] for q in range(4) if q != p)
             assert f[IX["rival"]] == max(scores[q] for q in range(4) if q != p)
+
+
+@pytest.mark.parametrize("variant", ["default", "megamall_triple", "six_platforms", "three_player_5_platforms"])
+def test_the_board_stamp_rises_with_every_change_of_the_board(variant):
+    """board_stamp_nb is the expert memo's key: a move that changes the board (a Billboard, an
+    item, a building, one covering a Billboard) raises it, and one that does not leaves it as it
+    was, in games of every policy kind (random play reaches the odd moves)."""
+    n_players = 3 if variant.startswith("three") else 4
+    changed = kept = 0
+    for gi, names in enumerate((["random"] * 4, ["heuristic", "greedy", "random", "heuristic"])):
+        g = new_game(variant, n_players=n_players, seed=11, game_index=gi)
+        while not g.is_over():
+            board = g.state.board.copy()
+            before = stamp_of(g.state.data)
+            g.apply(g.policy_action(names[g.current_player()]))
+            after = stamp_of(g.state.data)
+            if np.array_equal(board, g.state.board):
+                assert after == before, g.phase()
+                kept += 1
+            else:
+                assert after > before, g.phase()
+                changed += 1
+    assert changed > 20 and kept > 100
+
+
+def test_the_memo_gives_the_features_valued_afresh():
+    """The expert's candidates share a memo of what the sample's board pays (note_board_nb); every
+    candidate's features through it are, to the bit, those valued afresh, and the memo is read
+    (some candidates leave the board as it was) as well as passed by (others change it)."""
+    apply_nb = ENGINE.kernels["apply_nb"]
+    reused = fresh = 0
+    for g in hidden.states():
+        me = np.int64(g.current_player())
+        legal, _ = SPEC.expert.choices(g, np.array([1, 2, 3, 4], np.uint64))
+        base = g.state.data
+        memo = np.zeros(N_FEATURES + MEMO_SIZE)
+        note_board_nb(base, g.kp.cfg, g.kp.aux, me, memo)
+        buf = np.zeros(ENGINE.max_actions, np.int64)
+        for a in legal:
+            sim, rng = base.copy(), g.state.rng.copy()
+            apply_nb(sim, rng, g.kp.cfg, np.int64(a))
+            settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf)
+            alone = np.zeros(N_FEATURES)
+            features_nb(sim, g.kp.cfg, g.kp.aux, me, alone)
+            features_nb(sim, g.kp.cfg, g.kp.aux, me, memo)
+            assert np.array_equal(memo[:N_FEATURES], alone), (g.phase(), int(a))
+            same = stamp_of(sim) == stamp_of(base)
+            reused += same
+            fresh += not same
+    assert reused > 50 and fresh > 50, (reused, fresh)
 
 
 def test_a_sealed_bid_is_scored_once_its_auction_is_over():
