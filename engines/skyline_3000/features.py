@@ -29,9 +29,10 @@ from engines.skyline_3000.rules import (
     spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    B_BBTOT, B_GREEN, B_NBLD, B_NMALL, B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD, K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS,
-    K_N_PLAYERS, K_ROUNDS, MAX_P, K_TYPE, K_VALUE, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS,
-    P_SCORE, PH_DRAW, PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
+    B_BBTOT, B_GREEN, B_NBLD, B_NMALL, B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD,
+    K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS, K_N_DISTRICTS, K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, MAX_BLOCKS,
+    MAX_DISTRICTS, MAX_P, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE, PH_DRAW,
+    PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
 )
 
 
@@ -51,23 +52,31 @@ def own_gain_nb(pub, p, h, k, rem):
     return float((own1 - own0) * rem)
 
 
+@inline_kernel
+def district_potential_nb(pub, p, h, r, rem, dist):
+    """potential_nb over the blocks of district `dist` alone (0.0 when none takes the building)."""
+    best = 0.0
+    bpd = pub[TAB + K_BPD]
+    ff = pub[TAB + K_FIRST_FLOORS]
+    same = district_roof_count_nb(pub, dist, r) if h == ff else 0   # fits_block_nb reads it for h == ff only
+    for k in range(dist * bpd, dist * bpd + bpd):
+        vac, own = install_spot_nb(pub, k, p)
+        if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
+            continue
+        g = own_gain_nb(pub, p, h, k, rem)
+        if g > best:
+            best = g
+    return best
+
+
 @typed_kernel((PUB, I64, I64, I64, I64))
 def potential_nb(pub, p, h, r, rem):
     """Best own gain (x remaining scorings) of a building of height h and roof
     r anywhere on the board (no Contract card needed): a building's promise.
     (rules.fits_block_nb, with each district's count of roof r read once.)"""
     best = 0.0
-    bpd = pub[TAB + K_BPD]
-    ff = pub[TAB + K_FIRST_FLOORS]
-    first_ok = h == ff
-    same = 0  # blocks of the current district with roof r
-    for k in range(pub[TAB + K_N_BLOCKS]):
-        if first_ok and k % bpd == 0:
-            same = district_roof_count_nb(pub, k // bpd, r)
-        vac, own = install_spot_nb(pub, k, p)
-        if not (vac or own) or not fits_block_nb(pub, k, h, r, same, ff, bpd):
-            continue
-        g = own_gain_nb(pub, p, h, k, rem)
+    for dist in range(pub[TAB + K_N_DISTRICTS]):
+        g = district_potential_nb(pub, p, h, r, rem, dist)
         if g > best:
             best = g
     return best
@@ -129,76 +138,109 @@ def scorings_left_nb(pub):
     return left - 1 if phase == PH_DRAW else left
 
 
-# The memo the expert's candidates share (engines.core.expert's note_nb, out[N_FEATURES:]): what
-# the board pays and the potentials it has valued, for the board of the sample the candidates start
-# from. A candidate that leaves that board as it is (a draw, a Floor or Roof card, a bid that
-# changes nothing placed, ...) reuses it; one that changes the board is valued afresh in the
-# scratch part. The board's stamp tells them apart (board_stamp_nb).
-M_STAMP = 0                  # the sample's board stamp (NaN: no memo)
-M_REM = 1                    # its scorings left
-M_PAID = 2                   # 1 once M_PAY and M_CARDS hold what that board pays
-M_CARDS = 3                  # the Spaceport cards it gives the seat
-M_PAY = 4                    # [M_PAY + q]: what it pays seat q per scoring
-M_POT = M_PAY + MAX_P        # [M_POT + j]: potential_memo_nb's memo for that board (-1: not yet)
-M_FRESH_PAY = M_POT + 2 * MEMO_H      # scratch for a board of its own
-M_FRESH_POT = M_FRESH_PAY + MAX_P
-MEMO_SIZE = M_FRESH_POT + 2 * MEMO_H
+# The memo the expert's candidates share (engines.core.expert's note_nb: out[N_FEATURES:]): what
+# the board of the sample they start from pays, block by block, and the potentials its districts
+# hold, valued as candidates need them. A candidate changes a block or two at most (a Billboard,
+# an install, an item): its features read the rest from the memo and value afresh only the blocks,
+# and the districts, it changed. A block's stamp tells (block_stamp_nb).
+N_POT = 2 * MEMO_H           # potentials remembered per district (potential_memo_nb's index)
+M_REM = 0                    # the sample's scorings left (NaN: no memo)
+M_BSTAMP = 1                 # [M_BSTAMP + k]: block k's stamp
+M_BPAY = M_BSTAMP + MAX_BLOCKS              # [M_BPAY + k * MAX_P + q]: what block k pays seat q
+M_BCARDS = M_BPAY + MAX_BLOCKS * MAX_P      # [M_BCARDS + k]: the Spaceport cards it gives the seat
+M_PAY = M_BCARDS + MAX_BLOCKS               # [M_PAY + q]: what the whole board pays seat q
+M_CARDS = M_PAY + MAX_P                     # and the seat's Spaceport cards
+M_DPOT = M_CARDS + 1                        # [M_DPOT + dist * N_POT + j]: a district's potentials (-1: not yet)
+M_NEW_PAY = M_DPOT + MAX_DISTRICTS * N_POT  # the candidate's own: what its board pays
+M_NEW_POT = M_NEW_PAY + MAX_P               # and the potentials of the districts it changed
+MEMO_SIZE = M_NEW_POT + N_POT
 
 
 @inline_kernel
-def board_stamp_nb(pub):
-    """A number every change of the board raises: a Billboard, an item or a building placed (a
+def block_stamp_nb(pub, k):
+    """A number every change of block k raises: a Billboard, an item or a building placed (a
     building counts twice, as it may cover a Billboard). Two states of one sample hold the same
-    board when, and only when, their stamps are equal (tests/skyline_3000/test_expert.py plays
+    block k when, and only when, its stamps are equal (tests/skyline_3000/test_expert.py plays
     the rules to check it)."""
-    stamp = 0
-    for k in range(pub[TAB + K_N_BLOCKS]):
-        o = BOARD + k * N_BOARD
-        stamp += 2 * pub[o + B_NBLD] + pub[o + B_BBTOT] + pub[o + B_GREEN] + pub[o + B_NMALL] + pub[o + B_NSPACE]
-    return stamp
+    o = BOARD + k * N_BOARD
+    return 2 * pub[o + B_NBLD] + pub[o + B_BBTOT] + pub[o + B_GREEN] + pub[o + B_NMALL] + pub[o + B_NSPACE]
+
+
+@inline_kernel
+def block_pay_nb(pub, k, p, out, at):
+    """What block k pays each seat q in one Scoring Phase as it stands, added to out[at + q]
+    (points); returns the Spaceport cards it gives seat p (the rules' scoring_nb without writing)."""
+    first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
+    if first | second == 0:
+        return 0
+    p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
+    for q in range(pub[TAB + K_N_PLAYERS]):
+        if (first >> q) & 1:
+            out[at + q] += p1
+        elif (second >> q) & 1:
+            out[at + q] += p2
+    ns = pub[BOARD + k * N_BOARD + B_NSPACE]
+    if ns != 0 and ((first | second) >> p) & 1:
+        return spaceport_cards_nb(pub, first, second, p, ns)
+    return 0
 
 
 @inline_kernel
 def note_board_nb(d, cfg, aux, p, out):
-    """The expert's note_nb: the sample's board, its stamp, nothing valued on it yet."""
+    """The expert's note_nb: the sample's board, block by block (its stamps and what it pays),
+    no potential valued yet."""
     pub = pub_nb(d)
-    out[N_FEATURES + M_STAMP] = board_stamp_nb(pub)
-    out[N_FEATURES + M_REM] = scorings_left_nb(pub)
-    out[N_FEATURES + M_PAID] = 0.0
-    for j in range(2 * MEMO_H):
-        out[N_FEATURES + M_POT + j] = -1.0
+    m = N_FEATURES
+    out[m + M_REM] = scorings_left_nb(pub)
+    P = pub[TAB + K_N_PLAYERS]
+    for q in range(P):
+        out[m + M_PAY + q] = 0.0
+    cards = 0
+    for k in range(pub[TAB + K_N_BLOCKS]):
+        out[m + M_BSTAMP + k] = block_stamp_nb(pub, k)
+        for q in range(P):
+            out[m + M_BPAY + k * MAX_P + q] = 0.0
+        c = block_pay_nb(pub, k, p, out, m + M_BPAY + k * MAX_P)
+        out[m + M_BCARDS + k] = c
+        cards += c
+        for q in range(P):
+            out[m + M_PAY + q] += out[m + M_BPAY + k * MAX_P + q]
+    out[m + M_CARDS] = cards
+    for j in range(pub[TAB + K_N_DISTRICTS] * N_POT):
+        out[m + M_DPOT + j] = -1.0
 
 
 @inline_kernel
-def board_pay_nb(pub, p, out, at):
-    """What the board pays each seat in one Scoring Phase as it stands, into out[at + q] (points),
-    and the Spaceport cards it gives seat p: the rules' scoring_nb without writing, every block's
-    places read once for all seats."""
-    P = pub[TAB + K_N_PLAYERS]
-    for q in range(P):
-        out[at + q] = 0.0
-    cards = 0
-    for k in range(pub[TAB + K_N_BLOCKS]):
-        first, second = block_places_hyp_nb(pub, k, -1, 0, 0)
-        if first | second == 0:
-            continue
-        p1, p2 = block_points_hyp_nb(pub, k, 0, 0, 0)
-        for q in range(P):
-            if (first >> q) & 1:
-                out[at + q] += p1
-            elif (second >> q) & 1:
-                out[at + q] += p2
-        ns = pub[BOARD + k * N_BOARD + B_NSPACE]
-        if ns != 0 and ((first | second) >> p) & 1:
-            cards += spaceport_cards_nb(pub, first, second, p, ns)
-    return cards
+def potential_in_memo_nb(pub, p, h, r, rem, m, changed):
+    """potential_nb through the sample's memo m: the districts the state shares with the sample
+    read (or fill) the sample's potentials; those it changed (bits of `changed`) are valued afresh."""
+    if h >= MEMO_H:
+        return potential_nb(pub, p, h, r, rem)
+    j = h * 2 + r - 1
+    nd = pub[TAB + K_N_DISTRICTS]
+    best = 0.0
+    if changed != 0:
+        if m[M_NEW_POT + j] < 0.0:
+            v = 0.0
+            for dist in range(nd):
+                if (changed >> dist) & 1:
+                    v = max(v, district_potential_nb(pub, p, h, r, rem, dist))
+            m[M_NEW_POT + j] = v
+        best = m[M_NEW_POT + j]
+    for dist in range(nd):
+        if not (changed >> dist) & 1:
+            i = M_DPOT + dist * N_POT + j
+            if m[i] < 0.0:
+                m[i] = district_potential_nb(pub, p, h, r, rem, dist)
+            best = max(best, m[i])
+    return best
 
 
 @allocating_kernel
 def features_nb(d, cfg, aux, p, out):
     """Seat p's features (FEATURES, in order) of the state d, into out[:N_FEATURES]. With out
     N_FEATURES + MEMO_SIZE long (the expert's), out[N_FEATURES:] is the sample's memo
-    (note_board_nb); shorter, everything is valued afresh (two small scratch arrays of its own)."""
+    (note_board_nb); shorter, everything is valued afresh (in a scratch memo of its own)."""
     pub = pub_nb(d)
     P = pub[TAB + K_N_PLAYERS]
     hand = hands_nb(d, P, pub[TAB + K_N_CARDS])[p]
@@ -208,19 +250,28 @@ def features_nb(d, cfg, aux, p, out):
         m = out[N_FEATURES:N_FEATURES + MEMO_SIZE]
     else:
         m = np.full(MEMO_SIZE, np.nan)
-    if m[M_STAMP] == board_stamp_nb(pub) and m[M_REM] == rem:   # the sample's board
-        if m[M_PAID] == 0.0:
-            m[M_CARDS] = board_pay_nb(pub, p, m, M_PAY)
-            m[M_PAID] = 1.0
+    pay = m[M_NEW_PAY:M_NEW_PAY + MAX_P]
+    changed = 0        # districts whose blocks are not the sample's (all of them without a memo)
+    if m[M_REM] == rem:
         cards = m[M_CARDS]
-        pay = m[M_PAY:M_PAY + MAX_P]
-        memo = m[M_POT:M_POT + 2 * MEMO_H]
+        for q in range(P):
+            pay[q] = m[M_PAY + q]
+        for k in range(pub[TAB + K_N_BLOCKS]):
+            if block_stamp_nb(pub, k) != m[M_BSTAMP + k]:
+                changed |= 1 << (k // pub[TAB + K_BPD])
+                cards += block_pay_nb(pub, k, p, pay, 0) - m[M_BCARDS + k]
+                for q in range(P):
+                    pay[q] -= m[M_BPAY + k * MAX_P + q]
     else:
-        cards = float(board_pay_nb(pub, p, m, M_FRESH_PAY))
-        pay = m[M_FRESH_PAY:M_FRESH_PAY + MAX_P]
-        memo = m[M_FRESH_POT:M_FRESH_POT + 2 * MEMO_H]
-        for j in range(2 * MEMO_H):
-            memo[j] = -1.0
+        changed = (1 << pub[TAB + K_N_DISTRICTS]) - 1
+        cards = 0.0
+        for q in range(P):
+            pay[q] = 0.0
+        for k in range(pub[TAB + K_N_BLOCKS]):
+            cards += block_pay_nb(pub, k, p, pay, 0)
+    if changed != 0:
+        for j in range(N_POT):
+            m[M_NEW_POT + j] = -1.0
     pts = pay[p]
     best_other = -1e18
     best_score = -1e18
@@ -242,14 +293,14 @@ def features_nb(d, cfg, aux, p, out):
         h = pub[PLH + p * N_PLROW + i]
         r = pub[PLR + p * N_PLROW + i]
         if r != 0:
-            ready += potential_memo_nb(pub, p, h, r, rem, memo)
+            ready += potential_in_memo_nb(pub, p, h, r, rem, m, changed)
             n_ready += 1
         else:
             v = 0.0
             if pub[own + P_ROOFS + CURVED] > 0:
-                v = potential_memo_nb(pub, p, h, CURVED, rem, memo)
+                v = potential_in_memo_nb(pub, p, h, CURVED, rem, m, changed)
             if pub[own + P_ROOFS + POINTED] > 0:
-                v = max(v, potential_memo_nb(pub, p, h, POINTED, rem, memo))
+                v = max(v, potential_in_memo_nb(pub, p, h, POINTED, rem, m, changed))
             open_v += v
             n_open += 1
             floors += h

@@ -448,6 +448,7 @@ K_SIZE = PARAMS.size
 K_DEAL = (PARAMS["deal_floor"], PARAMS["deal_roof"], PARAMS["deal_contract"])  # K_DEAL[card type]
 
 # ---------------------------------------------------------------- pub sections
+MAX_DISTRICTS = 6             # PARAMS: board.districts
 MAX_BLOCKS = 36               # 6 districts x 6 blocks
 assert MAX_BLOCKS <= BB_BLOCK_MASK + 1 and (MAX_CARDS + 1) << BB_CARD_SHIFT <= DETAIL_MASK  # a billboard's detail
 MAX_AUC = 16 * MAX_STACKS     # rounds x stacks
