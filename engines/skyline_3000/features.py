@@ -14,6 +14,12 @@ a sealed bid is scored once the auction is over and the item placed, a card once
 roof or install it pays for are placed), so winning an auction reads as the item on the board
 against the cards paid for it.
 
+Speed: the expert values every candidate of a decision, most of them a card, a draw or a bid
+that leaves most of the board as it was. So what the board pays and the potentials are valued
+once a sample, block by block and district by district (note_board_nb), and each candidate
+values afresh only the blocks it changed: the same features to the bit, about a fifth of the
+expert's time saved (590 -> 745 four-player games a second).
+
 The shared estimates the heuristic reads too (own_gain_nb, potential_nb) live here; policies.py
 imports them (no import cycle: this module imports no policy).
 """
@@ -187,8 +193,8 @@ def block_pay_nb(pub, k, p, out, at):
 
 @inline_kernel
 def note_board_nb(d, cfg, aux, p, out):
-    """The expert's note_nb: the sample's board, block by block (its stamps and what it pays),
-    no potential valued yet."""
+    """The expert's note_nb: the sample's board, block by block (its stamps, what it pays and the
+    Spaceport cards it gives seat p, the seat whose features read the memo), no potential valued yet."""
     pub = pub_nb(d)
     m = N_FEATURES
     out[m + M_REM] = scorings_left_nb(pub)
