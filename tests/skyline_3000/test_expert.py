@@ -81,14 +81,30 @@ def test_a_blocks_stamp_rises_with_every_change_of_the_block(variant):
     assert changed > 20 and kept > 100
 
 
-def test_the_memo_gives_the_features_valued_afresh():
+def larger_board_states(step=4):
+    """Decision states of two mixed 3-seat games on a board of 3 districts of 6 blocks (the memo's
+    blocks and districts past the default 3 x 3)."""
+    out = []
+    for gi in range(2):
+        g = new_game(n_players=3, seed=5, game_index=gi, overrides={"board.blocks_per_district": 6})
+        k = 0
+        while not g.is_over():
+            if k % step == 0 or g.state.phase == PH_BID:
+                out.append(g.clone())
+            g.apply(g.policy_action("expert" if g.current_player() % 2 else "random"))
+            k += 1
+    return out
+
+
+@pytest.mark.parametrize("board", ["default", "3 x 6"])
+def test_the_memo_gives_the_features_valued_afresh(board):
     """The expert's candidates share a memo of what the sample's board pays, block by block
     (note_board_nb); every candidate's features through it are, to the bit, those valued afresh,
     and the memo is read whole (some candidates leave the board as it was) and in part (others
     change a block)."""
     apply_nb = ENGINE.kernels["apply_nb"]
     reused = fresh = 0
-    for g in hidden.states():
+    for g in (hidden.states() if board == "default" else larger_board_states()):
         me = np.int64(g.current_player())
         legal, _ = SPEC.expert.choices(g, np.array([1, 2, 3, 4], np.uint64))
         base = g.state.data
