@@ -113,6 +113,14 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
+def _workers(workers: int | None) -> int:
+    """--workers as given, every core when left out; a count below 1 refused in one line."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        _fail(f"workers must be positive, not {workers}")
+    return workers
+
+
 def _typed_options(ctx: typer.Context, names) -> list[str]:
     """Which of these parameters the user typed (not left at their default).
     Asks typer's own context: typer vendors click, so `click.get_current_context()`
@@ -198,9 +206,7 @@ def run(
     GAME may be an experiment file (experiments/<name>.toml): it runs every batch it describes and writes
     results/<name>/report.html (and report.md). With a file only --games (games per batch), --out (the
     results root), --workers, --quiet and --no-report apply; the file sets everything else per batch."""
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        _fail(f"workers must be positive, not {workers}")
+    workers = _workers(workers)
     if scheduler and backend != "dask":
         _fail("--scheduler is a Dask scheduler's address: it needs --backend dask")
     if game.endswith(".toml"):
@@ -397,7 +403,7 @@ def ladder_cmd(
     report balance findings per rung; prints the ladder and writes ladder.md / ladder.png."""
     from experiments.ladder import ladder_text, plan_ladder, run_ladder
 
-    workers = (os.cpu_count() or 1) if workers is None else workers
+    workers = _workers(workers)
     try:
         plan = plan_ladder(game, games=games, findings_games=findings_games, players=players,
                            rungs=list(rung) if rung else None, seed=seed)
@@ -528,7 +534,7 @@ def gap_cmd(
     (experiments/search_gap.py). Says where a learned expert still falls short of the search."""
     from experiments.search_gap import GapError, GapPlan, gap_text, run_gap
 
-    workers = (os.cpu_count() or 1) if workers is None else workers
+    workers = _workers(workers)
     try:
         plan = GapPlan(game, base, better, games, players, seed, by=by, variant=variant, sets=tuple(set_ or ()))
         typer.echo(gap_text(run_gap(plan, workers=workers, progress=True)))

@@ -59,6 +59,9 @@ BAD = [
     (["policies", "chess"], "unknown game 'chess'"),
     (["run", "skyline_3000", "-j", "0"], "workers must be positive"),
     (["run", EXPERIMENT, "-j", "-1"], "workers must be positive"),
+    (["gap", "cityline", "-n", "4", "-j", "0"], "workers must be positive"),    # was joblib's traceback
+    (["gap", "cityline", "-n", "4", "-j", "-1"], "workers must be positive"),   # was every core, silently
+    (["ladder", "cityline", "-j", "0"], "workers must be positive"),
     (["run", "skyline_3000", "--seed", "-1"], "the seed must be between 0"),
     (["run", "skyline_3000", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
     (["run", "skyline_3000", "-n", "10", "--set", "cards.deal_floor=0", "--set", "cards.deal_roof=0",
