@@ -236,24 +236,37 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
             known |= np.int64(1) << np.int64(pub[o + PI_DISCARDS + i])
         if pub[o + PI_TOP] >= 0:
             known |= np.int64(1) << np.int64(pub[o + PI_TOP])
-    # each deck's hidden places (all but its top) from the hidden cards of its type, in id order
+    # each deck's hidden places (all but its top) from the hidden cards of its type, in id order:
+    # one pass counts them by type and a second sorts them so (a stable counting sort), type t's in
+    # scratch[start(t):start(t) + count(t)]. The counts and the fill positions are packed 8 bits a
+    # type into one int64 (at most MAX_CARDS < 256 cards; a kernel allocates no arrays).
+    count = np.int64(0)
+    for c in range(NC):
+        if not (known >> c) & 1:
+            count += np.int64(1) << np.int64(8 * pub[TAB + K_TYPE + c])
+    fill = np.int64(0)
+    for t in range(1, N_TYPES):
+        fill += (((fill >> np.int64(8 * (t - 1))) & 255) + ((count >> np.int64(8 * (t - 1))) & 255)) << np.int64(8 * t)
+    first = fill
+    for c in range(NC):
+        if not (known >> c) & 1:
+            sh = np.int64(8 * pub[TAB + K_TYPE + c])
+            scratch[(fill >> sh) & 255] = c
+            fill += np.int64(1) << sh
     n_rest = 0
     for t in range(N_TYPES):
-        m = 0
-        for c in range(NC):
-            if not (known >> c) & 1 and pub[TAB + K_TYPE + c] == t:
-                scratch[m] = c
-                m += 1
+        o = (first >> np.int64(8 * t)) & 255
+        m = (count >> np.int64(8 * t)) & 255
         d = max(pub[PILES + t * N_PIROW + PI_DECK] - 1, 0)
         for i in range(m):
             if i < d:                         # partial Fisher-Yates: a uniform ordered draw
-                k = i + below(prng, m - i)
+                k = o + i + below(prng, m - i)
                 c = scratch[k]
-                scratch[k] = scratch[i]
-                scratch[i] = c
+                scratch[k] = scratch[o + i]
+                scratch[o + i] = c
                 sec[S_DECKS + t * MAX_CARDS + i] = c
             else:
-                scratch[MAX_CARDS + n_rest] = scratch[i]
+                scratch[MAX_CARDS + n_rest] = scratch[o + i]
                 n_rest += 1
     # the rest, shuffled, into the other hands
     for i in range(n_rest - 1, 0, -1):
