@@ -436,15 +436,20 @@ def _copy_pub_nb(dst, src, a, b):
 @inline_kernel
 def copy_state_nb(dst, src):
     """dst = src, for two states of one game (same variant, same seats). Copies all of ctrl, the
-    piles and everything after pub, and only the used rows elsewhere: the board's and the players'
-    rows past the variant's are never written, the table never changes, the auction log rows past
-    both logs' ends hold -1 in both, and a plant's slots past its buildings hold 0. (Measured on a
-    mid-game 4-seat state: 0.77 us as int32 loops over pub views, 0.35 us for the whole vector.)"""
+    piles and everything after pub but the decks, and only the used places elsewhere: the board's
+    and the players' rows past the variant's are never written, the table never changes, the
+    auction log rows past both logs' ends hold -1 in both, and a plant's slots past its buildings
+    and a deck's places past its count hold 0. (Measured on a mid-game 4-seat state: 0.77 us as
+    int32 loops over pub views, 0.35 us for the whole vector.)"""
     d, s = pub_nb(dst), pub_nb(src)
     nb = s[TAB + K_N_BLOCKS]
     P = s[TAB + K_N_PLAYERS]
-    # the plants and the log first: their used lengths are read from both before ctrl and the
-    # players' rows are overwritten
+    # the plants, the log and the decks first: their used lengths are read from both before ctrl,
+    # the players' rows and the piles are overwritten
+    for t in range(N_TYPES):
+        o = D_SEC + S_DECKS + t * MAX_CARDS
+        for i in range(o, o + max(d[PILES + t * N_PIROW + PI_DECK], s[PILES + t * N_PIROW + PI_DECK])):
+            dst[i] = src[i]
     for q in range(P):
         n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
         if n > 0:
@@ -457,7 +462,9 @@ def copy_state_nb(dst, src):
     _copy_pub_nb(dst, src, BOARD, BOARD + nb * N_BOARD)
     _copy_pub_nb(dst, src, PLAYERS, PLAYERS + P * N_PROW)
     _copy_pub_nb(dst, src, PILES, ALOG)
-    for i in range(D_SEC, dst.shape[0]):
+    for i in range(D_SEC, D_SEC + S_DECKS):
+        dst[i] = src[i]
+    for i in range(D_BID_BUF, dst.shape[0]):
         dst[i] = src[i]
 
 

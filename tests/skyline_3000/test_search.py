@@ -132,6 +132,25 @@ def test_copy_into_restores_the_state_exactly():
         assert np.array_equal(dst.state.data, src.state.data)
 
 
+def test_a_decks_places_past_its_count_hold_zero():
+    """copy_state_nb copies only a deck's used places: the rest must be equal (0) in every state,
+    through draws, reshuffles and determinizations."""
+    checked = 0
+    for seed in range(3):
+        g = new_game(n_players=2 + seed, seed=seed)
+        prng = new_stream(seed, 0, 9)
+        buf = np.empty(MAX_ACTIONS, np.int64)
+        while not g.is_over():
+            for st in (g.state, g.clone().state):
+                if st is not g.state:
+                    determinize_nb(st.data, st.rng, g.kp.cfg, np.int64(g.current_player()), prng, buf)
+                for t in range(st.decks.shape[0]):
+                    assert not st.decks[t, st.piles[t, PI_DECK]:].any()
+                checked += 1
+            g.apply(g.policy_action("heuristic" if seed else "random"))
+    assert checked > 300
+
+
 def test_construction_candidates_drop_only_interchangeable_cards_and_extra_discards():
     seen = 0
     for g in _states():
