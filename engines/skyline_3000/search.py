@@ -74,6 +74,7 @@ from engines.skyline_3000.state import (
 )
 
 N_BID_CANDIDATES = 9
+assert MAX_CARDS < 256 and 8 * N_TYPES < 63   # redraw_hidden_nb packs a count per type into 8 bits of one int64
 BID_CODE = ACT_BID << A_SHIFT          # a bid candidate's action in the search: BID_CODE | rule
 
 
