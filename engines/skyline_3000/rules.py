@@ -181,7 +181,7 @@ def draw_card_nb(pub, sec, t):
         reshuffle_nb(pub, sec, t)
     n = pub[o + PI_DECK] - 1
     c = np.int32(sec[S_DECKS + t * MAX_CARDS + n])
-    sec[S_DECKS + t * MAX_CARDS + n] = 0   # a deck's places past its count hold 0 (search.copy_state_nb copies the rest)
+    sec[S_DECKS + t * MAX_CARDS + n] = 0   # a deck's places past its count hold 0: search.copy_state_nb skips them
     pub[o + PI_DECK] = n
     if n == 0 and pub[o + PI_DISC] > 0:
         reshuffle_nb(pub, sec, t)

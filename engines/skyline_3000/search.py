@@ -238,9 +238,9 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
         if pub[o + PI_TOP] >= 0:
             known |= np.int64(1) << np.int64(pub[o + PI_TOP])
     # each deck's hidden places (all but its top) from the hidden cards of its type, in id order:
-    # one pass counts them by type and a second sorts them so (a stable counting sort), type t's in
-    # scratch[start(t):start(t) + count(t)]. The counts and the fill positions are packed 8 bits a
-    # type into one int64 (at most MAX_CARDS < 256 cards; a kernel allocates no arrays).
+    # a stable counting sort lays them out by type (one pass counts, one places), type t's at
+    # scratch[first(t):first(t) + count(t)], instead of one pass over the cards per type. The counts
+    # and positions are packed 8 bits a type into one int64 (a kernel allocates no arrays).
     count = np.int64(0)
     for c in range(NC):
         if not (known >> c) & 1:
