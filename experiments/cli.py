@@ -526,6 +526,8 @@ def gap_cmd(
     set_: SetOption = None,
     by: str = typer.Option("phase", "--by", help="A kind of decision: its phase, or (action) its phase and what the "
                            "better policy's move does there, e.g. 'construction: place a billboard'."),
+    seat: str = typer.Option("rotate", "--seat", help="The seat that changes: rotate (game index mod seats: every "
+                             "seat in turn) or first (the seat that moves first, e.g. Skyline 3000's first builder)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
 ):
     """For each kind of decision (the game's phase, or with --by action what the move does), the
@@ -536,7 +538,8 @@ def gap_cmd(
 
     workers = _workers(workers)
     try:
-        plan = GapPlan(game, base, better, games, players, seed, by=by, variant=variant, sets=tuple(set_ or ()))
+        plan = GapPlan(game, base, better, games, players, seed, by=by, variant=variant, sets=tuple(set_ or ()),
+                       seat=seat)
         typer.echo(gap_text(run_gap(plan, workers=workers, progress=True)))
     except (GapError, *_user_errors()) as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))

@@ -6,8 +6,8 @@ still plays better says where its features fall short. Averages of agreement do 
 expert may disagree with the search at most bids and lose nothing, and agree at most construction
 turns yet lose a game's worth of points at the few where it does not.
 
-How (every game's seat s = game index mod seats is the seat that changes; the other seats play the
-base policy throughout):
+How (every game's seat s = game index mod seats is the seat that changes, or with `seat="first"`
+the seat that moves first in that game; the other seats play the base policy throughout):
 
     arm "none"   seat s plays the base policy at every decision;
     arm "all"    seat s plays the better policy at every decision;
@@ -53,6 +53,9 @@ from engines.registry import get_game
 
 NONE, ALL = "none", "all"
 BY = ("phase", "action")
+# which seat changes: every seat in turn (game index mod seats), or the one that moves first
+# (Skyline 3000's first builder, whose finding flips with the rung)
+SEATS = ("rotate", "first")
 
 
 class GapError(ValueError):
@@ -71,6 +74,7 @@ class GapPlan:
     by: str = "phase"              # what a kind of decision is: "phase" or "action" (module docstring)
     variant: str | None = None     # the rules (a variant name or file; None: the default), as `run --variant`
     sets: tuple[str, ...] = ()     # rule changes on top (--set KEY=VALUE), as `run --set`
+    seat: str = "rotate"           # the seat that changes (SEATS)
 
     def rules(self):
         """The variant every game plays (loaded and checked: a bad key is refused with its reason)."""
@@ -79,6 +83,8 @@ class GapPlan:
     def check(self) -> None:
         if self.by not in BY:
             raise GapError(f"by must be one of {', '.join(BY)}, not '{self.by}'")
+        if self.seat not in SEATS:
+            raise GapError(f"seat must be one of {', '.join(SEATS)}, not '{self.seat}'")
         spec = get_game(self.game)
         p = self.seats
         self.rules()
@@ -124,7 +130,7 @@ def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) 
     for j in range(count):
         gi = start + j
         g = spec.new_game(variant, P, plan.seed, gi)
-        s = gi % P
+        s = g.current_player() if plan.seat == "first" else gi % P
         while not g.is_over():
             p = g.current_player()
             a = None
@@ -198,7 +204,9 @@ def gap_text(result: dict) -> str:
     rules = (plan.variant or "default variant") + "".join(f", --set {x}" for x in plan.sets)
     lines = [f"# Where {plan.better} gains over {plan.base}: {plan.game} ({rules}), {plan.seats} players, "
              f"{plan.games} games, seed {plan.seed}", "",
-             f"Seat (game index mod {plan.seats}) plays {plan.better} at the decisions of one kind ({what}), "
+             (f"Seat (game index mod {plan.seats})" if plan.seat == "rotate" else
+              "The seat that moves first in each game") +
+             f" plays {plan.better} at the decisions of one kind ({what}), "
              f"{plan.base} elsewhere; the other seats play {plan.base}. Gain: that seat's margin (score "
              "minus the others' mean) minus its margin when it plays "
              f"{plan.base} throughout, on the same games; 95% interval over games.", "",

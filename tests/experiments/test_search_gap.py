@@ -60,6 +60,22 @@ def test_in_coin_only_the_coin_turns_gain():
     assert "| coin |" in text and "not 'no gain'" in text and "strong" in text and "random" in text
 
 
+def test_the_seat_that_moves_first_changes_with_seat_first():
+    """Coin's Key Player moves first. With seat="first" the seat that changes is the Key in every
+    game, so strong play at its coin turns gains the Key's whole 4 points (against 4/3 when the seat
+    rotates over 3 seats), and nowhere else; the table says which seat it was."""
+    plan = GapPlan("coin", base="random", better="strong", games=300, seed=3, seat="first")
+    result = run_gap(plan, workers=1)
+    rows = {r["arm"]: r for r in result["rows"]}
+    assert rows["coin"]["verdict"] == "gains" and 4 / 3 < rows["coin"]["low"] < 4 < rows["coin"]["high"]
+    assert rows["pass"]["gain"] == 0 and rows["pass"]["verdict"] == "not separated"
+    assert "The seat that moves first" in gap_text(result)
+    assert "game index mod" in gap_text(run_gap(GapPlan("coin", base="random", better="strong", games=20), workers=1))
+    res = cli.invoke(app, ["gap", "coin", "--seat", "last", "-n", "10", "-j", "1"])
+    assert res.exit_code != 0 and "seat must be one of rotate, first, not 'last'" in res.output
+    assert "Traceback" not in res.output
+
+
 def test_by_action_the_coins_kept_gain_and_the_passes_do_not():
     """By action a kind is what the better policy's move does: strong Key Players keep their coins
     (a coin to a seat, their own), and only that kind gains; the passes are the same moves."""
