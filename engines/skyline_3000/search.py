@@ -245,10 +245,12 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
     for c in range(NC):
         if not (known >> c) & 1:
             count += np.int64(1) << np.int64(8 * pub[TAB + K_TYPE + c])
-    fill = np.int64(0)
-    for t in range(1, N_TYPES):
-        fill += (((fill >> np.int64(8 * (t - 1))) & 255) + ((count >> np.int64(8 * (t - 1))) & 255)) << np.int64(8 * t)
-    first = fill
+    first = np.int64(0)       # where each type's cards start: the counts of the types before it
+    start = np.int64(0)
+    for t in range(N_TYPES):
+        first |= start << np.int64(8 * t)
+        start += (count >> np.int64(8 * t)) & 255
+    fill = first
     for c in range(NC):
         if not (known >> c) & 1:
             sh = np.int64(8 * pub[TAB + K_TYPE + c])

@@ -141,9 +141,9 @@ def test_a_decks_places_past_its_count_hold_zero():
         prng = new_stream(seed, 0, 9)
         buf = np.empty(MAX_ACTIONS, np.int64)
         while not g.is_over():
-            for st in (g.state, g.clone().state):
-                if st is not g.state:
-                    determinize_nb(st.data, st.rng, g.kp.cfg, np.int64(g.current_player()), prng, buf)
+            sample = g.clone().state
+            determinize_nb(sample.data, sample.rng, g.kp.cfg, np.int64(g.current_player()), prng, buf)
+            for st in (g.state, sample):
                 for t in range(st.decks.shape[0]):
                     assert not st.decks[t, st.piles[t, PI_DECK]:].any()
                 checked += 1
