@@ -9,6 +9,7 @@ renders with Agg.
 """
 from __future__ import annotations
 
+import textwrap
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,22 @@ def _error_extent(rate, low, high) -> np.ndarray:
     return np.clip(np.vstack([rate - low, high - rate]), 0, None)
 
 
+TICK_WIDTH = 24   # characters a tick label's line holds
+TICK_LINES = 3    # lines a tick label takes at most
+
+
+def tick_label(text: str) -> str:
+    """A group's name as a tick label: wrapped at TICK_WIDTH characters (after a comma or a space where
+    one falls) and cut after TICK_LINES lines with an ellipsis, so a long name (a policy with its
+    weights written out: 'expert(w_score=0.27, w_board=0.16, ...)') cannot push the points off the
+    figure or run into its neighbours. The report's tables keep the whole name."""
+    lines = textwrap.wrap(str(text), TICK_WIDTH, break_on_hyphens=False) or [""]
+    if len(lines) > TICK_LINES:
+        lines = lines[:TICK_LINES]
+        lines[-1] = lines[-1][:TICK_WIDTH - 1] + "…"
+    return "\n".join(lines)
+
+
 def draw_reference(axes: Axes, value: float | None, label: str | None) -> None:
     if value is not None:
         axes.axhline(value, color="0.4", linestyle="--", linewidth=1, label=label)
@@ -52,7 +69,7 @@ def rate_chart(labels: Sequence[str], rate, low, high, *, title: str, ylabel: st
     x = np.arange(len(labels))
     axes.errorbar(x, rate, yerr=_error_extent(rate, low, high), fmt="o", capsize=4, label=point_label)
     draw_reference(axes, reference, reference_label)
-    axes.set_xticks(x, [str(label) for label in labels])
+    axes.set_xticks(x, [tick_label(label) for label in labels])
     axes.set_title(title)
     axes.set_ylabel(ylabel)
     if from_zero:
@@ -74,7 +91,7 @@ def rate_lines(series: Mapping[str, tuple], *, title: str, xlabel: str, ylabel: 
                       marker="o", capsize=3, label=name)
     draw_reference(axes, reference, reference_label)
     if xticklabels is not None:
-        axes.set_xticks(np.arange(len(xticklabels)), list(xticklabels))
+        axes.set_xticks(np.arange(len(xticklabels)), [tick_label(label) for label in xticklabels])
     axes.set_title(title)
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
