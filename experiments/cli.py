@@ -488,6 +488,11 @@ def train_cmd(
     tune_trials: int = typer.Option(0, "--tune-trials", help="After each fit, tune its weights by play against "
                                     "the heuristic (optuna, this many weight rows, on games of their own); kept "
                                     "only when they also beat the fit on the evaluation games. 0: no tuning."),
+    self_tune_trials: int = typer.Option(0, "--self-tune-trials", help="Then tune the weights once more by play, "
+                                         "against themselves (this many weight rows at half the seats, the weights "
+                                         "they start from at the others): what pays against the heuristic's weak "
+                                         "play need not pay against good play. Kept only when they beat the weights "
+                                         "they started from on the evaluation games. 0: not."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):
@@ -502,7 +507,7 @@ def train_cmd(
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
         plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
-                         variant, tuple(set_ or ()), tuple(mix or ()), tune_trials)
+                         variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials)
         plan.check()  # every option, before anything is written
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"

@@ -18,6 +18,13 @@ Each iteration
      trade-in of three bonus cards, made at any step of a turn: at every other step the fit reads
      the search as declining it); play can. The tuned weights are kept only when they also beat
      the fit on the evaluation games (step 4), which they never saw;
+  3b. with `self_tune_trials` > 0 (--self-tune-trials), tunes the kept weights once more, the same
+     way, against themselves: at half the seats the weights being tuned, at the other half the
+     weights the step starts from (run seed = plan seed + TUNE_SEED_OFFSET + 1). The heuristic is a
+     weak table: weights tuned against it learn what pays against its play (Skyline 3000's expert
+     installed its buildings at once as the first builder, which the heuristic's seats do not
+     punish and stronger seats do); against themselves they learn what pays against the play
+     they make. Kept only when they beat the weights they started from on the evaluation games;
   4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
@@ -133,6 +140,7 @@ class TrainPlan:
     sets: tuple[str, ...] = ()  # every game's rule changes (--set KEY=VALUE)
     mixes: tuple[str, ...] = ()  # the mixture's settings on top (--mix "KEY=VALUE ..."); (): one
     tune_trials: int = 0       # weight rows tried when tuning the fit by play (0: the fit as it is)
+    self_tune_trials: int = 0  # weight rows tried when tuning them again against themselves (0: not)
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
@@ -160,8 +168,10 @@ class TrainPlan:
         if not 0 <= self.seed < 2**63:   # the run seed's range everywhere (run, ladder, tune)
             raise TrainError(f"seed must be >= 0, not {self.seed}" if self.seed < 0
                              else f"seed must be at most 2**63-1, not {self.seed}")
-        if not 0 <= self.tune_trials <= MAX_TUNE_TRIALS:
-            raise TrainError(f"tune_trials must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, not {self.tune_trials}")
+        for name in ("tune_trials", "self_tune_trials"):
+            if not 0 <= getattr(self, name) <= MAX_TUNE_TRIALS:
+                raise TrainError(f"{name} must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, "
+                                 f"not {getattr(self, name)}")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
         if not (self.ridge >= 0 and math.isfinite(self.ridge)):
@@ -194,7 +204,8 @@ class TrainPlan:
         return (f"skyline-lab train {shlex.quote(self.game)} --players {','.join(map(str, self.players))} "
                 f"--seed {self.seed} --iterations {self.iterations} --games {self.games} --budget {self.budget} "
                 f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}"
-                + (f" --tune-trials {self.tune_trials}" if self.tune_trials else "") + tail)
+                + (f" --tune-trials {self.tune_trials}" if self.tune_trials else "")
+                + (f" --self-tune-trials {self.self_tune_trials}" if self.self_tune_trials else "") + tail)
 
 
 def _expert_spec(game: str):
@@ -359,16 +370,17 @@ def fit_with_holdout(X, y, games, ridge) -> tuple[np.ndarray, float, float]:
     return w, r2(X, y, w), held
 
 
-def evaluate(spec, plan: TrainPlan, model: ExpertModel) -> dict:
-    """The expert against the heuristic: half the seats each, rotating, the same games every time;
-    the evaluation games split evenly over the plan's cells (the first cells one more when they do
-    not divide), each cell its own range of games. Several cells: the cells' means and each cell's
-    figures under "cells"."""
+def evaluate(spec, plan: TrainPlan, model: ExpertModel, against: ExpertModel | None = None) -> dict:
+    """The expert against the heuristic (or against the expert of weights `against`: then the
+    heuristic_* figures are that opponent's): half the seats each, rotating, the same games every
+    time; the evaluation games split evenly over the plan's cells (the first cells one more when
+    they do not divide), each cell its own range of games. Several cells: the cells' means and each
+    cell's figures under "cells"."""
     cells = plan.cells()
     n = len(cells)
     counts = [plan.eval_games // n + (c < plan.eval_games % n) for c in range(n)]
     starts = np.cumsum([0] + counts[:-1])
-    results = [_evaluate_cell(spec, cell, model, plan.seed + EVAL_SEED_OFFSET, int(start), count)
+    results = [_evaluate_cell(spec, cell, model, plan.seed + EVAL_SEED_OFFSET, int(start), count, against)
                for cell, start, count in zip(cells, starts, counts)]
     if n == 1:
         return results[0]
@@ -378,22 +390,25 @@ def evaluate(spec, plan: TrainPlan, model: ExpertModel) -> dict:
     return out
 
 
-def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, count: int) -> dict:
+def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, count: int,
+                   against: ExpertModel | None = None) -> dict:
     P = cell.players
-    names = [spec.expert.policy if s % 2 == 0 else "heuristic" for s in range(P)]
+    opponent = "heuristic" if against is None else spec.expert.policy
+    names = [spec.expert.policy if s % 2 == 0 else opponent for s in range(P)]
     lineup = make_lineup(spec, names, P, True)
     ids = lineup.policy_ids()
     rows = lineup.weight_rows(spec.max_weights)
-    mrow = model.row()
-    rows = np.hstack([rows, np.zeros((P, max(0, len(mrow) - rows.shape[1])))])
-    for s in range(P):
-        if names[s] == spec.expert.policy:
+    seat_models = [model if s % 2 == 0 else against for s in range(P)]
+    width = max(len(m.row()) for m in seat_models if m is not None)
+    rows = np.hstack([rows, np.zeros((P, max(0, width - rows.shape[1])))])
+    for s, m in enumerate(seat_models):
+        if m is not None:
             rows[s, :] = 0.0
-            rows[s, :len(mrow)] = mrow
+            rows[s, :len(m.row())] = m.row()
     kp = spec.kernel_params(cell.variant, P)
     t = spec.simulate(kp, ids, rows, True, seed, start, count)["players"]
     slot = np.asarray(t["lineup_slot"])
-    expert = np.isin(slot, [s for s in range(P) if names[s] == spec.expert.policy])
+    expert = np.isin(slot, [s for s in range(P) if s % 2 == 0])
     score = np.asarray(t["score"], np.float64)
     win = np.asarray(t["win"], np.float64)
     # per game: the experts' mean score minus the heuristics' (a paired margin, its standard error)
@@ -445,18 +460,33 @@ def feature_scales(data: list[dict], plan: TrainPlan) -> np.ndarray:
 
 
 def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: int, progress: bool = False,
-                 evaluate_fn=None) -> tuple[np.ndarray, dict, dict]:
+                 evaluate_fn=None, against_self: bool = False) -> tuple[np.ndarray, dict, dict]:
     """Step 3 of the module's loop: the fitted weights `w` moved by optuna (seeded TPE, `plan.tune_trials`
     rows, the fit itself first) to raise the expert's margin over the heuristic on the tuning games;
     kept only when they beat the fit on the evaluation games too. Returns (the weights kept, what
     happened: both margins on the evaluation games and whether the tuned weights were kept, the kept
-    weights' evaluation: step 4's, played once)."""
+    weights' evaluation: step 4's, played once).
+
+    against_self (step 3b): `plan.self_tune_trials` rows, each played against `w` itself (the
+    weights at the other half of the seats: evaluate_fn(spec, plan, model, against=model of w)),
+    on tuning games of their own (seed one more); kept only when they beat `w` on the evaluation
+    games, and the evaluation returned is against `w`, not the heuristic's."""
     import optuna
 
-    evaluate_fn = evaluate if evaluate_fn is None else evaluate_fn
+    judge = evaluate if evaluate_fn is None else evaluate_fn
+    stage = 1 if against_self else 0
+    trials = plan.self_tune_trials if against_self else plan.tune_trials
+    if against_self:
+        start = _model(spec, plan, w, "")
+
+        def evaluate_fn(spec, plan, model):
+            return judge(spec, plan, model, against=start)
+    else:
+        evaluate_fn = judge
     features = spec.expert.features
     moved = [i for i, f in enumerate(features) if f != "bias" and scales[i] > 0]
-    tune_plan = replace(plan, seed=(plan.seed + TUNE_SEED_OFFSET) % 2**62)   # a run seed's range, whatever the plan's
+    # a run seed's range, whatever the plan's
+    tune_plan = replace(plan, seed=(plan.seed + TUNE_SEED_OFFSET + stage) % 2**62)
 
     def weights(z: dict) -> np.ndarray:
         out = np.array(w, np.float64)
@@ -469,15 +499,17 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
         return evaluate_fn(spec, tune_plan, _model(spec, plan, weights(z), ""))["margin"]
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)   # a line per trial: the progress bar says enough
-    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=(plan.seed + it) % 2**32))
+    sampler = optuna.samplers.TPESampler(seed=(plan.seed + it + stage * TUNE_SEED_OFFSET) % 2**32)
+    study = optuna.create_study(direction="maximize", sampler=sampler)
     study.enqueue_trial({features[i]: 0.0 for i in moved})
-    study.optimize(objective, n_trials=plan.tune_trials, show_progress_bar=progress)
+    study.optimize(objective, n_trials=trials, show_progress_bar=progress)
     tuned = weights(study.best_params)
     fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
     tuned_eval = evaluate_fn(spec, plan, _model(spec, plan, tuned, ""))
     kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
     return (tuned if kept else np.asarray(w, np.float64)), {
-        "trials": plan.tune_trials, "tuning_margin": float(study.best_value),
+        "trials": trials, "against": "itself" if against_self else "heuristic",
+        "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
         "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]), "kept": kept}, \
         (tuned_eval if kept else fitted_eval)
@@ -490,6 +522,16 @@ def tune_text(plan: TrainPlan, tuned: dict) -> str:
             f"{tuned['tuning_margin_of_the_fit']:+.3f}), on the evaluation games {tuned['tuned_margin']:+.3f} "
             f"against the fit's {tuned['fitted_margin']:+.3f}: "
             + ("the tuned weights kept" if tuned["kept"] else "the fit kept (the tuning did not carry over)"))
+
+
+def self_tune_text(plan: TrainPlan, tuned: dict) -> str:
+    """What the tuning against itself did, in words (appended after the first tuning's)."""
+    return (f"; tuned again against itself ({tuned['trials']:,} weight rows at half the seats, the weights they "
+            f"started from at the others, on {plan.eval_games:,} games of their own: margin "
+            f"{tuned['tuning_margin']:+.3f} there), on the evaluation games {tuned['tuned_margin']:+.3f} over the "
+            f"weights they started from (those against themselves: {tuned['fitted_margin']:+.3f}): "
+            + ("the weights tuned against themselves kept" if tuned["kept"]
+               else "the weights it started from kept (the tuning did not carry over)"))
 
 
 def check_folder(folder: Path) -> None:
@@ -571,6 +613,13 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         if plan.tune_trials:   # it has played the kept weights on the evaluation games already
             w, tuned, ev = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress)
             fit_text += tune_text(plan, tuned)
+        self_tuned = None
+        if plan.self_tune_trials:
+            w, self_tuned, _ = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress,
+                                            against_self=True)
+            fit_text += self_tune_text(plan, self_tuned)
+            if self_tuned["kept"]:
+                ev = None   # new weights: step 4 plays them against the heuristic
         model = _model(spec, plan, w, fit_text)
         (folder / f"model_{it:03d}.toml").write_text(model_text(model))
         if ev is None:
@@ -578,7 +627,8 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         entry = {"iteration": it, "rollout": "heuristic" if rollout is None else f"expert of iteration {best['iteration']}",
                  "decisions": int(len(tables["y"])),
                  "weights": [float(x) for x in w], "fit": fit_text, "eval": ev,
-                 **({"tuned": tuned} if tuned is not None else {})}
+                 **({"tuned": tuned} if tuned is not None else {}),
+                 **({"self_tuned": self_tuned} if self_tuned is not None else {})}
         done.append(entry)
         log(f"{fit_text}; expert vs heuristic: margin {ev['margin']:+.3f} ± {1.96 * ev['margin_se']:.3f} points, "
             f"win {ev['expert_win']:.3f} vs {ev['heuristic_win']:.3f}"

@@ -98,3 +98,78 @@ def test_the_tuning_games_seed_stays_a_run_seed_at_the_largest_plan_seed():
     tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0, evaluate_fn=world(np.zeros(N), calls=calls))
     tuning = set(calls[:-2])
     assert len(tuning) == 1 and 0 <= tuning.pop() + EVAL_SEED_OFFSET < 2**63
+
+
+def self_world(best: np.ndarray, calls: list):
+    """A stand-in for evaluate() with an opponent: a weight row's strength is highest at `best`, and
+    the margin is the tuned row's strength minus its opponent's (the heuristic's is 0)."""
+    def strength(w):
+        return -float(((np.asarray(w) - best) ** 2).sum())
+
+    def evaluate(spec, plan, model, against=None):
+        calls.append((plan.seed, None if against is None else tuple(against.weights)))
+        return {"margin": strength(model.weights) - (0.0 if against is None else strength(against.weights))}
+    return evaluate
+
+
+def test_tuning_against_itself_plays_the_weights_it_starts_from_and_keeps_a_gain():
+    best = np.zeros(N)
+    best[3] = 0.8
+    start = np.zeros(N)
+    start[4] = 0.5      # where the first tuning left the weights
+    calls = []
+    plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=40,
+                     self_tune_trials=40)
+    w, tuned, ev = tune_by_play(SPEC, plan, start, two_features(), 0, evaluate_fn=self_world(best, calls),
+                                against_self=True)
+    assert tuned["against"] == "itself" and tuned["trials"] == 40
+    # every game was played against the start's weights, none against the heuristic
+    assert {a for _, a in calls} == {tuple(start)}
+    # on tuning games of their own (not the first tuning's), then judged on the evaluation games
+    assert set(s for s, _ in calls[:-2]) == {plan.seed + TUNE_SEED_OFFSET + 1}
+    assert [s for s, _ in calls[-2:]] == [plan.seed, plan.seed]
+    assert tuned["fitted_margin"] == 0.0 and tuned["kept"] and tuned["tuned_margin"] > 0
+    assert abs(w[3] - 0.8) < 0.4 and abs(w[4]) < 0.3   # moved towards the better play
+    assert ev["margin"] == tuned["tuned_margin"]         # the kept row's evaluation: against the start
+
+
+def test_tuning_against_itself_keeps_the_start_when_nothing_beats_it():
+    calls = []
+    start = np.zeros(N)    # already the best row
+    plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=1,
+                     self_tune_trials=10)
+    w, tuned, _ = tune_by_play(SPEC, plan, start, two_features(), 0, evaluate_fn=self_world(np.zeros(N), calls),
+                               against_self=True)
+    assert not tuned["kept"] and np.array_equal(w, start)
+
+
+def test_an_expert_against_a_given_opponent_plays_that_opponents_weights():
+    """evaluate(..., against=M): the other half of the seats play M, not the heuristic. The trained
+    expert beats the untrained one (every weight 0: the first listed move); the untrained one loses
+    to it by the same games' margin."""
+    from engines.core.expert import load_model, zero_model
+    from experiments.train import evaluate
+    plan = TrainPlan("cityline", players=2, seed=11, iterations=1, games=2, budget=2, eval_games=300)
+    shipped = load_model(SPEC.expert.model_file, SPEC.expert.features)
+    zero = zero_model(SPEC.expert.features)
+    up = evaluate(SPEC, plan, shipped, against=zero)
+    down = evaluate(SPEC, plan, zero, against=shipped)
+    assert up["margin"] - 1.96 * up["margin_se"] > 0
+    assert down["margin"] + 1.96 * down["margin_se"] < 0
+    heuristic = evaluate(SPEC, plan, zero)
+    assert heuristic["margin"] != down["margin"]   # against=None is the heuristic, another opponent
+
+
+def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path):
+    plan = TrainPlan("cityline", players=2, seed=3, iterations=1, games=2, budget=2, eval_games=20, tune_trials=2,
+                     self_tune_trials=3)
+    a = train(plan, tmp_path / "a", log=lambda *_: None)
+    b = train(plan, tmp_path / "b", log=lambda *_: None)
+    assert a == b
+    entry = a["iterations"][0]
+    assert entry["self_tuned"]["trials"] == 3 and entry["self_tuned"]["against"] == "itself"
+    assert "tuned again against itself" in entry["fit"]
+    assert plan.command().endswith("--tune-trials 2 --self-tune-trials 3")
+    assert "--self-tune-trials" not in TrainPlan("cityline", tune_trials=2).command()
+    with pytest.raises(TrainError, match="self_tune_trials"):
+        TrainPlan("cityline", self_tune_trials=-1).check()
