@@ -492,7 +492,7 @@ def train_cmd(
                                          "against themselves (this many weight rows at half the seats, the weights "
                                          "they start from at the others): what pays against the heuristic's weak "
                                          "play need not pay against good play. Kept only when they beat the weights "
-                                         "they started from on the evaluation games. 0: not."),
+                                         "they started from on the evaluation games (95% interval above 0). 0: not."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):

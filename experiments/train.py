@@ -24,7 +24,8 @@ Each iteration
      weak table: weights tuned against it learn what pays against its play (Skyline 3000's expert
      installed its buildings at once as the first builder, which the heuristic's seats do not
      punish and stronger seats do); against themselves they learn what pays against the play
-     they make. Kept only when they beat the weights they started from on the evaluation games;
+     they make. Kept only when they beat the weights they started from on the evaluation games,
+     the margin's 95% interval above 0;
   4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
@@ -470,7 +471,8 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     against_self (step 3b): `plan.self_tune_trials` rows, each played against `w` itself (the
     weights at the other half of the seats: evaluate_fn(spec, plan, model, against=model of w)),
     on tuning games of their own (seed one more); kept only when they beat `w` on the evaluation
-    games, and the evaluation returned is against `w`, not the heuristic's."""
+    games with the margin's 95% interval above 0, and the evaluation returned is against `w`, not
+    the heuristic's (for `w` kept: {"margin": 0.0}, what `w` makes against itself by definition)."""
     import optuna
 
     judge = evaluate if evaluate_fn is None else evaluate_fn
@@ -504,14 +506,22 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     study.enqueue_trial({features[i]: 0.0 for i in moved})
     study.optimize(objective, n_trials=trials, show_progress_bar=progress)
     tuned = weights(study.best_params)
-    fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
     tuned_eval = evaluate_fn(spec, plan, _model(spec, plan, tuned, ""))
-    kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
+    if against_self:
+        # the margin is over the start itself: kept only when its 95% interval lies above 0 (a
+        # row that ties its start is noise that the best of many trials always looks better by)
+        fitted_eval = {"margin": 0.0}
+        low = tuned_eval["margin"] - 1.96 * tuned_eval.get("margin_se", 0.0)
+        kept = bool(low > 0)
+    else:
+        fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
+        kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
     return (tuned if kept else np.asarray(w, np.float64)), {
         "trials": trials, "against": "itself" if against_self else "heuristic",
         "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
-        "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]), "kept": kept}, \
+        "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]),
+        **({"tuned_margin_low": float(low)} if against_self else {}), "kept": kept}, \
         (tuned_eval if kept else fitted_eval)
 
 
@@ -529,9 +539,9 @@ def self_tune_text(plan: TrainPlan, tuned: dict) -> str:
     return (f"; tuned again against itself ({tuned['trials']:,} weight rows at half the seats, the weights they "
             f"started from at the others, on {plan.eval_games:,} games of their own: margin "
             f"{tuned['tuning_margin']:+.3f} there), on the evaluation games {tuned['tuned_margin']:+.3f} over the "
-            f"weights they started from (those against themselves: {tuned['fitted_margin']:+.3f}): "
+            f"weights they started from (95% low end {tuned['tuned_margin_low']:+.3f}): "
             + ("the weights tuned against themselves kept" if tuned["kept"]
-               else "the weights it started from kept (the tuning did not carry over)"))
+               else "the weights it started from kept (not separated from them)"))
 
 
 def check_folder(folder: Path) -> None:
