@@ -81,6 +81,7 @@ BAD = [
     (["train", "project_skyline", "--mix", "map=nyc", "--mix", "map=tokyo", "-p", "2,3", "--eval-games", "3"],
      "eval_games must be at least the number of cells (4"),
     (["train", "project_skyline", "--iterations", "0"], "iterations must be at least 1"),
+    (["train", "project_skyline", "--self-tune-trials", "-1"], "self_tune_trials must be between 0 (no tuning)"),
     (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
     (["train", "project_skyline", "--seed", str(2**63)], "seed must be at most 2**63-1"),   # was played
     (["train", "project_skyline", "-n", str(10**12)], "games must be at most 10,000,000"),   # was started

@@ -188,5 +188,18 @@ def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path)
     assert "tuned again against itself" in entry["fit"]
     assert plan.command().endswith("--tune-trials 2 --self-tune-trials 3")
     assert "--self-tune-trials" not in TrainPlan("cityline", tune_trials=2).command()
+    # the model's recorded command, typed again, makes the same files
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from engines.core.expert import load_model
+    from experiments.cli import app
+    command = load_model(tmp_path / "a" / "expert.toml", SPEC.expert.features).command
+    assert command == plan.command()
+    result = CliRunner().invoke(app, shlex.split(command)[1:] + ["--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    for name in ("train.json", "model_000.toml", "expert.toml"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "c" / name).read_bytes(), name
     with pytest.raises(TrainError, match="self_tune_trials"):
         TrainPlan("cityline", self_tune_trials=-1).check()
