@@ -412,7 +412,7 @@ def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, 
     expert = np.isin(slot, [s for s in range(P) if s % 2 == 0])
     score = np.asarray(t["score"], np.float64)
     win = np.asarray(t["win"], np.float64)
-    # per game: the experts' mean score minus the heuristics' (a paired margin, its standard error)
+    # per game: the experts' mean score minus the opponents' (a paired margin, its standard error)
     n = count
     S, E = score.reshape(n, P), expert.reshape(n, P)
     diff = (S * E).sum(1) / E.sum(1) - (S * ~E).sum(1) / (~E).sum(1)

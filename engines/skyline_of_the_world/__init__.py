@@ -97,11 +97,11 @@ SPEC = GameSpec(
     # heuristic (0.572 [0.542, 0.601]; ratings greedy 0.71, heuristic 0.83, heuristic_tuned 1.07), so the scripted
     # top rung is the tuned preset (presets.toml) and the search rungs roll it out (sequential halving). The search
     # rungs' figures measured on the rules before issue 23 are gone: not re-measured (a full ladder took 21 min on
-    # 2 cores then). The learned expert (expert.toml, tuned by play) sits between the tuned preset and the
-    # search: `skyline-lab ladder skyline_of_the_world --rung heuristic --rung heuristic_tuned --rung expert --rung
-    # "search(iterations=20, rollout=heuristic_tuned)" -n 300 --findings-games 0 -j 1` (one 4-seat table, 100 s):
-    # ratings -0.78, -0.42, 0.28 [0.15, 0.41], 0.91; the expert ahead of heuristic_tuned in 0.688 [0.641, 0.736]
-    # of games, behind the search in 0.648. So it takes random's place (the ladder's cost stays five tables).
+    # 2 cores then). The learned expert (expert.toml, tuned by play, then against itself) sits between the tuned
+    # preset and the search: `skyline-lab ladder skyline_of_the_world --rung heuristic --rung heuristic_tuned --rung
+    # expert --rung "search(iterations=20, rollout=heuristic_tuned)" -n 300 --findings-games 0 -j 1` (one 4-seat
+    # table): ratings -0.78, -0.43, 0.28 [0.16, 0.40], 0.93; the expert ahead of heuristic_tuned in 0.670 [0.622,
+    # 0.718] of games, behind the search in 0.643. So it takes random's place (the ladder's cost stays five tables).
     ladder=("greedy", "heuristic_tuned", "expert", "search(iterations=20, rollout=heuristic_tuned)",
             "search(iterations=100, rollout=heuristic_tuned)"),
     ladder_players=4,
