@@ -21,11 +21,13 @@ Each iteration
   3b. with `self_tune_trials` > 0 (--self-tune-trials), tunes the kept weights once more, the same
      way, against themselves: at half the seats the weights being tuned, at the other half the
      weights the step starts from (run seed = plan seed + TUNE_SEED_OFFSET + 1). The heuristic is a
-     weak table: weights tuned against it learn what pays against its play (Skyline 3000's expert
-     installed its buildings at once as the first builder, which the heuristic's seats do not
-     punish and stronger seats do); against themselves they learn what pays against the play
-     they make. Kept only when they beat the weights they started from on the evaluation games,
-     the margin's 95% interval above 0;
+     weak table: weights tuned against it learn what pays against its play (the case in point:
+     Skyline 3000's expert installs its buildings at once as the first builder, which the
+     heuristic's seats do not punish and stronger seats do); against themselves they learn what
+     pays against the play they make. Kept only when they beat the weights they started from on
+     the evaluation games, the margin's 95% interval above 0. A row tuned against one opponent can
+     also learn to exploit it, so a self-tuned model is judged on the ladder (the README has what it
+     did for Skyline of the World, whose model it lifted, and for Skyline 3000, whose it did not);
   4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
@@ -619,14 +621,13 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         np.savez(folder / f"data_{it:03d}.npz", **tables)
         data = [dict(np.load(folder / f"data_{j:03d}.npz")) for j in range(it + 1)]
         w, fit_text = fit_all(data, plan, it)
-        tuned = ev = None
+        tuned = ev = self_tuned = None
+        scales = feature_scales(data, plan)
         if plan.tune_trials:   # it has played the kept weights on the evaluation games already
-            w, tuned, ev = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress)
+            w, tuned, ev = tune_by_play(spec, plan, w, scales, it, progress)
             fit_text += tune_text(plan, tuned)
-        self_tuned = None
         if plan.self_tune_trials:
-            w, self_tuned, _ = tune_by_play(spec, plan, w, feature_scales(data, plan), it, progress,
-                                            against_self=True)
+            w, self_tuned, _ = tune_by_play(spec, plan, w, scales, it, progress, against_self=True)
             fit_text += self_tune_text(plan, self_tuned)
             if self_tuned["kept"]:
                 ev = None   # new weights: step 4 plays them against the heuristic
