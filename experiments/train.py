@@ -396,18 +396,18 @@ def evaluate(spec, plan: TrainPlan, model: ExpertModel, against: ExpertModel | N
 def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, count: int,
                    against: ExpertModel | None = None) -> dict:
     P = cell.players
-    opponent = "heuristic" if against is None else spec.expert.policy
-    names = [spec.expert.policy if s % 2 == 0 else opponent for s in range(P)]
-    lineup = make_lineup(spec, names, P, True)
+    # each seat's weight row when it plays the expert (None: the heuristic)
+    seat_rows = [(model if s % 2 == 0 else against) for s in range(P)]
+    seat_rows = [None if m is None else m.row() for m in seat_rows]
+    lineup = make_lineup(spec, ["heuristic" if r is None else spec.expert.policy for r in seat_rows], P, True)
     ids = lineup.policy_ids()
     rows = lineup.weight_rows(spec.max_weights)
-    seat_models = [model if s % 2 == 0 else against for s in range(P)]
-    width = max(len(m.row()) for m in seat_models if m is not None)
+    width = max(len(r) for r in seat_rows if r is not None)
     rows = np.hstack([rows, np.zeros((P, max(0, width - rows.shape[1])))])
-    for s, m in enumerate(seat_models):
-        if m is not None:
+    for s, r in enumerate(seat_rows):
+        if r is not None:
             rows[s, :] = 0.0
-            rows[s, :len(m.row())] = m.row()
+            rows[s, :len(r)] = r
     kp = spec.kernel_params(cell.variant, P)
     t = spec.simulate(kp, ids, rows, True, seed, start, count)["players"]
     slot = np.asarray(t["lineup_slot"])
