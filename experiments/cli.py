@@ -493,6 +493,9 @@ def train_cmd(
                                          "they start from at the others): what pays against the heuristic's weak "
                                          "play need not pay against good play. Kept only when they beat the weights "
                                          "they started from on the evaluation games (95% interval above 0). 0: not."),
+    self_tune_table: str = typer.Option("self", "--self-tune-table", help="Who plays the other half of the seats "
+                                        "in --self-tune-trials: self (the weights they start from) or mixed (those "
+                                        "and the heuristic in turn, so that exploiting one opponent does not pay)."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):
@@ -507,7 +510,8 @@ def train_cmd(
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
         plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
-                         variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials)
+                         variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials,
+                         self_tune_table)
         plan.check()  # every option, before anything is written
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"

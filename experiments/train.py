@@ -27,7 +27,12 @@ Each iteration
      pays against the play they make. Kept only when they beat the weights they started from on
      the evaluation games, the margin's 95% interval above 0. A row tuned against one opponent can
      also learn to exploit it, so a self-tuned model is judged on the ladder (the README has what it
-     did for Skyline of the World, whose model it lifted, and for Skyline 3000, whose it did not);
+     did for Skyline of the World, whose model it lifted, and for Skyline 3000, whose it did not).
+     With `self_tune_table` "mixed" (--self-tune-table mixed) the other half of the seats are the
+     start weights and the heuristic in turn (4 players: tuned, start, tuned, heuristic, and the
+     two swapped in the second half of the games, so that 2 and 3 players meet both): a row that
+     learns to exploit one opponent loses to the other. Kept only when it beats the start's margin
+     against the same table on the evaluation games by more than the difference's 95% interval;
   4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
@@ -76,6 +81,8 @@ TUNE_RANGE = 1.5        # the most a tuned weight moves: in the utility, per sta
 
 
 TARGETS = ("choice", "score")
+# who sits at the other half of the seats when the weights are tuned again (step 3b)
+SELF_TUNE_TABLES = ("self", "mixed")
 # the most a plan may ask for: more is a typo (a search game costs seconds; the budget is the
 # search policy's own iterations range)
 TRAIN_LIMITS = {"iterations": 1_000, "games": 10_000_000, "budget": 100_000, "eval_games": 10_000_000}
@@ -144,6 +151,7 @@ class TrainPlan:
     mixes: tuple[str, ...] = ()  # the mixture's settings on top (--mix "KEY=VALUE ..."); (): one
     tune_trials: int = 0       # weight rows tried when tuning the fit by play (0: the fit as it is)
     self_tune_trials: int = 0  # weight rows tried when tuning them again against themselves (0: not)
+    self_tune_table: str = "self"  # step 3b's opponents: "self" (the start weights) or "mixed" (and the heuristic)
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
@@ -175,6 +183,9 @@ class TrainPlan:
             if not 0 <= getattr(self, name) <= MAX_TUNE_TRIALS:
                 raise TrainError(f"{name} must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, "
                                  f"not {getattr(self, name)}")
+        if self.self_tune_table not in SELF_TUNE_TABLES:
+            raise TrainError(f"self_tune_table must be one of {', '.join(SELF_TUNE_TABLES)}, "
+                             f"not '{self.self_tune_table}'")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
         if not (self.ridge >= 0 and math.isfinite(self.ridge)):
@@ -208,7 +219,8 @@ class TrainPlan:
                 f"--seed {self.seed} --iterations {self.iterations} --games {self.games} --budget {self.budget} "
                 f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}"
                 + (f" --tune-trials {self.tune_trials}" if self.tune_trials else "")
-                + (f" --self-tune-trials {self.self_tune_trials}" if self.self_tune_trials else "") + tail)
+                + (f" --self-tune-trials {self.self_tune_trials}" if self.self_tune_trials else "")
+                + (f" --self-tune-table {self.self_tune_table}" if self.self_tune_table != "self" else "") + tail)
 
 
 def _expert_spec(game: str):
@@ -373,17 +385,20 @@ def fit_with_holdout(X, y, games, ridge) -> tuple[np.ndarray, float, float]:
     return w, r2(X, y, w), held
 
 
-def evaluate(spec, plan: TrainPlan, model: ExpertModel, against: ExpertModel | None = None) -> dict:
+def evaluate(spec, plan: TrainPlan, model: ExpertModel, against: ExpertModel | None = None,
+             mixed: bool = False) -> dict:
     """The expert against the heuristic (or against the expert of weights `against`: then the
-    heuristic_* figures are that opponent's): half the seats each, rotating, the same games every
-    time; the evaluation games split evenly over the plan's cells (the first cells one more when
-    they do not divide), each cell its own range of games. Several cells: the cells' means and each
+    heuristic_* figures are that opponent's; with `mixed`, against `against` and the heuristic in
+    turn, each in half the games at 2 and 3 players): half the seats each, rotating, the same games
+    every time; the evaluation games split evenly over the plan's cells (the first cells one more
+    when they do not divide), each cell its own range of games. Several cells: the cells' means and each
     cell's figures under "cells"."""
     cells = plan.cells()
     n = len(cells)
     counts = [plan.eval_games // n + (c < plan.eval_games % n) for c in range(n)]
     starts = np.cumsum([0] + counts[:-1])
-    results = [_evaluate_cell(spec, cell, model, plan.seed + EVAL_SEED_OFFSET, int(start), count, against)
+    results = [_evaluate_cell(spec, cell, model, plan.seed + EVAL_SEED_OFFSET, int(start), count, against,
+                              mixed)
                for cell, start, count in zip(cells, starts, counts)]
     if n == 1:
         return results[0]
@@ -394,11 +409,40 @@ def evaluate(spec, plan: TrainPlan, model: ExpertModel, against: ExpertModel | N
 
 
 def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, count: int,
-                   against: ExpertModel | None = None) -> dict:
+                   against: ExpertModel | None = None, mixed: bool = False) -> dict:
     P = cell.players
-    # each seat's weight row when it plays the expert (None: the heuristic)
-    seat_rows = [(model if s % 2 == 0 else against) for s in range(P)]
-    seat_rows = [None if m is None else m.row() for m in seat_rows]
+    # each seat's weight row when it plays an expert (None: the heuristic): the expert at the even
+    # seats; at the odd ones `against`, or (mixed) `against` and the heuristic taking turns, the
+    # second half of the games with the two swapped, so that every cell meets both
+    if mixed:
+        half = count - count // 2
+        parts = [([model if s % 2 == 0 else (against if s % 4 == 1 else None) for s in range(P)], start, half),
+                 ([model if s % 2 == 0 else (None if s % 4 == 1 else against) for s in range(P)], start + half,
+                  count - half)]
+    else:
+        parts = [([model if s % 2 == 0 else against for s in range(P)], start, count)]
+    S, E, W = [], [], []
+    for seat_models, first, n in parts:
+        if n:
+            score, expert, win = _play_seats(spec, cell, seat_models, seed, first, n)
+            S.append(score)
+            E.append(expert)
+            W.append(win)
+    S, E, W = np.vstack(S), np.vstack(E), np.vstack(W)
+    n = len(S)
+    # per game: the experts' mean score minus the opponents' (a paired margin, its standard error)
+    diff = (S * E).sum(1) / E.sum(1) - (S * ~E).sum(1) / (~E).sum(1)
+    return {"margin": float(diff.mean()), "margin_se": float(diff.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
+            "expert_score": float(S[E].mean()), "heuristic_score": float(S[~E].mean()),
+            "expert_win": float(W[E].mean()), "heuristic_win": float(W[~E].mean())}
+
+
+def _play_seats(spec, cell: Cell, seat_models: list, seed: int, start: int, count: int):
+    """Games start..start+count-1 of the cell with line-up slot s played by seat_models[s] (None:
+    the heuristic), seats rotating: each game's scores, whether a seat was an even slot's (the
+    expert's), and its win, as (games, players) arrays."""
+    P = cell.players
+    seat_rows = [None if m is None else m.row() for m in seat_models]
     lineup = make_lineup(spec, ["heuristic" if r is None else spec.expert.policy for r in seat_rows], P, True)
     ids = lineup.policy_ids()
     rows = lineup.weight_rows(spec.max_weights)
@@ -412,15 +456,8 @@ def _evaluate_cell(spec, cell: Cell, model: ExpertModel, seed: int, start: int, 
     t = spec.simulate(kp, ids, rows, True, seed, start, count)["players"]
     slot = np.asarray(t["lineup_slot"])
     expert = np.isin(slot, [s for s in range(P) if s % 2 == 0])
-    score = np.asarray(t["score"], np.float64)
-    win = np.asarray(t["win"], np.float64)
-    # per game: the experts' mean score minus the opponents' (a paired margin, its standard error)
-    n = count
-    S, E = score.reshape(n, P), expert.reshape(n, P)
-    diff = (S * E).sum(1) / E.sum(1) - (S * ~E).sum(1) / (~E).sum(1)
-    return {"margin": float(diff.mean()), "margin_se": float(diff.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0,
-            "expert_score": float(score[expert].mean()), "heuristic_score": float(score[~expert].mean()),
-            "expert_win": float(win[expert].mean()), "heuristic_win": float(win[~expert].mean())}
+    return (np.asarray(t["score"], np.float64).reshape(count, P), expert.reshape(count, P),
+            np.asarray(t["win"], np.float64).reshape(count, P))
 
 
 def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str]:
@@ -480,11 +517,13 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     judge = evaluate if evaluate_fn is None else evaluate_fn
     stage = 1 if against_self else 0
     trials = plan.self_tune_trials if against_self else plan.tune_trials
+    mixed = against_self and plan.self_tune_table == "mixed"
     if against_self:
         start = _model(spec, plan, w, "")
+        field = {"mixed": True} if mixed else {}
 
         def evaluate_fn(spec, plan, model):
-            return judge(spec, plan, model, against=start)
+            return judge(spec, plan, model, against=start, **field)
     else:
         evaluate_fn = judge
     features = spec.expert.features
@@ -509,7 +548,15 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     study.optimize(objective, n_trials=trials, show_progress_bar=progress)
     tuned = weights(study.best_params)
     tuned_eval = evaluate_fn(spec, plan, _model(spec, plan, tuned, ""))
-    if against_self:
+    if mixed:
+        # the start at the tuned row's seats, against the same table: the tuned row is kept only
+        # when its margin beats the start's by more than the 95% interval of the difference (taken
+        # as independent: the two share the deals, which only narrows the true interval)
+        fitted_eval = evaluate_fn(spec, plan, start)
+        low = tuned_eval["margin"] - fitted_eval["margin"] - 1.96 * math.hypot(
+            tuned_eval.get("margin_se", 0.0), fitted_eval.get("margin_se", 0.0))
+        kept = bool(low > 0)
+    elif against_self:
         # the margin is over the start itself: kept only when its 95% interval lies above 0 (a
         # row that ties its start is noise that the best of many trials always looks better by)
         fitted_eval = {"margin": 0.0}
@@ -519,7 +566,7 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
         fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
         kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
     return (tuned if kept else np.asarray(w, np.float64)), {
-        "trials": trials, "against": "itself" if against_self else "heuristic",
+        "trials": trials, "against": ("itself and the heuristic" if mixed else "itself") if against_self else "heuristic",
         "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
         "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]),
@@ -538,6 +585,15 @@ def tune_text(plan: TrainPlan, tuned: dict) -> str:
 
 def self_tune_text(plan: TrainPlan, tuned: dict) -> str:
     """What the tuning against itself did, in words (appended after the first tuning's)."""
+    if plan.self_tune_table == "mixed":
+        return (f"; tuned again against itself and the heuristic ({tuned['trials']:,} weight rows at half the "
+                f"seats, the weights they started from and the heuristic taking turns at the others, on "
+                f"{plan.eval_games:,} games of their own: margin {tuned['tuning_margin']:+.3f} there against the "
+                f"start's {tuned['tuning_margin_of_the_fit']:+.3f}), on the evaluation games "
+                f"{tuned['tuned_margin']:+.3f} against the start's {tuned['fitted_margin']:+.3f} (the difference's "
+                f"95% low end {tuned['tuned_margin_low']:+.3f}): "
+                + ("the weights tuned against the table kept" if tuned["kept"]
+                   else "the weights it started from kept (not separated from them)"))
     return (f"; tuned again against itself ({tuned['trials']:,} weight rows at half the seats, the weights they "
             f"started from at the others, on {plan.eval_games:,} games of their own: margin "
             f"{tuned['tuning_margin']:+.3f} there), on the evaluation games {tuned['tuned_margin']:+.3f} over the "

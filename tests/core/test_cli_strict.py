@@ -82,6 +82,7 @@ BAD = [
      "eval_games must be at least the number of cells (4"),
     (["train", "project_skyline", "--iterations", "0"], "iterations must be at least 1"),
     (["train", "project_skyline", "--self-tune-trials", "-1"], "self_tune_trials must be between 0 (no tuning)"),
+    (["train", "project_skyline", "--self-tune-table", "both"], "self_tune_table must be one of self, mixed, not 'both'"),
     (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
     (["train", "project_skyline", "--seed", str(2**63)], "seed must be at most 2**63-1"),   # was played
     (["train", "project_skyline", "-n", str(10**12)], "games must be at most 10,000,000"),   # was started

@@ -177,16 +177,19 @@ def test_an_expert_against_a_given_opponent_plays_that_opponents_weights():
     assert heuristic["margin"] != down["margin"]   # against=None is the heuristic, another opponent
 
 
-def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path):
+@pytest.mark.parametrize("table", ["self", "mixed"])
+def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path, table):
     plan = TrainPlan("cityline", players=2, seed=3, iterations=1, games=2, budget=2, eval_games=20, tune_trials=2,
-                     self_tune_trials=3)
+                     self_tune_trials=3, self_tune_table=table)
     a = train(plan, tmp_path / "a", log=lambda *_: None)
     b = train(plan, tmp_path / "b", log=lambda *_: None)
     assert a == b
     entry = a["iterations"][0]
-    assert entry["self_tuned"]["trials"] == 3 and entry["self_tuned"]["against"] == "itself"
+    assert entry["self_tuned"]["trials"] == 3
+    assert entry["self_tuned"]["against"] == {"self": "itself", "mixed": "itself and the heuristic"}[table]
     assert "tuned again against itself" in entry["fit"]
-    assert plan.command().endswith("--tune-trials 2 --self-tune-trials 3")
+    assert plan.command().endswith("--tune-trials 2 --self-tune-trials 3"
+                                   + {"self": "", "mixed": " --self-tune-table mixed"}[table])
     assert "--self-tune-trials" not in TrainPlan("cityline", tune_trials=2).command()
     # the model's recorded command, typed again, makes the same files
     import shlex
@@ -203,3 +206,102 @@ def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path)
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "c" / name).read_bytes(), name
     with pytest.raises(TrainError, match="self_tune_trials"):
         TrainPlan("cityline", self_tune_trials=-1).check()
+    with pytest.raises(TrainError, match="self_tune_table must be one of self, mixed, not 'field'"):
+        TrainPlan("cityline", self_tune_table="field").check()
+
+
+def exploit_world(best: np.ndarray, calls: list, se: float = 0.0):
+    """A stand-in for evaluate() where a row can learn to exploit one opponent: its strength is
+    highest at `best`, and weight 4 is a trick that wins 2 points a unit against the weights it
+    starts from (which fall for it) and loses 3 a unit against the heuristic (which punishes it).
+    `mixed`: the two opponents in equal share."""
+    def strength(w):
+        return -float(((np.asarray(w) - best) ** 2).sum())
+
+    def evaluate(spec, plan, model, against=None, mixed=False):
+        calls.append((plan.seed, None if against is None else tuple(against.weights), mixed))
+        w = np.asarray(model.weights)
+        vs_start = strength(w) - strength(against.weights) + 2.0 * (w[4] - against.weights[4])
+        vs_heuristic = strength(w) - 3.0 * w[4]
+        margin = 0.5 * (vs_start + vs_heuristic) if mixed else vs_start
+        return {"margin": margin, "margin_se": se}
+    return evaluate
+
+
+def test_tuning_against_itself_alone_learns_an_exploit_that_the_mixed_table_refuses():
+    """Against its start only, the tuning learns the trick its start falls for (weight 4 up); with
+    the heuristic at half the opponents' seats the trick loses, and the row moves towards the
+    better play instead (weight 3 towards 0.8, weight 4 not up)."""
+    best = np.zeros(N)
+    best[3] = 0.8
+    moved = {}
+    for table in ("self", "mixed"):
+        calls = []
+        plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=1,
+                         self_tune_trials=60, self_tune_table=table)
+        w, tuned, ev = tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0, evaluate_fn=exploit_world(best, calls),
+                                    against_self=True)
+        assert {(a, m) for _, a, m in calls} == {(tuple(np.zeros(N)), table == "mixed")}
+        assert tuned["kept"]
+        moved[table] = w
+        if table == "mixed":
+            assert tuned["against"] == "itself and the heuristic"
+            # the start is judged against the same table, not taken as 0
+            assert tuned["fitted_margin"] == exploit_world(best, [])(SPEC, plan, _zero_model(), _zero_model(), True)["margin"]
+            assert ev["margin"] == tuned["tuned_margin"]
+    assert moved["self"][4] > 0.5                                        # the exploit
+    assert moved["mixed"][4] <= 0.1 and abs(moved["mixed"][3] - 0.8) < 0.4   # the better play
+
+
+def _zero_model():
+    from engines.core.expert import zero_model
+    return zero_model(SPEC.expert.features)
+
+
+def test_the_mixed_table_keeps_a_gain_only_when_the_difference_is_outside_its_noise():
+    best = np.zeros(N)
+    best[3] = 0.8
+    plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=1,
+                     self_tune_trials=20, self_tune_table="mixed")
+    for se, kept in ((10.0, False), (1e-3, True)):
+        w, tuned, _ = tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0,
+                                   evaluate_fn=exploit_world(best, [], se), against_self=True)
+        gain = tuned["tuned_margin"] - tuned["fitted_margin"]
+        assert gain > 0 and tuned["kept"] is kept
+        assert tuned["tuned_margin_low"] == pytest.approx(gain - 1.96 * np.hypot(se, se))
+        assert np.array_equal(w, np.zeros(N)) is not kept
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_mixed_table_seats_the_start_and_the_heuristic_in_every_cell(players, monkeypatch):
+    """Real games: at every player count both opponents play (4 players: in one line-up, the two
+    swapped in the second half of the games; 2 and 3: one in each half), and the cell's margin is
+    the margin over all its games."""
+    import experiments.train as tr
+    from engines.core.expert import load_model
+    model = load_model(SPEC.expert.model_file, SPEC.expert.features)
+    start = _zero_model()
+    cell = TrainPlan("cityline", players=players).cells()[0]
+    seen = []
+    play = tr._play_seats
+
+    def spy(spec, cell, seat_models, seed, first, n):
+        seen.append(([("expert" if m is model else "start" if m is start else "heuristic") for m in seat_models],
+                     first, n))
+        return play(spec, cell, seat_models, seed, first, n)
+    monkeypatch.setattr(tr, "_play_seats", spy)
+    mixed = tr._evaluate_cell(SPEC, cell, model, 7, 100, 41, start, mixed=True)
+    assert [(f, n) for _, f, n in seen] == [(100, 21), (121, 20)]
+    first, second = seen[0][0], seen[1][0]
+    assert first[0::2] == second[0::2] == ["expert"] * len(first[0::2])
+    opponents = first[1::2] + second[1::2]
+    assert opponents.count("start") == opponents.count("heuristic") >= 1
+    # the same games played one half at a time: the margin is the games' mean over both halves
+    a = tr._evaluate_cell(SPEC, cell, model, 7, 100, 21, start) if players < 4 else None
+    if a is not None:
+        b = tr._evaluate_cell(SPEC, cell, model, 7, 121, 20, None)
+        assert mixed["margin"] == pytest.approx((21 * a["margin"] + 20 * b["margin"]) / 41)
+    # and without `mixed` nothing changes: one line-up, every game
+    seen.clear()
+    tr._evaluate_cell(SPEC, cell, model, 7, 100, 41, start)
+    assert [(f, n) for _, f, n in seen] == [(100, 41)] and "heuristic" not in seen[0][0]
