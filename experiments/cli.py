@@ -496,6 +496,8 @@ def train_cmd(
     self_tune_table: str = typer.Option("self", "--self-tune-table", help="Who plays the other half of the seats "
                                         "in --self-tune-trials: self (the weights they start from) or mixed (those "
                                         "and the heuristic in turn, so that exploiting one opponent does not pay)."),
+    self_tune_players: str = typer.Option("", "--self-tune-players", help="Play --self-tune-trials at these of "
+                                          "the --players only, e.g. 4 (default: all of them)."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
 ):
@@ -511,7 +513,8 @@ def train_cmd(
     try:
         plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
                          variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials,
-                         self_tune_table)
+                         self_tune_table,
+                         parse_players(self_tune_players, "--self-tune-players") if self_tune_players else ())
         plan.check()  # every option, before anything is written
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"

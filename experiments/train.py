@@ -32,7 +32,9 @@ Each iteration
      start weights and the heuristic in turn (4 players: tuned, start, tuned, heuristic, and the
      two swapped in the second half of the games, so that 2 and 3 players meet both): a row that
      learns to exploit one opponent loses to the other. Kept only when it beats the start's margin
-     against the same table on the evaluation games by more than the difference's 95% interval;
+     against the same table on the evaluation games by more than the difference's 95% interval.
+     `self_tune_players` (--self-tune-players 4) plays this step at some of the player counts only
+     (its tuning and its judging; step 4 still judges at all of them);
   4. plays the new expert against the heuristic (expert, heuristic, expert, heuristic, seats
      rotating, the same games every iteration) and keeps it when its mean score margin over
      the heuristic beats the best so far; it stops after the first iteration that does not.
@@ -93,12 +95,12 @@ class TrainError(ValueError):
     pass
 
 
-def parse_players(text: str) -> tuple[int, ...]:
+def parse_players(text: str, option: str = "--players") -> tuple[int, ...]:
     """`--players 4` or `--players 2,3,4` -> (4,) or (2, 3, 4)."""
     try:
         counts = tuple(int(x) for x in str(text).split(","))
     except ValueError:
-        raise TrainError(f"--players takes a count or counts separated by commas (2,3,4), not '{text}'") from None
+        raise TrainError(f"{option} takes a count or counts separated by commas (2,3,4), not '{text}'") from None
     return counts
 
 
@@ -152,10 +154,12 @@ class TrainPlan:
     tune_trials: int = 0       # weight rows tried when tuning the fit by play (0: the fit as it is)
     self_tune_trials: int = 0  # weight rows tried when tuning them again against themselves (0: not)
     self_tune_table: str = "self"  # step 3b's opponents: "self" (the start weights) or "mixed" (and the heuristic)
+    self_tune_players: tuple[int, ...] = ()  # step 3b's player counts (some of `players`; (): all of them)
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
         object.__setattr__(self, "players", players)
+        object.__setattr__(self, "self_tune_players", tuple(int(p) for p in self.self_tune_players))
         object.__setattr__(self, "sets", tuple(self.sets))
         object.__setattr__(self, "mixes", tuple(self.mixes))
 
@@ -168,7 +172,8 @@ class TrainPlan:
                 raise TrainError(f"players must be at least 2 (the expert is measured against the heuristic), not {p}")
             if not spec.min_players <= p <= spec.max_players:
                 raise TrainError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {p}")
-        for name, items in (("players", self.players), ("mix", self.mixes)):
+        for name, items in (("players", self.players), ("mix", self.mixes),
+                            ("self-tune-players", self.self_tune_players)):
             twice = sorted({str(x) for x in items if items.count(x) > 1})
             if twice:
                 raise TrainError(f"--{name} {twice[0]} is given twice (each setting once)")
@@ -183,6 +188,10 @@ class TrainPlan:
             if not 0 <= getattr(self, name) <= MAX_TUNE_TRIALS:
                 raise TrainError(f"{name} must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, "
                                  f"not {getattr(self, name)}")
+        for p in self.self_tune_players:
+            if p not in self.players:
+                raise TrainError(f"self_tune_players must be some of the players ({','.join(map(str, self.players))}), "
+                                 f"not {p}")
         if self.self_tune_table not in SELF_TUNE_TABLES:
             raise TrainError(f"self_tune_table must be one of {', '.join(SELF_TUNE_TABLES)}, "
                              f"not '{self.self_tune_table}'")
@@ -220,7 +229,9 @@ class TrainPlan:
                 f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}"
                 + (f" --tune-trials {self.tune_trials}" if self.tune_trials else "")
                 + (f" --self-tune-trials {self.self_tune_trials}" if self.self_tune_trials else "")
-                + (f" --self-tune-table {self.self_tune_table}" if self.self_tune_table != "self" else "") + tail)
+                + (f" --self-tune-table {self.self_tune_table}" if self.self_tune_table != "self" else "")
+                + (f" --self-tune-players {','.join(map(str, self.self_tune_players))}" if self.self_tune_players
+                   else "") + tail)
 
 
 def _expert_spec(game: str):
@@ -520,6 +531,8 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
     mixed = against_self and plan.self_tune_table == "mixed"
     if against_self:
         start = _model(spec, plan, w, "")
+        if plan.self_tune_players:   # its games (tuning and judging) at these player counts only
+            plan = replace(plan, players=plan.self_tune_players)
         field = {"mixed": True} if mixed else {}
 
         def evaluate_fn(spec, plan, model):

@@ -2,6 +2,8 @@
 raise the expert's margin over the heuristic on games of their own, and the tuned weights are kept
 only when they beat the fit on the evaluation games too. Checked in worlds of known truth (a stand-in
 for the games whose margin is a known function of the weights) and once on real games."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -305,3 +307,26 @@ def test_the_mixed_table_seats_the_start_and_the_heuristic_in_every_cell(players
     seen.clear()
     tr._evaluate_cell(SPEC, cell, model, 7, 100, 41, start)
     assert [(f, n) for _, f, n in seen] == [(100, 41)] and "heuristic" not in seen[0][0]
+
+
+def test_the_tuning_against_itself_may_play_some_player_counts_only():
+    """--self-tune-players 4: step 3b's tuning and its judging at 4 players only; the plan keeps
+    its counts (step 4 judges at all), and the command says so."""
+    seen = []
+
+    def judge(spec, plan, model, against=None, mixed=False):
+        seen.append(plan.players)
+        return {"margin": 0.0, "margin_se": 1.0}
+    plan = TrainPlan("cityline", players=(2, 3, 4), seed=5, iterations=1, games=2, budget=2, eval_games=20,
+                     tune_trials=1, self_tune_trials=3, self_tune_table="mixed", self_tune_players=[4])
+    plan.check()
+    tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0, evaluate_fn=judge, against_self=True)
+    assert set(seen) == {(4,)} and len(seen) == 3 + 2
+    assert plan.players == (2, 3, 4)
+    assert plan.command().endswith("--self-tune-table mixed --self-tune-players 4")
+    seen.clear()
+    tune_by_play(SPEC, replace(plan, self_tune_players=()), np.zeros(N), two_features(), 0, evaluate_fn=judge,
+                 against_self=True)
+    assert set(seen) == {(2, 3, 4)}
+    with pytest.raises(TrainError, match=r"self_tune_players must be some of the players \(2,3,4\), not 5"):
+        replace(plan, self_tune_players=(5,)).check()
