@@ -583,7 +583,9 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
         "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
         "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]),
-        **({"tuned_margin_low": float(low)} if against_self else {}), "kept": kept}, \
+        **({"tuned_margin_low": float(low)} if against_self else {}), "kept": kept,
+        # kept or not, the best row (to play it on the ladder as expert(w_<feature>=...))
+        "tuned_weights": [float(x) for x in tuned]}, \
         (tuned_eval if kept else fitted_eval)
 
 

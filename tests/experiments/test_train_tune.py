@@ -265,6 +265,7 @@ def test_the_mixed_table_keeps_a_gain_only_when_the_difference_is_outside_its_no
     best[3] = 0.8
     plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=1,
                      self_tune_trials=20, self_tune_table="mixed")
+    rows = []
     for se, kept in ((10.0, False), (1e-3, True)):
         w, tuned, _ = tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0,
                                    evaluate_fn=exploit_world(best, [], se), against_self=True)
@@ -272,6 +273,9 @@ def test_the_mixed_table_keeps_a_gain_only_when_the_difference_is_outside_its_no
         assert gain > 0 and tuned["kept"] is kept
         assert tuned["tuned_margin_low"] == pytest.approx(gain - 1.96 * np.hypot(se, se))
         assert np.array_equal(w, np.zeros(N)) is not kept
+        rows.append(tuned["tuned_weights"])
+    # the best row is recorded whether kept or not (to be laddered): the same row both times
+    assert rows[0] == rows[1] == list(w)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
