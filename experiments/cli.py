@@ -442,13 +442,9 @@ def tune_cmd(
         check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
         if preset:
             from engines.registry import get_game
-            from experiments.user_presets import presets_file, user_presets
+            from experiments.user_presets import check_new_preset
 
-            if preset in get_game(game).policies:
-                _fail(f"--preset '{preset}' is already a policy of {game}; choose another name")
-            if preset in user_presets(get_game(game)):   # the user's own: never replaced behind their back
-                _fail(f"--preset '{preset}' is already one of your presets ({presets_file(game)}); choose another "
-                      "name, or remove it from that file first")
+            check_new_preset(get_game(game), preset)
         result = tune(game, policy, against, players=players, trials=trials, games=games,
                       validate_games=validate_games, seed=seed)
         typer.echo(tune_text(result))
@@ -500,6 +496,10 @@ def train_cmd(
                                           "the --players only, e.g. 4 (default: all of them)."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="Also keep the best model as this named preset of "
+                                         "yours ($SKYLINE_LAB_PRESETS/GAME.toml, else results/presets/GAME.toml): "
+                                         "e.g. `ladder --rung expert --rung NAME` compares it with the shipped "
+                                         "model, no engine file changed."),
 ):
     """Learn GAME's expert: record search games, fit a linear evaluation, play it against the heuristic,
     roll it out in the next iteration's search (engines/core/expert.py, experiments/train.py).
@@ -507,7 +507,7 @@ def train_cmd(
     One model may learn several settings: e.g. `skyline-lab train project_skyline --players 2,3,4
     --mix map=nyc --mix map=tokyo` plays both maps at 2, 3 and 4 players. The model file keeps the
     command that made it."""
-    from experiments.train import TrainError, TrainPlan, install, parse_players, train
+    from experiments.train import TrainError, TrainPlan, install, parse_players, save_preset, train
 
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
@@ -516,11 +516,18 @@ def train_cmd(
                          self_tune_table,
                          parse_players(self_tune_players, "--self-tune-players") if self_tune_players else ())
         plan.check()  # every option, before anything is written
+        if preset is not None:
+            from engines.registry import get_game
+            from experiments.user_presets import check_new_preset
+
+            check_new_preset(get_game(game), preset)
         manifest = train(plan, folder, progress=True, log=typer.echo)
         typer.echo(f"training in {folder}: {len(manifest['iterations'])} iteration(s)"
                    + (f"; stopped: {manifest['stopped']}" if manifest["stopped"] else ""))
         if install_model:
             typer.echo(f"model written to {install(plan, folder)}")
+        if preset is not None:
+            typer.echo(f"preset '{preset}' written to {save_preset(plan, folder, preset)}")
     except (TrainError, *_user_errors()) as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 

@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import runfolder
-from engines.core.expert import ExpertModel, model_text
+from engines.core.expert import ExpertModel, load_model, model_text
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
@@ -724,6 +724,28 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
     if best is not None:
         (folder / "expert.toml").write_text(model_text(_read_model(spec, best, plan)))
     return manifest
+
+
+def save_preset(plan: TrainPlan, folder: str | Path, name: str, path: str | Path | None = None) -> Path:
+    """Keep the folder's best model as the user's preset `name` of the expert (experiments.user_presets,
+    outside every engine digest): a ladder plays it as `--rung NAME` beside the shipped `expert`,
+    no engine file changed. Every weight is written (to the model's 7 digits: the same row to the
+    bit), so the preset stays this model whatever the shipped one becomes."""
+    from engines.core.presets import write_preset
+    from experiments.user_presets import check_new_preset, presets_file
+
+    spec = _expert_spec(plan.game)
+    check_new_preset(spec, name)
+    src = Path(folder) / "expert.toml"
+    if not src.is_file():
+        raise TrainError(f"{folder} has no trained model yet")
+    model = load_model(src, spec.expert.features)
+    weights = {"samples": float(model.samples), **{f"w_{f}": w for f, w in zip(model.features, model.weights)}}
+    path = presets_file(plan.game) if path is None else Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_preset(path, name, spec.expert.policy, "a learned expert of skyline-lab train (the command above)", weights,
+                 f"made by: {model.command}\n{model.fit}", digits=7)
+    return path
 
 
 def install(plan: TrainPlan, folder: str | Path) -> Path:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from engines.core.lineup import make_lineup
 from engines.core.presets import PRESETS_FILE, write_preset
 from engines.registry import get_game
 from experiments.runner import RunError
-from experiments.user_presets import presets_file, with_user_presets
+from experiments.user_presets import check_preset_name, presets_file, with_user_presets
 
 FIXED = ("jitter", "force_card")   # not tuned: the tie-break noise and the experiment switch
 
@@ -80,7 +79,6 @@ def search_space(info) -> dict[str, tuple[float, float]]:
 
 MAX_TRIALS = 10_000
 MAX_GAMES = 10_000_000
-PRESET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0, preset: str | None = None) -> None:
@@ -93,8 +91,8 @@ def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0,
         raise RunError(f"--validate-games must be between 1 and {MAX_GAMES:,}, not {validate_games}")
     if not 0 <= seed < 2**63:
         raise RunError(f"--seed must be between 0 and 2**63-1, not {seed}")
-    if preset is not None and not PRESET_NAME.match(preset):
-        raise RunError(f"--preset '{preset}' must be a name of letters, digits and _ (not starting with a digit)")
+    if preset is not None:
+        check_preset_name(preset)
 
 
 def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int = 30, games: int = 200,
@@ -157,8 +155,7 @@ def package_presets_path(game: str) -> Path:
 def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = None) -> Path:
     """Keep the best row as the user's preset `name` (experiments.user_presets: outside every
     engine digest, so no earlier run or cached batch is invalidated)."""
-    if not PRESET_NAME.match(name):
-        raise RunError(f"preset '{name}' must be a name of letters, digits and _ (not starting with a digit)")
+    check_preset_name(name)
     spec = with_user_presets(get_game(result.game))
     shipped = get_game(result.game).policies
     if name in shipped:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from pathlib import Path
 
-from engines.core.presets import load_presets
+from engines.core.presets import PresetError, load_presets
 from engines.core.spec import GameSpec, PolicyInfo
 
 ENV = "SKYLINE_LAB_PRESETS"
+PRESET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 DEFAULT_FOLDER = Path("results") / "presets"
 
 
@@ -55,6 +57,23 @@ def with_user_presets(spec: GameSpec) -> GameSpec:
                 options[preset.name] = preset.policy_id
         policies[name] = dataclasses.replace(info, choices={**info.choices, info.follow: options})
     return dataclasses.replace(spec, policies=policies)
+
+
+def check_preset_name(name: str) -> None:
+    """A preset's name is a name: letters, digits and _ (PresetError otherwise)."""
+    if not PRESET_NAME.match(name):
+        raise PresetError(f"--preset '{name}' must be a name of letters, digits and _ (not starting with a digit)")
+
+
+def check_new_preset(spec: GameSpec, name: str) -> None:
+    """Refuse a new user preset's name (PresetError) before any work is done: not a name, a
+    shipped policy's name, or one of the user's presets already (never replaced behind their back)."""
+    check_preset_name(name)
+    if name in spec.policies:
+        raise PresetError(f"--preset '{name}' is already a policy of {spec.game_id}; choose another name")
+    if name in user_presets(spec):
+        raise PresetError(f"--preset '{name}' is already one of your presets ({presets_file(spec.game_id)}); "
+                          "choose another name, or remove it from that file first")
 
 
 def used_presets(spec: GameSpec, lineup) -> dict[str, dict]:

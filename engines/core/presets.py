@@ -85,13 +85,14 @@ def add_presets(policies: dict[str, PolicyInfo], path: str | Path) -> None:
 
 
 def write_preset(path: str | Path, name: str, base: str, description: str, weights: dict[str, float],
-                 comment: str) -> None:
-    """Add or replace one preset in `path`, keeping the others (and their comments)."""
+                 comment: str, digits: int = 6) -> None:
+    """Add or replace one preset in `path`, keeping the others (and their comments); each weight
+    written to `digits` significant digits."""
     path = Path(path)
     text = path.read_text() if path.is_file() else ""
     blocks = _blocks(text)
     body = "\n".join(f"# {line}" for line in comment.splitlines())
-    inner = ", ".join(f"{k} = {v:.6g}" for k, v in weights.items())
+    inner = ", ".join(f"{k} = {v:.{digits}g}" for k, v in weights.items())
     blocks[name] = (f"{body}\n[{name}]\nbase = \"{base}\"\ndescription = \"{description}\"\n"
                     f"weights = {{ {inner} }}\n")
     path.write_text("\n".join(blocks.values()))

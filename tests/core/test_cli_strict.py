@@ -85,6 +85,8 @@ BAD = [
     (["train", "project_skyline", "--self-tune-table", "both"], "self_tune_table must be one of self, mixed, not 'both'"),
     (["train", "project_skyline", "-p", "2,3", "--self-tune-players", "4"], "self_tune_players must be some of the players (2,3), not 4"),
     (["train", "project_skyline", "--self-tune-players", "four"], "--self-tune-players takes a count or counts"),
+    (["train", "project_skyline", "--preset", "my model"], "--preset 'my model' must be a name of letters, digits and _"),
+    (["train", "project_skyline", "--preset", "expert"], "--preset 'expert' is already a policy of project_skyline"),
     (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
     (["train", "project_skyline", "--seed", str(2**63)], "seed must be at most 2**63-1"),   # was played
     (["train", "project_skyline", "-n", str(10**12)], "games must be at most 10,000,000"),   # was started

@@ -103,3 +103,34 @@ def test_tune_never_replaces_a_users_preset(tmp_path, monkeypatch):
     assert len(lines) == 1 and "'cautious' is already one of your presets" in lines[0], result.output
     assert (tmp_path / "mine" / "cityline.toml").read_text() == text
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["cityline.toml", "mine"]
+
+
+def test_a_trained_model_kept_as_a_preset_plays_its_own_weights_on_the_ladder(tmp_path, monkeypatch):
+    """`train --preset NAME`: the best model becomes the user's preset NAME of the expert (every
+    weight, the same row to the bit), played as a rung beside the shipped expert; the engine's
+    files are untouched, and a name already taken is refused before any game is played."""
+    from engines.core.expert import load_model
+    from engines.core.lineup import parse_policy
+    from experiments.user_presets import with_user_presets
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKYLINE_LAB_PRESETS", raising=False)
+    engine_before = _engine_files()
+    train = ["train", "cityline", "--players", "2", "--seed", "3", "--iterations", "1", "--games", "2", "--budget", "2",
+             "--eval-games", "20", "--tune-trials", "2"]
+    done = cli.invoke(app, train + ["--out", "t", "--preset", "my_expert"])
+    assert done.exit_code == 0, done.output
+    assert "preset 'my_expert' written to results/presets/cityline.toml" in done.output
+    assert _engine_files() == engine_before
+    spec = get_game("cityline")
+    model = load_model(tmp_path / "t" / "expert.toml", spec.expert.features)
+    seat = parse_policy(with_user_presets(spec), "my_expert")
+    assert seat.row == [float(model.samples), *model.weights]
+    assert seat.row != parse_policy(spec, "expert").row     # not the shipped model
+    lad = cli.invoke(app, ["ladder", "cityline", "--rung", "expert", "--rung", "my_expert", "-n", "6", "-p", "2",
+                           "--findings-games", "0", "-o", "lad", "--quiet", "-j", "1"])
+    assert lad.exit_code == 0, lad.output
+    assert "my_expert" in (tmp_path / "lad" / "ladder.md").read_text()
+    again = cli.invoke(app, train + ["--out", "t2", "--preset", "my_expert"])
+    assert again.exit_code != 0 and "'my_expert' is already one of your presets" in again.output
+    assert not (tmp_path / "t2").exists()
