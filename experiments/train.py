@@ -188,6 +188,9 @@ class TrainPlan:
             if not 0 <= getattr(self, name) <= MAX_TUNE_TRIALS:
                 raise TrainError(f"{name} must be between 0 (no tuning) and {MAX_TUNE_TRIALS:,}, "
                                  f"not {getattr(self, name)}")
+        if not self.self_tune_trials and (self.self_tune_table != "self" or self.self_tune_players):
+            raise TrainError("self_tune_table and self_tune_players shape the tuning against itself: give "
+                             "self_tune_trials too (--self-tune-trials N)")
         for p in self.self_tune_players:
             if p not in self.players:
                 raise TrainError(f"self_tune_players must be some of the players ({','.join(map(str, self.players))}), "
@@ -579,7 +582,8 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
         fitted_eval = evaluate_fn(spec, plan, _model(spec, plan, w, ""))
         kept = bool(tuned_eval["margin"] > fitted_eval["margin"])
     return (tuned if kept else np.asarray(w, np.float64)), {
-        "trials": trials, "against": ("itself and the heuristic" if mixed else "itself") if against_self else "heuristic",
+        "trials": trials,
+        "against": ("itself and the heuristic" if mixed else "itself") if against_self else "heuristic",
         "tuning_margin": float(study.best_value),
         "tuning_margin_of_the_fit": float(study.trials[0].value),
         "fitted_margin": float(fitted_eval["margin"]), "tuned_margin": float(tuned_eval["margin"]),

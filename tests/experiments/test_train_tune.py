@@ -209,7 +209,9 @@ def test_a_self_tuned_training_is_reproducible_and_its_command_says_so(tmp_path,
     with pytest.raises(TrainError, match="self_tune_trials"):
         TrainPlan("cityline", self_tune_trials=-1).check()
     with pytest.raises(TrainError, match="self_tune_table must be one of self, mixed, not 'field'"):
-        TrainPlan("cityline", self_tune_table="field").check()
+        TrainPlan("cityline", self_tune_trials=1, self_tune_table="field").check()
+    with pytest.raises(TrainError, match="give self_tune_trials too"):   # else a command with a no-op option
+        TrainPlan("cityline", self_tune_table="mixed").check()
 
 
 def exploit_world(best: np.ndarray, calls: list, se: float = 0.0):
