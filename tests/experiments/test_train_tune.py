@@ -336,3 +336,41 @@ def test_the_tuning_against_itself_may_play_some_player_counts_only():
     assert set(seen) == {(2, 3, 4)}
     with pytest.raises(TrainError, match=r"self_tune_players must be some of the players \(2,3,4\), not 5"):
         replace(plan, self_tune_players=(5,)).check()
+
+
+def _noisy_world(gain: float, se: float, rng: np.random.Generator):
+    """A world of known truth for step 3b's keep rule: a row's true margin is `gain` over its start
+    when its weight 3 is above 0.2 (most rows TPE tries), else the start's; every evaluation adds
+    its own noise of standard error `se` (the tuning's best row is the luckiest of its trials)."""
+    def true(w):
+        return gain if w[3] > 0.2 else 0.0
+
+    def evaluate(spec, plan, model, against=None, mixed=False):
+        w = np.asarray(model.weights)
+        if mixed:   # the row against the table: its own strength (the table's is the same for all)
+            margin = true(w)
+        else:       # against its start: the difference
+            margin = true(w) - true(np.asarray(against.weights))
+        return {"margin": margin + rng.normal(0.0, se), "margin_se": se}
+    return evaluate
+
+
+@pytest.mark.parametrize("table", ["self", "mixed"])
+def test_step_3b_keeps_a_row_that_is_no_better_at_most_5_percent_of_the_time(table):
+    """'kept' is a claim that the row beats its start. Where no row does (gain 0), it is made in at
+    most 5% of trainings (the rule's 95% interval on evaluation games the tuning never saw: about
+    2.5% expected); where the best rows are better by 4 standard errors, most of the time."""
+    plan = TrainPlan("cityline", players=2, seed=5, iterations=1, games=2, budget=2, eval_games=20, tune_trials=1,
+                     self_tune_trials=4, self_tune_table=table)
+    rng = np.random.default_rng(2026)
+    reps = 300
+    rates = {}
+    for gain in (0.0, 4.0):
+        kept = 0
+        for _ in range(reps):
+            _, tuned, _ = tune_by_play(SPEC, plan, np.zeros(N), two_features(), 0,
+                                       evaluate_fn=_noisy_world(gain, 1.0, rng), against_self=True)
+            kept += tuned["kept"]
+        rates[gain] = kept / reps
+    assert rates[0.0] <= 0.05, rates
+    assert rates[4.0] >= (0.9 if table == "self" else 0.6), rates
