@@ -439,8 +439,8 @@ def tune_cmd(
     from experiments.tune import check_counts, save_preset, tune, tune_text
 
     try:
-        check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed, preset=preset)
-        if preset:
+        check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
+        if preset is not None:   # its name, before any game is played
             from engines.registry import get_game
             from experiments.user_presets import check_new_preset
 

@@ -81,7 +81,7 @@ MAX_TRIALS = 10_000
 MAX_GAMES = 10_000_000
 
 
-def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0, preset: str | None = None) -> None:
+def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0) -> None:
     """Refuse, before any game, counts that would crash the optimiser or the check (RunError, one line)."""
     if not 1 <= trials <= MAX_TRIALS:
         raise RunError(f"--trials must be between 1 and {MAX_TRIALS:,} (trial 1 is the defaults), not {trials}")
@@ -91,8 +91,6 @@ def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0,
         raise RunError(f"--validate-games must be between 1 and {MAX_GAMES:,}, not {validate_games}")
     if not 0 <= seed < 2**63:
         raise RunError(f"--seed must be between 0 and 2**63-1, not {seed}")
-    if preset is not None:
-        check_preset_name(preset)
 
 
 def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int = 30, games: int = 200,
