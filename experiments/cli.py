@@ -421,7 +421,7 @@ def ladder_cmd(
 @app.command("tune", short_help="Tune a policy's weights against an opponent.")
 def tune_cmd(
     game: str = typer.Argument(..., metavar="GAME", help="Game id."),
-    policy: str = typer.Argument(..., metavar="POLICY", help="The scripted policy whose weights are tuned (greedy, heuristic)."),
+    policy: str = typer.Argument(..., metavar="POLICY", help="The policy whose weights are tuned (greedy, heuristic, expert)."),
     against: str = typer.Option("search(iterations=100)", "--against", metavar="POLICY",
                                 help="The opponent in every other seat."),
     players: int = typer.Option(2, "--players", "-p", help="Seats per game."),

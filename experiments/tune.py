@@ -1,4 +1,5 @@
-"""`skyline-lab tune GAME POLICY --against OPPONENT`: tune a scripted policy's named weights.
+"""`skyline-lab tune GAME POLICY --against OPPONENT`: tune a policy's named weights (a script's,
+or a learned expert's feature weights).
 
 A black-box optimiser (optuna's TPE sampler, seeded) proposes weight rows; each is played
 in one seat against `against` in the others (seats rotating), on the SAME games every trial
@@ -29,7 +30,9 @@ from engines.registry import get_game
 from experiments.runner import RunError
 from experiments.user_presets import check_preset_name, presets_file, with_user_presets
 
-FIXED = ("jitter", "force_card")   # not tuned: the tie-break noise and the experiment switch
+# not tuned: the tie-break noise, the experiment switch and the expert's samples (a compute budget
+# a trial would spend, not a preference: its declared range reaches 1,000 samples a decision)
+FIXED = ("jitter", "force_card", "samples")
 
 
 @dataclass
@@ -67,12 +70,15 @@ def _share(frame: pl.DataFrame, slot: int = 0) -> float:
 
 
 def search_space(info) -> dict[str, tuple[float, float]]:
-    """Each tunable weight's range: its declared range, else [0, max(2 x default, 1)]."""
+    """Each tunable weight's range: its declared range, else from 0 to twice the default (at least
+    1) on the default's side: [0, max(2v, 1)], or [-max(2|v|, 1), 0] for a negative default (a learned
+    expert's penalties), so the defaults, trial 1, are a row the space holds."""
     out = {}
     for k, v in info.weights.items():
         if k in FIXED:
             continue
-        lo, hi = info.weight_ranges.get(k, (0.0, max(2.0 * abs(v), 1.0)))
+        reach = max(2.0 * abs(v), 1.0)
+        lo, hi = info.weight_ranges.get(k, (-reach, 0.0) if v < 0 else (0.0, reach))
         out[k] = (float(lo), float(hi))
     return out
 
@@ -101,7 +107,7 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
     spec = with_user_presets(get_game(game))
     info = spec.policy(policy)
     if info.follow or info.choices:
-        raise RunError(f"{policy} is not a scripted policy with numeric weights: tune greedy or heuristic")
+        raise RunError(f"{policy} is not a scripted policy with numeric weights: tune greedy, heuristic or expert")
     space = search_space(info)
     if not space:
         raise RunError(f"{policy} has no tunable weights")

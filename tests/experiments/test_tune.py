@@ -4,7 +4,7 @@ import polars as pl
 from typer.testing import CliRunner
 
 from engines.core.presets import load_presets
-from engines.registry import get_game
+from engines.registry import game_ids, get_game
 from experiments import tune as T
 from experiments.cli import app
 
@@ -34,3 +34,31 @@ def test_a_search_policy_or_a_one_seat_table_cannot_be_tuned():
     assert r.exit_code != 0 and "not a scripted policy" in r.output
     r = cli.invoke(app, ["tune", "cityline", "heuristic", "-p", "1", "--trials", "1", "-n", "2"])
     assert r.exit_code != 0 and "at least 2 players" in r.output
+
+
+def test_every_policy_s_defaults_are_a_row_of_its_search_space():
+    """Trial 1 is the defaults only if the space holds them: a learned expert's negative weights
+    (its penalties) get a range on their own side of 0, and its samples (a compute budget, not a
+    preference) are not tuned."""
+    checked = 0
+    for game in game_ids():
+        for info in get_game(game).policies.values():
+            if info.follow or info.choices:
+                continue
+            space = T.search_space(info)
+            assert "samples" not in space and "jitter" not in space
+            for k, (lo, hi) in space.items():
+                assert lo <= info.weights[k] <= hi, (game, info.name, k, info.weights[k], (lo, hi))
+                checked += info.weights[k] < 0
+    assert checked > 10   # the experts' negative weights are among them
+
+
+def test_tuning_the_expert_starts_from_its_own_weights():
+    """`tune GAME expert`: trial 1 plays the shipped model's row itself (its value is the shipped
+    expert's win share on the tuning games, played again here), and the tuned row keeps its samples."""
+    result = T.tune("cityline", "expert", "heuristic", players=2, trials=2, games=16, validate_games=16, seed=3)
+    spec = get_game("cityline")
+    kp = spec.kernel_params(spec.variants.load(None), 2)
+    assert result.default_value == T._share(T._play(spec, kp, ["expert", "heuristic"], 2, 3, 16))
+    assert "samples" not in result.best
+    assert any(v < 0 for v in result.best.values())
