@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import runfolder
-from engines.core.expert import ExpertModel, load_model, model_text
+from engines.core.expert import ExpertModel, load_model, model_text, model_weights
 from engines.core.lineup import make_lineup, policy_row
 from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
@@ -744,7 +744,7 @@ def save_preset(plan: TrainPlan, folder: str | Path, name: str, path: str | Path
     if not src.is_file():
         raise TrainError(f"{folder} has no trained model yet")
     model = load_model(src, spec.expert.features)
-    weights = {"samples": float(model.samples), **{f"w_{f}": w for f, w in zip(model.features, model.weights)}}
+    weights = model_weights(model)
     path = presets_file(plan.game) if path is None else Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_preset(path, name, spec.expert.policy, "a learned expert of skyline-lab train (the command above)", weights,

@@ -97,10 +97,14 @@ def model_text(model: ExpertModel) -> str:
     return "\n".join(lines) + "\n"
 
 
+def model_weights(model: ExpertModel) -> dict[str, float]:
+    """The model as the expert policy's named weights: samples, then `w_<feature>` per feature."""
+    return {"samples": float(model.samples), **{f"w_{f}": w for f, w in zip(model.features, model.weights)}}
+
+
 def expert_policy(policy_id: int, model: ExpertModel) -> PolicyInfo:
     """The expert as one of a game's named policies: `expert`, `expert(samples=4)`."""
-    weights = {"samples": float(model.samples), **{f"w_{f}": w for f, w in zip(model.features, model.weights)}}
-    return PolicyInfo("expert", policy_id, EXPERT_DESCRIPTION, weights,
+    return PolicyInfo("expert", policy_id, EXPERT_DESCRIPTION, model_weights(model),
                       weight_ranges={"samples": (1, 1000)})
 
 
