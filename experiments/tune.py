@@ -107,7 +107,8 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
     spec = with_user_presets(get_game(game))
     info = spec.policy(policy)
     if info.follow or info.choices:
-        raise RunError(f"{policy} is not a scripted policy with numeric weights: tune greedy, heuristic or expert")
+        raise RunError(f"{policy} is not a scripted policy or a learned expert (numeric weights): tune greedy, heuristic "
+                       "or expert")
     space = search_space(info)
     if not space:
         raise RunError(f"{policy} has no tunable weights")
