@@ -5,6 +5,8 @@ everything else is a library call a notebook can make too.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -157,6 +159,17 @@ def _variant_players(game: str, variant: Optional[str], overrides: dict) -> int:
 
     spec = get_game(game)
     return spec.variants.load(variant, overrides).values.get("players") or spec.default_players
+
+
+def _rules_tag(variant: Optional[str], overrides: dict) -> str:
+    """A folder name's part for rules other than the default: "-<variant>" and a short hash of the
+    --set changes (so a ladder on other rules never lands in the default rules' folder)."""
+    if not variant and not overrides:
+        return ""
+    tag = f"-{Path(variant).stem}" if variant else ""
+    if overrides:
+        tag += "-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+    return tag
 
 
 def _user_errors():
@@ -393,21 +406,29 @@ def ladder_cmd(
         None, "--findings-games", help="Self-play games per rung for the findings (0: none; default: the game's)."),
     rung: Optional[List[str]] = typer.Option(None, "--rung", metavar="POLICY",
                                              help="A rung, weakest first (repeat; default: the game's ladder)."),
-    players: Optional[int] = typer.Option(None, "--players", "-p", help="Seats per table (default: the game's)."),
+    players: Optional[int] = typer.Option(
+        None, "--players", "-p", help="Seats per table (default: the variant's, else the game's ladder's)."),
+    variant: VariantOption = None,
+    set_: SetOption = None,
     seed: int = typer.Option(0, "--seed", help="Run seed."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Ladder folder (default results/ladder-GAME-...)."),
     workers: Optional[int] = typer.Option(None, "--workers", "-j", help="Worker processes (default: every core)."),
     progress: bool = typer.Option(True, "--progress/--quiet", help="Show progress bars."),
 ):
     """Play the game's skill ladder (mixed tables of random ... search), fit ratings with intervals,
-    report balance findings per rung; prints the ladder and writes ladder.md / ladder.png."""
+    report balance findings per rung; prints the ladder and writes ladder.md / ladder.png.
+
+    --variant and --set play the ladder on those rules (as `run` and `train` do): e.g. a model
+    trained on a variant with `train --preset NAME` is weighed on the rules it learned."""
+    from engines.core.variant import parse_override
     from experiments.ladder import ladder_text, plan_ladder, run_ladder
 
     workers = _workers(workers)
     try:
+        overrides = dict(parse_override(s) for s in (set_ or []))
         plan = plan_ladder(game, games=games, findings_games=findings_games, players=players,
-                           rungs=list(rung) if rung else None, seed=seed)
-        folder = out or Path("results") / f"ladder-{game}-{plan.players}p-seed{seed}-{plan.games}g"
+                           rungs=list(rung) if rung else None, seed=seed, variant=variant, overrides=overrides)
+        folder = out or Path("results") / f"ladder-{game}{_rules_tag(variant, overrides)}-{plan.players}p-seed{seed}-{plan.games}g"
         result = run_ladder(plan, folder, workers=workers, progress=progress)
     except _user_errors() as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
@@ -507,7 +528,7 @@ def train_cmd(
     One model may learn several settings: e.g. `skyline-lab train project_skyline --players 2,3,4
     --mix map=nyc --mix map=tokyo` plays both maps at 2, 3 and 4 players. The model file keeps the
     command that made it."""
-    from experiments.train import TrainError, TrainPlan, install, parse_players, save_preset, train
+    from experiments.train import TrainError, TrainPlan, install, ladder_commands, parse_players, save_preset, train
 
     folder = out or Path("results") / "train" / f"{game}-s{seed}"
     try:
@@ -528,6 +549,10 @@ def train_cmd(
             typer.echo(f"model written to {install(plan, folder)}")
         if preset is not None:
             typer.echo(f"preset '{preset}' written to {save_preset(plan, folder, preset)}")
+            typer.echo("its margin over the heuristic is not its strength (a model can learn to exploit the "
+                       "heuristic): weigh it against the shipped expert and the search with")
+            for command in ladder_commands(plan, preset):
+                typer.echo(f"  {command}")
     except (TrainError, *_user_errors()) as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
 

@@ -53,6 +53,12 @@ class LadderPlan:
     variant: str | None = None
     findings: tuple[str, ...] = field(default=DEFAULT_FINDINGS)
     margins: tuple[tuple[str, float], ...] = ()   # equivalence margins overriding the metrics' own
+    overrides: tuple[tuple[str, object], ...] = ()   # rule changes on top of the variant (--set), sorted
+
+    def rules(self) -> str:
+        """The rules the ladder plays, in words: the variant and the changes on top of it."""
+        text = f"variant {self.variant or 'default'}"
+        return text + "".join(f", {k} = {v!r}" for k, v in self.overrides)
 
     def why_enough(self, pair_games: int, half: float | None = None) -> str:
         """What the game counts buy: the widest measured 95% half-width of an adjacent head-to-head share
@@ -91,11 +97,15 @@ def default_findings(game: str) -> tuple[str, ...]:
 
 def plan_ladder(game: str, *, games: int | None = None, findings_games: int | None = None,
                 players: int | None = None, rungs: list[str] | None = None, seed: int = 0,
-                variant: str | None = None, margins: dict[str, float] | None = None) -> LadderPlan:
+                variant: str | None = None, margins: dict[str, float] | None = None,
+                overrides: dict | None = None) -> LadderPlan:
     try:
         spec = with_user_presets(get_game(game))
     except KeyError as exc:
         raise RunError(exc.args[0]) from None
+    # the rules first: a bad variant or --set is refused (VariantError: the key and the reason)
+    # before any game, and a variant made for a number of players sets the tables' size
+    variant_players = spec.variants.load(variant, overrides or {}).values.get("players")
     # every count is checked before any game (0 used to mean "the default" and played 160 games)
     if games is not None and not 1 <= games <= MAX_LADDER_GAMES:
         raise RunError(f"--games must be between 1 and {MAX_LADDER_GAMES:,} games per table, not {games}")
@@ -114,7 +124,7 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
         raise RunError(f"the ladder names a rung twice: {', '.join(rungs_t)}")
     if len(rungs_t) < 2:
         raise RunError(f"{game} declares no ladder (GameSpec.ladder); give --rung at least twice")
-    p = int(players or spec.ladder_players or spec.default_players)
+    p = int(players or variant_players or spec.ladder_players or spec.default_players)
     if p < 2:
         raise RunError("a ladder needs tables of at least 2 players")
     findings = default_findings(game)
@@ -123,7 +133,7 @@ def plan_ladder(game: str, *, games: int | None = None, findings_games: int | No
     fg = spec.ladder_findings_games if findings_games is None else int(findings_games)
     fg = int(math.ceil(fg / p) * p)
     return LadderPlan(game, p, rungs_t, ladder_tables(rungs_t, p), g, fg, seed, variant, findings,
-                      tuple(sorted((margins or {}).items())))
+                      tuple(sorted((margins or {}).items())), tuple(sorted((overrides or {}).items())))
 
 
 def _chunk(games: int, lineup: tuple[str, ...]) -> int:
@@ -151,8 +161,8 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
     table_paths = []
     for i, lineup in enumerate(plan.tables):
         path = out / "tables" / f"table{i:02d}"
-        run_batch(plan.game, variant=plan.variant, players=plan.players, policies=list(lineup), rotate=True,
-                  n_games=plan.games, seed=plan.seed, out=path, workers=workers, chunk_size=_chunk(plan.games, lineup),
+        run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
+                  policies=list(lineup), rotate=True, n_games=plan.games, seed=plan.seed, out=path, workers=workers, chunk_size=_chunk(plan.games, lineup),
                   progress=progress)
         table_paths.append(path)
     self_paths = []
@@ -160,8 +170,8 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
         for i, rung in enumerate(plan.rungs):
             path = out / "self_play" / f"rung{i:02d}"
             lineup = (rung,) * plan.players
-            run_batch(plan.game, variant=plan.variant, players=plan.players, policies=list(lineup), rotate=True,
-                      n_games=plan.findings_games, seed=plan.seed + 1, out=path, workers=workers,
+            run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
+                      policies=list(lineup), rotate=True, n_games=plan.findings_games, seed=plan.seed + 1, out=path, workers=workers,
                       chunk_size=_chunk(plan.findings_games, lineup), progress=progress)
             self_paths.append(path)
     result = analyse_ladder(plan, table_paths, self_paths)
@@ -246,6 +256,7 @@ def ladder_text(result: LadderResult) -> str:
     plan = result.plan
     pair_games = int(result.steps["h2h_games"].min()) if result.steps.height else 0
     lines = [f"# Skill ladder: {plan.game}, {plan.players} players, seed {plan.seed}", "",
+             f"Rules: {plan.rules()}.", "",
              f"{len(plan.tables)} rating tables ({tables_how(plan)}), "
              f"{result.games:,} games in all; {plan.why_enough(pair_games, _widest_half(result.steps))}.", "",
              "Rating: Plackett-Luce log-strength on finishing order (choix), centred on the rungs' mean (0); "

@@ -237,6 +237,26 @@ class TrainPlan:
                    else "") + tail)
 
 
+WEIGH_AGAINST = "search(iterations=20, rollout=heuristic)"
+
+
+def ladder_commands(plan: TrainPlan, name: str) -> list[str]:
+    """The ladders that weigh preset `name` (a model of this plan) against the heuristic, the shipped
+    expert and search(20), one per setting it learned (every mix at every player count). Its margin
+    over the heuristic, which the training reports, is not its strength: a model tuned against the
+    heuristic can learn to exploit it and still lose more often to the search (README: Skyline
+    3000's model that expects the heuristic's replies)."""
+    rules = "".join([f" --variant {shlex.quote(plan.variant)}" if plan.variant else "",
+                     *(f" --set {shlex.quote(s)}" for s in plan.sets)])
+    rungs = "".join(f" --rung {shlex.quote(r)}" for r in ("heuristic", "expert", name, WEIGH_AGAINST))
+    out = []
+    for mix in plan.mixes or ("",):
+        sets = "".join(f" --set {shlex.quote(item)}" for item in shlex.split(mix))
+        for p in plan.players:
+            out.append(f"skyline-lab ladder {shlex.quote(plan.game)} -p {p}{rules}{sets}{rungs}")
+    return out
+
+
 def _expert_spec(game: str):
     spec = get_game(game)
     if spec.expert is None:

@@ -1,11 +1,14 @@
 """`skyline-lab ladder`: plays the rating tables and the self-play runs as resumable run folders,
 prints and writes the ladder, and never reports a ladder with a missing part."""
+import json
 import shutil
 
 import pytest
 
 import polars as pl
 from typer.testing import CliRunner
+
+from analysis.run import Run
 
 from experiments.cli import app
 from experiments.ladder import ladder_tables, plan_ladder, tables_how
@@ -63,3 +66,40 @@ def test_a_game_without_a_ladder_or_a_one_seat_table_is_refused(tmp_path):
     result = cli.invoke(app, ["ladder", "cityline", "-p", "1", "-o", str(tmp_path / "x")])
     assert result.exit_code == 2 and "needs tables of 2-6 players, not 1" in result.output, result.output
     assert not (tmp_path / "x").exists()
+
+
+def test_the_ladder_plays_the_rules_it_is_given(tmp_path, monkeypatch):
+    """--variant / --set reach every table (the tables' run folders hold them, and the games differ
+    from the default rules' on the same seed), the ladder says which rules it played, the default
+    folder name keeps other rules apart, and a bad key is refused before anything is written."""
+    base = ["ladder", "cityline", "-p", "2", "--rung", "greedy", "--rung", "heuristic", "-n", "40",
+            "--findings-games", "0", "-j", "1", "--quiet", "--seed", "4"]
+    default = cli.invoke(app, base + ["-o", str(tmp_path / "default")])
+    assert default.exit_code == 0, default.output
+    assert "Rules: variant default." in default.output
+    changed = cli.invoke(app, base + ["-o", str(tmp_path / "sun"), "--set", "sky.sun_bonus=30"])
+    assert changed.exit_code == 0, changed.output
+    assert "Rules: variant default, sky.sun_bonus = 30." in changed.output
+    for folder, changes in (("default", {}), ("sun", {"sky.sun_bonus": 30})):
+        manifest = json.loads((tmp_path / folder / "tables" / "table00" / "manifest.json").read_text())
+        assert manifest["variant"]["overrides"] == changes
+    s_default, s_sun = (Run.open(tmp_path / folder / "tables" / "table00").scan("players").select("score").collect()
+                        for folder in ("default", "sun"))
+    assert s_default.height == s_sun.height == 80 and not s_default.equals(s_sun)
+    # the default folder: other rules get their own
+    monkeypatch.chdir(tmp_path)
+    named = cli.invoke(app, base[:2] + ["-p", "2", "--rung", "greedy", "--rung", "heuristic", "-n", "2",
+                                        "--findings-games", "0", "-j", "1", "--quiet", "--set", "sky.sun_bonus=30"])
+    assert named.exit_code == 0, named.output
+    (folder,) = (tmp_path / "results").iterdir()
+    assert folder.name.startswith("ladder-cityline-") and folder.name != "ladder-cityline-2p-seed0-2g"
+    bad = cli.invoke(app, base + ["-o", str(tmp_path / "bad"), "--set", "sky.nope=1"])
+    assert bad.exit_code == 2 and "sky.nope" in bad.output and not (tmp_path / "bad").exists()
+
+
+def test_a_variant_for_a_number_of_players_sets_the_tables():
+    """Without -p a ladder on a variant made for 3 players plays 3-seat tables (the game's ladder
+    plays 4), and -p still decides when given."""
+    assert plan_ladder("skyline_3000", rungs=["greedy", "heuristic"]).players == 4
+    assert plan_ladder("skyline_3000", rungs=["greedy", "heuristic"], variant="three_player_5_platforms").players == 3
+    assert plan_ladder("skyline_3000", rungs=["greedy", "heuristic"], players=2).players == 2

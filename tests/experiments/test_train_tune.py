@@ -374,3 +374,34 @@ def test_step_3b_keeps_a_row_that_is_no_better_at_most_5_percent_of_the_time(tab
         rates[gain] = kept / reps
     assert rates[0.0] <= 0.05, rates
     assert rates[4.0] >= (0.9 if table == "self" else 0.6), rates
+
+
+# one rule change per game for the ladder commands' test: a --set, or (Project Skyline) a --mix
+RULE_CHANGE = {"skyline_3000": ("set", "scoring.megamall_multiplier=3"), "cityline": ("set", "sky.sun_bonus=4"),
+               "skyline_of_the_world": ("set", 'supply.pool="shared"'), "project_skyline": ("mix", "map=tokyo")}
+
+
+@pytest.mark.parametrize("game", sorted(RULE_CHANGE))
+def test_the_ladders_that_weigh_a_trained_model_are_ladders_of_its_rules(game):
+    """train --preset NAME prints one ladder per setting the model learned (every mix at every
+    player count, on the plan's --set), and each is a ladder the command plays: its rungs and
+    rules pass plan_ladder's checks, the preset and the shipped expert among the rungs."""
+    import shlex
+
+    from engines.core.variant import parse_override
+    from experiments.ladder import plan_ladder
+    from experiments.train import ladder_commands
+
+    kind, change = RULE_CHANGE[game]
+    plan = TrainPlan(game, (2, 3), sets=(change,) if kind == "set" else (), mixes=(change,) if kind == "mix" else ())
+    commands = ladder_commands(plan, "mine")
+    assert [shlex.split(c)[:5] for c in commands] == [["skyline-lab", "ladder", game, "-p", p] for p in ("2", "3")]
+    for command in commands:
+        words = shlex.split(command)[3:]
+        opts: dict[str, list[str]] = {}
+        for flag, value in zip(words[::2], words[1::2]):
+            opts.setdefault(flag, []).append(value)
+        assert opts["--set"] == [change] and opts["--rung"][1:3] == ["expert", "mine"]
+        lad = plan_ladder(game, players=int(opts["-p"][0]), rungs=[r for r in opts["--rung"] if r != "mine"],
+                          overrides=dict(parse_override(s) for s in opts["--set"]))
+        assert lad.overrides == (parse_override(change),)

@@ -121,6 +121,9 @@ def test_a_trained_model_kept_as_a_preset_plays_its_own_weights_on_the_ladder(tm
     done = cli.invoke(app, train + ["--out", "t", "--preset", "my_expert"])
     assert done.exit_code == 0, done.output
     assert "preset 'my_expert' written to results/presets/cityline.toml" in done.output
+    # it says how to weigh the model against the search, not by its margin over the heuristic alone
+    assert ("  skyline-lab ladder cityline -p 2 --rung heuristic --rung expert --rung my_expert "
+            "--rung 'search(iterations=20, rollout=heuristic)'") in done.output
     assert _engine_files() == engine_before
     spec = get_game("cityline")
     model = load_model(tmp_path / "t" / "expert.toml", spec.expert.features)
