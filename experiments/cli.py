@@ -450,24 +450,32 @@ def tune_cmd(
     games: int = typer.Option(200, "--games", "-n", help="Games per trial (the same games every trial)."),
     validate_games: int = typer.Option(400, "--validate-games", help="Fresh games for the out-of-sample check."),
     seed: int = typer.Option(0, "--seed", help="Tuning seed (the check uses another)."),
+    variant: VariantOption = None,
+    set_: SetOption = None,
     preset: Optional[str] = typer.Option(None, "--preset", help="Save the best row as this named preset "
                                          "in your presets file ($SKYLINE_LAB_PRESETS/GAME.toml, else "
                                          "results/presets/GAME.toml; no engine file changes); default: "
                                          "print only."),
 ):
     """Tune a policy's named weights against an opponent (optuna, common random numbers); report
-    the gain out of sample and optionally keep the weights as a named preset."""
+    the gain out of sample and optionally keep the weights as a named preset.
+
+    --variant and --set tune on those rules (the preset's comment names them)."""
+    from engines.core.variant import parse_override
     from experiments.tune import check_counts, save_preset, tune, tune_text
 
     try:
         check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
+        overrides = dict(parse_override(s) for s in (set_ or []))
+        from engines.registry import get_game
+        get_game(game).variants.load(variant, overrides)   # bad rules: refused before any game
         if preset is not None:   # its name, before any game is played
             from engines.registry import get_game
             from experiments.user_presets import check_new_preset
 
             check_new_preset(get_game(game), preset)
         result = tune(game, policy, against, players=players, trials=trials, games=games,
-                      validate_games=validate_games, seed=seed)
+                      validate_games=validate_games, seed=seed, variant=variant, overrides=overrides)
         typer.echo(tune_text(result))
         if preset:
             typer.echo(f"preset '{preset}' written to {save_preset(result, preset, seed)}")

@@ -16,7 +16,9 @@ a file outside the engine's source digest), usable as `--policy NAME` anywhere.
 from __future__ import annotations
 
 import inspect
+import json
 import math
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,6 +50,17 @@ class TuneResult:
     default_value: float
     validation: pl.DataFrame     # matchup, policy, games, share_rate, share_low, share_high
     preset_path: Path | None = None
+    variant: str | None = None   # the rules it was tuned on: the variant (None: the default) ...
+    overrides: tuple[tuple[str, object], ...] = ()   # ... and the --set changes on top, sorted
+
+    def rules(self) -> str:
+        """The rules the weights were tuned on, in words."""
+        return f"variant {self.variant or 'default'}" + "".join(f", {k} = {v!r}" for k, v in self.overrides)
+
+    def rules_options(self) -> str:
+        """The same as command-line options (empty on the default rules)."""
+        return "".join([f" --variant {shlex.quote(self.variant)}" if self.variant else "",
+                        *(f" --set {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in self.overrides)])
 
 
 def _label(policy: str, weights: dict[str, float]) -> str:
@@ -100,7 +113,8 @@ def check_counts(*, trials: int, games: int, validate_games: int, seed: int = 0)
 
 
 def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int = 30, games: int = 200,
-         validate_games: int = 400, seed: int = 0, variant: str | None = None, progress: bool = False) -> TuneResult:
+         validate_games: int = 400, seed: int = 0, variant: str | None = None, overrides: dict | None = None,
+         progress: bool = False) -> TuneResult:
     check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
     import optuna
 
@@ -117,7 +131,7 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
     if players > spec.max_players:
         raise RunError(f"{spec.title} is for {spec.min_players}-{spec.max_players} players, not {players}")
     make_lineup(spec, [policy, *[against] * (players - 1)], players, True)  # refuse a bad opponent now
-    kp = spec.kernel_params(spec.variants.load(variant), players)
+    kp = spec.kernel_params(spec.variants.load(variant, overrides or {}), players)
     others = [against] * (players - 1)
 
     def objective(trial) -> float:
@@ -148,7 +162,7 @@ def tune(game: str, policy: str, against: str, *, players: int = 2, trials: int 
             rows.append({"matchup": matchup, "who": r["who"], "games": r["games"], "share_rate": r["share_rate"],
                          "share_low": r["share_low"], "share_high": r["share_high"]})
     return TuneResult(game, policy, against, players, trials, games, best, float(study.best_value), default_value,
-                      pl.DataFrame(rows))
+                      pl.DataFrame(rows), variant=variant, overrides=tuple(sorted((overrides or {}).items())))
 
 
 def package_presets_path(game: str) -> Path:
@@ -169,7 +183,8 @@ def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = No
         raise RunError(f"'{name}' is already a user preset of another policy of {result.game}")
     row = result.validation.filter((pl.col("matchup") == "tuned vs defaults") & (pl.col("who") == "tuned")).row(0, named=True)
     comment = (f"tuned by `skyline-lab tune {result.game} {result.policy} --against '{result.against}' "
-               f"--players {result.players} --trials {result.trials} --games {result.games} --seed {seed}`\n"
+               f"--players {result.players} --trials {result.trials} --games {result.games} --seed {seed}"
+               f"{result.rules_options()}`\n"
                f"in sample: win share {result.best_value:.3f} (defaults {result.default_value:.3f}) vs {result.against}; "
                f"out of sample vs the defaults: {row['share_rate']:.3f} [{row['share_low']:.3f}, {row['share_high']:.3f}] "
                f"over {row['games']} games (even share {1 / result.players:.3f})")
@@ -187,7 +202,7 @@ def save_preset(result: TuneResult, name: str, seed: int, path: Path | None = No
 
 def tune_text(result: TuneResult) -> str:
     lines = [f"# Tuning {result.policy} for {result.game}: {result.trials} trials x {result.games} games "
-             f"against {result.against}, {result.players} players",
+             f"against {result.against}, {result.players} players, {result.rules()}",
              f"in sample (the tuning games): win share {result.best_value:.3f}, defaults {result.default_value:.3f}, "
              f"even share {1 / result.players:.3f}",
              "best weights: " + ", ".join(f"{k}={v:.4g}" for k, v in result.best.items()),

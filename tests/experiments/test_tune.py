@@ -62,3 +62,24 @@ def test_tuning_the_expert_starts_from_its_own_weights():
     assert result.default_value == T._share(T._play(spec, kp, ["expert", "heuristic"], 2, 3, 16))
     assert "samples" not in result.best
     assert any(v < 0 for v in result.best.values())
+
+
+def test_tuning_plays_the_rules_it_is_given(tmp_path, monkeypatch):
+    """`tune --variant/--set`: trial 1 is the defaults' win share on those rules (not the default
+    rules'), the text and the preset's comment name them (the comment's command tunes on them
+    again), and a bad key is refused before any game."""
+    spec = get_game("cityline")
+    args = dict(players=2, trials=1, games=24, validate_games=8, seed=2)
+    plain = T.tune("cityline", "heuristic", "greedy", **args)
+    sunny = T.tune("cityline", "heuristic", "greedy", overrides={"sky.sun_bonus": 30}, **args)
+    kp = spec.kernel_params(spec.variants.load(None, {"sky.sun_bonus": 30}), 2)
+    assert sunny.default_value == T._share(T._play(spec, kp, ["heuristic", "greedy"], 2, 2, 24))
+    assert sunny.default_value != plain.default_value
+    assert "variant default, sky.sun_bonus = 30" in T.tune_text(sunny)
+    assert "variant default" in T.tune_text(plain) and "sun_bonus" not in T.tune_text(plain)
+    monkeypatch.setenv("SKYLINE_LAB_PRESETS", str(tmp_path / "presets"))
+    text = T.save_preset(sunny, "sunny", 2).read_text()
+    assert "--seed 2 --set sky.sun_bonus=30`" in text
+    r = CliRunner().invoke(app, ["tune", "cityline", "heuristic", "--against", "random", "--trials", "1", "-n", "2",
+                                 "--set", "sky.nope=1"])
+    assert r.exit_code == 2 and "sky.nope" in r.output
