@@ -31,7 +31,7 @@ from analysis.run import Run
 from analysis.plugins import game_module
 from engines.core.lineup import parse_policy
 from engines.registry import get_game
-from experiments.runner import RunError, run_batch
+from experiments.runner import RunError, rules_text, run_batch
 from experiments.user_presets import with_user_presets
 
 DEFAULT_FINDINGS = ("seat_edge",)
@@ -57,8 +57,7 @@ class LadderPlan:
 
     def rules(self) -> str:
         """The rules the ladder plays, in words: the variant and the changes on top of it."""
-        text = f"variant {self.variant or 'default'}"
-        return text + "".join(f", {k} = {v!r}" for k, v in self.overrides)
+        return rules_text(self.variant, self.overrides)
 
     def why_enough(self, pair_games: int, half: float | None = None) -> str:
         """What the game counts buy: the widest measured 95% half-width of an adjacent head-to-head share

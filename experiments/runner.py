@@ -23,7 +23,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -203,6 +203,13 @@ def prepare(
     return spec, RunConfig(game, resolved, n_players, lineup, seed, size, spec.source_digest,
                            json.dumps({k: {"base": v["base"], "weights": v["weights"]} for k, v in used.items()},
                                       sort_keys=True) if used else "")
+
+
+def rules_text(variant: str | None, overrides: Mapping[str, Any] | Iterable[tuple[str, Any]] = ()) -> str:
+    """The rules a command plays, in words for its report: the variant and the --set changes on
+    top, e.g. "variant default, sky.sun_bonus = 30"."""
+    items = overrides.items() if isinstance(overrides, Mapping) else overrides
+    return f"variant {variant or 'default'}" + "".join(f", {k} = {v!r}" for k, v in items)
 
 
 def default_run_name(config: RunConfig) -> str:

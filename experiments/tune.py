@@ -29,7 +29,7 @@ from analysis.stats import win_rates
 from engines.core.lineup import make_lineup
 from engines.core.presets import PRESETS_FILE, write_preset
 from engines.registry import get_game
-from experiments.runner import RunError
+from experiments.runner import RunError, rules_text
 from experiments.user_presets import check_preset_name, presets_file, with_user_presets
 
 # not tuned: the tie-break noise, the experiment switch and the expert's samples (a compute budget
@@ -55,7 +55,7 @@ class TuneResult:
 
     def rules(self) -> str:
         """The rules the weights were tuned on, in words."""
-        return f"variant {self.variant or 'default'}" + "".join(f", {k} = {v!r}" for k, v in self.overrides)
+        return rules_text(self.variant, self.overrides)
 
     def rules_options(self) -> str:
         """The same as command-line options (empty on the default rules)."""
