@@ -428,7 +428,8 @@ def ladder_cmd(
         overrides = dict(parse_override(s) for s in (set_ or []))
         plan = plan_ladder(game, games=games, findings_games=findings_games, players=players,
                            rungs=list(rung) if rung else None, seed=seed, variant=variant, overrides=overrides)
-        folder = out or Path("results") / f"ladder-{game}{_rules_tag(variant, overrides)}-{plan.players}p-seed{seed}-{plan.games}g"
+        name = f"ladder-{game}{_rules_tag(variant, overrides)}-{plan.players}p-seed{seed}-{plan.games}g"
+        folder = out or Path("results") / name
         result = run_ladder(plan, folder, workers=workers, progress=progress)
     except _user_errors() as exc:
         _fail(str(exc.args[0]) if isinstance(exc, KeyError) else str(exc))
@@ -462,15 +463,14 @@ def tune_cmd(
 
     --variant and --set tune on those rules (the preset's comment names them)."""
     from engines.core.variant import parse_override
+    from engines.registry import get_game
     from experiments.tune import check_counts, save_preset, tune, tune_text
 
     try:
         check_counts(trials=trials, games=games, validate_games=validate_games, seed=seed)
         overrides = dict(parse_override(s) for s in (set_ or []))
-        from engines.registry import get_game
         get_game(game).variants.load(variant, overrides)   # bad rules: refused before any game
         if preset is not None:   # its name, before any game is played
-            from engines.registry import get_game
             from experiments.user_presets import check_new_preset
 
             check_new_preset(get_game(game), preset)

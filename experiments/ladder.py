@@ -161,8 +161,8 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
     for i, lineup in enumerate(plan.tables):
         path = out / "tables" / f"table{i:02d}"
         run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
-                  policies=list(lineup), rotate=True, n_games=plan.games, seed=plan.seed, out=path, workers=workers, chunk_size=_chunk(plan.games, lineup),
-                  progress=progress)
+                  policies=list(lineup), rotate=True, n_games=plan.games, seed=plan.seed, out=path, workers=workers,
+                  chunk_size=_chunk(plan.games, lineup), progress=progress)
         table_paths.append(path)
     self_paths = []
     if plan.findings_games > 0:
@@ -170,8 +170,8 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
             path = out / "self_play" / f"rung{i:02d}"
             lineup = (rung,) * plan.players
             run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
-                      policies=list(lineup), rotate=True, n_games=plan.findings_games, seed=plan.seed + 1, out=path, workers=workers,
-                      chunk_size=_chunk(plan.findings_games, lineup), progress=progress)
+                      policies=list(lineup), rotate=True, n_games=plan.findings_games, seed=plan.seed + 1, out=path,
+                      workers=workers, chunk_size=_chunk(plan.findings_games, lineup), progress=progress)
             self_paths.append(path)
     result = analyse_ladder(plan, table_paths, self_paths)
     result.seconds = time.perf_counter() - t0

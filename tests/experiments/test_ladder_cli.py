@@ -9,7 +9,6 @@ import polars as pl
 from typer.testing import CliRunner
 
 from analysis.run import Run
-
 from experiments.cli import app
 from experiments.ladder import ladder_tables, plan_ladder, tables_how
 from experiments.runner import RunError
