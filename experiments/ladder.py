@@ -31,7 +31,7 @@ from analysis.run import Run
 from analysis.plugins import game_module
 from engines.core.lineup import parse_policy
 from engines.registry import get_game
-from experiments.runner import RunError, rules_text, run_batch
+from experiments.runner import DifferentRunError, RunError, rules_text, run_batch
 from experiments.user_presets import with_user_presets
 
 DEFAULT_FINDINGS = ("seat_edge",)
@@ -157,22 +157,23 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
                            "written: choose another --out")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    table_paths = []
-    for i, lineup in enumerate(plan.tables):
-        path = out / "tables" / f"table{i:02d}"
-        run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
-                  policies=list(lineup), rotate=True, n_games=plan.games, seed=plan.seed, out=path, workers=workers,
-                  chunk_size=_chunk(plan.games, lineup), progress=progress)
-        table_paths.append(path)
+
+    def play(lineup: tuple[str, ...], games: int, seed: int, path: Path) -> Path:
+        try:
+            run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
+                      policies=list(lineup), rotate=True, n_games=games, seed=seed, out=path, workers=workers,
+                      chunk_size=_chunk(games, lineup), progress=progress)
+        except DifferentRunError:   # the ladder has no --fresh: its folder is another ladder's
+            raise RunError(f"{out} holds a ladder of other settings ({path.relative_to(out)} was played with other "
+                           "rules, rungs (or rung weights), seats or seed); nothing was changed: choose another --out") from None
+        return path
+
+    table_paths = [play(lineup, plan.games, plan.seed, out / "tables" / f"table{i:02d}")
+                   for i, lineup in enumerate(plan.tables)]
     self_paths = []
     if plan.findings_games > 0:
-        for i, rung in enumerate(plan.rungs):
-            path = out / "self_play" / f"rung{i:02d}"
-            lineup = (rung,) * plan.players
-            run_batch(plan.game, variant=plan.variant, overrides=dict(plan.overrides), players=plan.players,
-                      policies=list(lineup), rotate=True, n_games=plan.findings_games, seed=plan.seed + 1, out=path,
-                      workers=workers, chunk_size=_chunk(plan.findings_games, lineup), progress=progress)
-            self_paths.append(path)
+        self_paths = [play((rung,) * plan.players, plan.findings_games, plan.seed + 1,
+                           out / "self_play" / f"rung{i:02d}") for i, rung in enumerate(plan.rungs)]
     result = analyse_ladder(plan, table_paths, self_paths)
     result.seconds = time.perf_counter() - t0
     write_ladder(result, out)

@@ -49,6 +49,11 @@ class RunError(ValueError):
     """A run that cannot start as asked; the message is one line for a user."""
 
 
+class DifferentRunError(RunError):
+    """The folder asked for holds a run of another configuration (a caller that plays into folders
+    of its own, as the ladder does, says so in its own words)."""
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that determines a run's results (and nothing that does not)."""
@@ -515,7 +520,7 @@ def _run_locked(spec: GameSpec, config: RunConfig, out_path: Path, *, game: str,
             config = replace(config, chunk_size=int(old["chunk_size"]))  # a resumed run keeps its chunking
             key = config.key(spec.engine_version)
         if old.get("config_key") != key:
-            raise RunError(f"{out_path} holds a different run; choose another --out or pass --fresh to replace it")
+            raise DifferentRunError(f"{out_path} holds a different run; choose another --out or pass --fresh to replace it")
 
     # what the folder holds: verified chunks count, damaged or short ones are played again
     size = config.chunk_size

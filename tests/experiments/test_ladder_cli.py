@@ -92,6 +92,12 @@ def test_the_ladder_plays_the_rules_it_is_given(tmp_path, monkeypatch):
     assert named.exit_code == 0, named.output
     (folder,) = (tmp_path / "results").iterdir()
     assert folder.name.startswith("ladder-cityline-") and folder.name != "ladder-cityline-2p-seed0-2g"
+    # a ladder folder of other rules is refused in one line, in the ladder's words (it has no --fresh)
+    other = cli.invoke(app, base + ["-o", str(tmp_path / "default"), "--set", "sky.sun_bonus=31"])
+    assert other.exit_code == 2 and "holds a ladder of other settings" in other.output, other.output
+    assert "--fresh" not in other.output
+    assert json.loads((tmp_path / "default" / "tables" / "table00" / "manifest.json").read_text())[
+        "variant"]["overrides"] == {}
     bad = cli.invoke(app, base + ["-o", str(tmp_path / "bad"), "--set", "sky.nope=1"])
     assert bad.exit_code == 2 and "sky.nope" in bad.output and not (tmp_path / "bad").exists()
 
