@@ -164,8 +164,9 @@ def run_ladder(plan: LadderPlan, out: Path, workers: int = 1, progress: bool = T
                       policies=list(lineup), rotate=True, n_games=games, seed=seed, out=path, workers=workers,
                       chunk_size=_chunk(games, lineup), progress=progress)
         except DifferentRunError:   # the ladder has no --fresh: its folder is another ladder's
-            raise RunError(f"{out} holds a ladder of other settings ({path.relative_to(out)} was played with other "
-                           "rules, rungs (or rung weights), seats or seed); nothing was changed: choose another --out") from None
+            raise RunError(f"{out} holds a ladder of other settings ({path.relative_to(out)} was played with "
+                           "other rules, rungs (or rung weights), seats or seed); nothing was changed: "
+                           "choose another --out") from None
         return path
 
     table_paths = [play(lineup, plan.games, plan.seed, out / "tables" / f"table{i:02d}")

@@ -520,7 +520,8 @@ def _run_locked(spec: GameSpec, config: RunConfig, out_path: Path, *, game: str,
             config = replace(config, chunk_size=int(old["chunk_size"]))  # a resumed run keeps its chunking
             key = config.key(spec.engine_version)
         if old.get("config_key") != key:
-            raise DifferentRunError(f"{out_path} holds a different run; choose another --out or pass --fresh to replace it")
+            raise DifferentRunError(f"{out_path} holds a different run; choose another --out or pass --fresh to "
+                                    "replace it")
 
     # what the folder holds: verified chunks count, damaged or short ones are played again
     size = config.chunk_size
