@@ -18,6 +18,7 @@ import importlib.metadata
 import json
 import os
 import platform
+import shlex
 import subprocess
 import tempfile
 import time
@@ -215,6 +216,13 @@ def rules_text(variant: str | None, overrides: Mapping[str, Any] | Iterable[tupl
     top, e.g. "variant default, sky.sun_bonus = 30"."""
     items = overrides.items() if isinstance(overrides, Mapping) else overrides
     return f"variant {variant or 'default'}" + "".join(f", {k} = {v!r}" for k, v in items)
+
+
+def rules_options(variant: str | None, sets: Iterable[str] = ()) -> str:
+    """The same rules as command-line options (" --variant V --set K=V ..."; empty on the
+    default rules), quoted for a shell: what a printed command needs to play them again."""
+    return "".join([f" --variant {shlex.quote(variant)}" if variant else "",
+                    *(f" --set {shlex.quote(s)}" for s in sets)])
 
 
 def default_run_name(config: RunConfig) -> str:

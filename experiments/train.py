@@ -72,6 +72,7 @@ from engines.core.rng import new_stream
 from engines.core.search import SEARCH_HEAD
 from engines.core.variant import Variant, VariantError, parse_override
 from engines.registry import get_game
+from experiments.runner import rules_options
 
 MANIFEST = "train.json"
 TRAIN_FILES = {MANIFEST, "expert.toml", runfolder.LOCK}
@@ -224,9 +225,7 @@ class TrainPlan:
 
     def command(self) -> str:
         """The command that makes this plan's model (expert.toml keeps it)."""
-        tail = "".join([f" --variant {shlex.quote(self.variant)}" if self.variant else "",
-                        *(f" --set {shlex.quote(s)}" for s in self.sets),
-                        *(f" --mix {shlex.quote(m)}" for m in self.mixes)])
+        tail = rules_options(self.variant, self.sets) + "".join(f" --mix {shlex.quote(m)}" for m in self.mixes)
         return (f"skyline-lab train {shlex.quote(self.game)} --players {','.join(map(str, self.players))} "
                 f"--seed {self.seed} --iterations {self.iterations} --games {self.games} --budget {self.budget} "
                 f"--eval-games {self.eval_games} --ridge {self.ridge:g} --target {self.target}"
@@ -246,8 +245,7 @@ def ladder_commands(plan: TrainPlan, name: str) -> list[str]:
     over the heuristic, which the training reports, is not its strength: a model tuned against the
     heuristic can learn to exploit it and still lose more often to the search (README: Skyline
     3000's model that expects the heuristic's replies)."""
-    rules = "".join([f" --variant {shlex.quote(plan.variant)}" if plan.variant else "",
-                     *(f" --set {shlex.quote(s)}" for s in plan.sets)])
+    rules = rules_options(plan.variant, plan.sets)
     rungs = "".join(f" --rung {shlex.quote(r)}" for r in ("heuristic", "expert", name, WEIGH_AGAINST))
     out = []
     for mix in plan.mixes or ("",):

@@ -18,7 +18,6 @@ from __future__ import annotations
 import inspect
 import json
 import math
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +28,7 @@ from analysis.stats import win_rates
 from engines.core.lineup import make_lineup
 from engines.core.presets import PRESETS_FILE, write_preset
 from engines.registry import get_game
-from experiments.runner import RunError, rules_text
+from experiments.runner import RunError, rules_options, rules_text
 from experiments.user_presets import check_preset_name, presets_file, with_user_presets
 
 # not tuned: the tie-break noise, the experiment switch and the expert's samples (a compute budget
@@ -59,8 +58,7 @@ class TuneResult:
 
     def rules_options(self) -> str:
         """The same as command-line options (empty on the default rules)."""
-        return "".join([f" --variant {shlex.quote(self.variant)}" if self.variant else "",
-                        *(f" --set {shlex.quote(f'{k}={json.dumps(v)}')}" for k, v in self.overrides)])
+        return rules_options(self.variant, [f"{k}={json.dumps(v)}" for k, v in self.overrides])
 
 
 def _label(policy: str, weights: dict[str, float]) -> str:
