@@ -7,7 +7,8 @@ part of it taken out, on the same decision states (printed, never asserted).
 The states are every decision of `--games` four-player expert self-play games. Each state is timed
 hot (the expert decides on it `--repeats` times in a row, as a game's loop finds its state in the
 cache), per phase of the game. The expert's variants are engines.core.expert.make_expert over the
-shipped hooks (engines/skyline_3000/search.py) with one hook swapped for a no-op:
+shipped hooks (engines/skyline_3000/search.py) with one hook swapped for a no-op ("full" is the
+shipped kernel, search.expert_nb, itself):
 
   full         the shipped expert
   no_settle    no settle_nb (a sealed bid scored before the others bid; a card before its floors)
@@ -63,6 +64,8 @@ def expert_variant(part: str):
     def no_settle_nb(d, rng, cfg, aux, me, buf):
         return
 
+    if part == "full":          # the shipped kernel itself: the baseline is what games play
+        return S.expert_nb
     hooks = dict(chosen_nb=S.real_action_nb, copy_state_nb=S.copy_state_nb, settle_nb=S.settle_nb,
                  prior_nb=S.heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK, same_nb=S.same_move_nb,
                  note_nb=note_board_nb, memo_size=MEMO_SIZE)
@@ -75,7 +78,7 @@ def expert_variant(part: str):
         features = no_features_nb
     elif part == "no_note":
         hooks.update(note_nb=None, memo_size=0)
-    elif part != "full":
+    else:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
     return make_expert(S.apply_nb, S.determinize_nb, S.search_actions_nb, S.to_move_nb, features, N_FEATURES,
                        S.MAX_ACTIONS, **hooks)[0]
