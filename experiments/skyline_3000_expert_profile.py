@@ -68,7 +68,7 @@ def expert_variant(part: str):
         return S.expert_nb
     hooks = dict(chosen_nb=S.real_action_nb, copy_state_nb=S.copy_state_nb, settle_nb=S.settle_nb,
                  prior_nb=S.heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK, same_nb=S.same_move_nb,
-                 note_nb=note_board_nb, memo_size=MEMO_SIZE)
+                 note_nb=note_board_nb, memo_size=MEMO_SIZE, public_nb=S.public_decision_nb)
     features = features_nb
     if part == "no_settle":
         hooks["settle_nb"] = no_settle_nb

@@ -13,6 +13,11 @@ At each decision the expert
      dotted with the model's weights;
   3. averages over `samples` samples and plays the best candidate (ties: the first listed).
 
+A decision whose candidates, played and scored, read nothing the seat cannot see (the game's
+`public_nb` says which: Skyline 3000's every decision but a sealed bid) skips step 1: its
+candidates are played on copies of the state itself, once, since every sample would score them
+alike. The choice is the same; it only saves the sample's copy and redraw.
+
 A game declares `features_nb` next to its rules (what the seat sees: its own sheet or hand and
 the public state; a state after its own decision, with its pending choice taken as made) and
 the names of its features; the weights are data in the game's package (`expert.toml`, with the
@@ -159,9 +164,15 @@ def _same_nb(d, a, b):
     return a == b
 
 
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _never_public_nb(d, cfg, p):
+    """Every decision is scored on determinized samples."""
+    return False
+
+
 def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n_features: int,
                 max_actions: int, chosen_nb=None, copy_state_nb=None, settle_nb=None, prior_nb=None,
-                prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0):
+                prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0, public_nb=None):
     """(expert_nb, afterstate_nb, choices_nb) over a vector-state game's kernels:
 
     expert_nb(d, cfg, aux, w, prng, legal) -> action   the expert's choice for the seat to move
@@ -207,10 +218,32 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     prior = _no_prior_nb if prior_nb is None else prior_nb
     same = _same_nb if same_nb is None else same_nb
     note = _no_note_nb if note_nb is None else note_nb
+    public = _never_public_nb if public_nb is None else public_nb
     width = nf + int(memo_size)
     pj = int(prior_feature)
     if (prior_nb is None) != (pj < 0) or pj >= nf:
         raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
+
+    @jit
+    def public_totals_nb(d, cfg, aux, w, prng, me, legal, n, pick, f, buf, total):
+        """total[i]: candidate i's value, each played on a copy of d itself (a public decision)."""
+        srng = np.empty(4, np.uint64)
+        sim = d.copy()
+        note(d, cfg, aux, me, f)
+        for i in range(n):
+            if i > 0:
+                copy_state(sim, d)
+            for k in range(4):       # a stream the candidates do not read (public_nb), left as it was
+                srng[k] = prng[k]
+            apply_nb(sim, srng, cfg, legal[i])
+            settle(sim, srng, cfg, aux, me, buf)
+            features_nb(sim, cfg, aux, me, f)
+            if pj >= 0:
+                f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
+            v = 0.0
+            for j in range(nf):
+                v += w[EXPERT_HEAD + j] * f[j]
+            total[i] = v
 
     @jit
     def expert_nb(d, cfg, aux, w, prng, legal):
@@ -218,45 +251,52 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         n = actions_nb(d, cfg, legal)
         if n == 1:
             return chosen(d, cfg, legal[0])
-        samples = max(1, int(w[W_SAMPLES]))
-        # The copies, the expert's main cost after the features: d is copied whole once (base: the
-        # sample) and once more at the first candidate (sim); copy_state, for the candidates between;
-        # the last candidate of the last sample is played on the sample itself (nothing reads it after).
-        base = d.copy()
-        brng = np.empty(4, np.uint64)
-        srng = np.empty(4, np.uint64)
         buf = np.empty(cap, np.int64)
         f = np.empty(width)
         total = np.zeros(n)
-        for i in range(n):             # the actions themselves (on a copy: d stays as it is)
-            legal[i] = chosen(base, cfg, legal[i])
-        for k in range(4):
-            srng[k] = prng[k]
-        pick = prior(base, cfg, aux, srng, buf)
-        sim = base
-        for s in range(samples):
-            if s > 0:
-                copy_state(base, d)
-            determinize_nb(base, brng, cfg, me, prng, buf)
-            note(base, cfg, aux, me, f)
+        if public(d, cfg, me):
+            # the actions themselves, and the prior, on d: the game loop translates a choice on d too
             for i in range(n):
-                if i == n - 1 and s == samples - 1:
-                    sim = base
-                elif sim is base:
-                    sim = base.copy()
-                else:
-                    copy_state(sim, base)
-                for k in range(4):
-                    srng[k] = brng[k]
-                apply_nb(sim, srng, cfg, legal[i])
-                settle(sim, srng, cfg, aux, me, buf)
-                features_nb(sim, cfg, aux, me, f)
-                if pj >= 0:
-                    f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
-                v = 0.0
-                for j in range(nf):
-                    v += w[EXPERT_HEAD + j] * f[j]
-                total[i] += v
+                legal[i] = chosen(d, cfg, legal[i])
+            srng = prng.copy()
+            public_totals_nb(d, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, srng, buf), f, buf, total)
+        else:
+            samples = max(1, int(w[W_SAMPLES]))
+            # The copies, the expert's main cost after the features: d is copied whole once (base: the
+            # sample) and once more at the first candidate (sim); copy_state, for the candidates between;
+            # the last candidate of the last sample is played on the sample itself (nothing reads it after).
+            base = d.copy()
+            brng = np.empty(4, np.uint64)
+            srng = np.empty(4, np.uint64)
+            for i in range(n):             # the actions themselves (on a copy: d stays as it is)
+                legal[i] = chosen(base, cfg, legal[i])
+            for k in range(4):
+                srng[k] = prng[k]
+            pick = prior(base, cfg, aux, srng, buf)
+            sim = base
+            for s in range(samples):
+                if s > 0:
+                    copy_state(base, d)
+                determinize_nb(base, brng, cfg, me, prng, buf)
+                note(base, cfg, aux, me, f)
+                for i in range(n):
+                    if i == n - 1 and s == samples - 1:
+                        sim = base
+                    elif sim is base:
+                        sim = base.copy()
+                    else:
+                        copy_state(sim, base)
+                    for k in range(4):
+                        srng[k] = brng[k]
+                    apply_nb(sim, srng, cfg, legal[i])
+                    settle(sim, srng, cfg, aux, me, buf)
+                    features_nb(sim, cfg, aux, me, f)
+                    if pj >= 0:
+                        f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
+                    v = 0.0
+                    for j in range(nf):
+                        v += w[EXPERT_HEAD + j] * f[j]
+                    total[i] += v
         best = 0
         for i in range(1, n):
             if total[i] > total[best]:
@@ -271,7 +311,10 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         buf = np.empty(cap, np.int64)
         a = chosen(sim, cfg, a)
         pick = prior(sim, cfg, aux, prng.copy(), buf)
-        determinize_nb(sim, srng, cfg, me, prng, buf)
+        if public(d, cfg, me):
+            srng[:] = prng
+        else:
+            determinize_nb(sim, srng, cfg, me, prng, buf)
         f = np.empty(width)
         note(sim, cfg, aux, me, f)
         apply_nb(sim, srng, cfg, a)
@@ -297,7 +340,10 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         for i in range(n):
             legal[i] = chosen(sim, cfg, legal[i])
         pick = prior(sim, cfg, aux, prng.copy(), buf)
-        determinize_nb(base, brng, cfg, me, prng, buf)
+        if public(d, cfg, me):
+            brng[:] = prng
+        else:
+            determinize_nb(base, brng, cfg, me, prng, buf)
         f = np.empty(width)
         note(base, cfg, aux, me, f)
         for i in range(n):

@@ -533,8 +533,21 @@ def same_move_nb(d, a, b):
     return False
 
 
+@inline_kernel
+def public_decision_nb(d, cfg, p):
+    """Whether seat p's decision is public for the expert (engines.core.expert's public_nb): every
+    decision but a sealed bid. A bid's candidates are settled on the later bidders' hands, which p
+    cannot see. Any other candidate, settled (settle_nb), is p's own move and the placements it
+    pays for, read from p's own hand; and the features read the board, p's Plant and hand and the
+    public counts (features.py), never a deck below its top, so a draw's next top (redrawn by a
+    determinization) is not read either. tests/skyline_3000/test_expert.py scrambles what p cannot
+    see and finds every candidate's features as they were."""
+    return pub_nb(d)[C_PHASE] != PH_BID
+
+
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
                                                    N_FEATURES, MAX_ACTIONS, chosen_nb=real_action_nb,
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,
-                                                   same_nb=same_move_nb, note_nb=note_board_nb, memo_size=MEMO_SIZE)
+                                                   same_nb=same_move_nb, note_nb=note_board_nb, memo_size=MEMO_SIZE,
+                                                   public_nb=public_decision_nb)

@@ -11,7 +11,9 @@ from engines.skyline_3000.engine import ENGINE, new_game
 from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, block_stamp_nb, features_nb, note_board_nb
 from engines.skyline_3000.policies import EXPERT
 from engines.skyline_3000.search import settle_nb
-from engines.skyline_3000.state import BID_FLAG, C_N_AUC, PH_BID, PH_OVER, D_PUB, D_SEC, PH_PLACE
+from engines.skyline_3000.state import (
+    BID_FLAG, C_N_AUC, D_PUB, D_SEC, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF,
+)
 from tests import expert_tools
 from tests.expert_tools import play, zero_expert
 from tests.skyline_3000 import hidden
@@ -142,6 +144,26 @@ def test_a_sealed_bid_is_scored_once_its_auction_is_over():
         assert h.state.phase != PH_PLACE
         seen += 1
     assert seen >= 3
+
+
+def test_the_experts_public_decisions_read_nothing_hidden():
+    """search.public_decision_nb's claim, on which the expert scores every decision but a sealed
+    bid without a determinization (engines.core.expert's public_nb): scrambling what the seat to
+    move cannot see leaves every candidate's features as they were, to the bit, in every phase
+    but the bids (a bid's auction is settled on the later bidders' hands)."""
+    rng = np.random.default_rng(8)
+    phases = set()
+    for g in hidden.states():
+        if g.state.phase == PH_BID:
+            continue
+        prng = np.array([5, 6, 7, 8], np.uint64)
+        legal, feats = SPEC.expert.choices(g, prng.copy())
+        h = g.clone()
+        hidden.scramble(h, rng)
+        legal_h, feats_h = SPEC.expert.choices(h, prng.copy())
+        assert np.array_equal(legal, legal_h) and np.array_equal(feats, feats_h), g.phase()
+        phases.add(int(g.state.phase))
+    assert phases >= {PH_MAIN, PH_FLOOR, PH_ROOF, PH_INSTALL, PH_PLACE, PH_DRAW}, phases
 
 
 def test_expert_plays_legal_complete_games():
