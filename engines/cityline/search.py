@@ -50,7 +50,7 @@ def decide_nb(d, cfg, fill, pid, w, prng, legal, scratch):
     """Policy `pid` decides for the seat to move; random draws from the choice set without listing
     it (random_action_nb's draw)."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, fill, w, prng, legal)
+        return expert_nb(d, cfg, fill, w, prng, legal, scratch)
     if pid == RANDOM:
         return random_choice_nb(d, cfg, prng)
     return choose_action_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, listed_nb(d, cfg, legal), scratch)
@@ -71,7 +71,7 @@ def decide_listed_nb(d, cfg, fill, pid, w, prng, legal, n, scratch):
     to count the choice and to decide): random draws from the list (random_action_nb: the same
     draw as random_choice_nb's). On a re-roll the list holds every mask, which no policy reads."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, fill, w, prng, legal)
+        return expert_nb(d, cfg, fill, w, prng, legal, scratch)
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     return choose_action_nb(pid, d, cfg, fill, d[M_PLAYER], w, prng, legal, n, scratch)

@@ -25,7 +25,13 @@ The kernels a game supplies (all compiled with engines.core.kernel's decorators)
     to_move_nb(d) -> seat                      -1 once the game is over
     decide_nb(d, cfg, aux, pid, w, prng, legal, scratch) -> a
                                                scripted policy `pid` decides for the seat to move
-                                               (the search's rollouts and every non-search seat)
+                                               (the search's rollouts and every non-search seat);
+                                               scratch: float64[MAX_ACTIONS], zeroed when its
+                                               owner (a batch chunk, a step-API game, a search
+                                               context) allocates it and kept for that owner's
+                                               decisions, so a policy may keep data in it from
+                                               one decision to the next (the learned expert's
+                                               kept state, engines.core.expert)
     decide_scripted_nb(...)                    the same without the look-ahead policies (the
                                                scripted loop: compiles no rollouts)
     search_actions_nb(d, cfg, out) -> n        the actions the search tries (>= 1 while running)
@@ -216,7 +222,7 @@ def _templates(with_search):
         rng_own = np.zeros(4, np.uint64)
         prngs_own = np.zeros((P, 4), np.uint64)
         legal_own = np.empty(MAX_ACTIONS, np.int64)
-        scratch_own = np.empty(MAX_ACTIONS)
+        scratch_own = np.zeros(MAX_ACTIONS)   # zeroed: a policy may keep data in it (decide_nb's contract)
         pol_own = np.empty(P, np.int64)
         wts_own = np.empty((P, seat_weights.shape[1]))
         work_own = np.zeros((P, WORK_WIDTH), np.int64)
@@ -321,7 +327,7 @@ def no_decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 
 def search_context_nb(cfg, aux):
     """The ctx tuple the search glue reads: (cfg, aux, int buffer, float scratch, work)."""
-    return (cfg, aux, np.empty(MAX_ACTIONS, np.int64), np.empty(MAX_ACTIONS),
+    return (cfg, aux, np.empty(MAX_ACTIONS, np.int64), np.zeros(MAX_ACTIONS),
             np.zeros((MAX_PLAYERS, WORK_WIDTH), np.int64))
 
 
@@ -630,7 +636,7 @@ class Game:
         self.game_index = game_index
         self._prngs = prngs
         self._legal = np.empty(engine.max_actions, np.int64)
-        self._scratch = np.empty(engine.max_actions)
+        self._scratch = np.zeros(engine.max_actions)   # zeroed: decide_nb's contract
         self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     @property

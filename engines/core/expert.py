@@ -16,7 +16,10 @@ At each decision the expert
 A decision whose candidates, played and scored, read nothing the seat cannot see (the game's
 `public_nb` says which: Skyline 3000's every decision but a sealed bid) skips step 1: its
 candidates are played on copies of the state itself, once, since every sample would score them
-alike. The choice is the same; it only saves the sample's copy and redraw.
+alike. The choice is the same; it only saves the sample's copy and redraw. A game whose scripts
+never touch the decision's float scratch may let the expert keep there, between decisions, the
+state its public candidates are played on (`kept_state`): each decision then refreshes it with
+the game's copy_state_nb (the used places) instead of allocating a whole copy.
 
 A game declares `features_nb` next to its rules (what the seat sees: its own sheet or hand and
 the public state; a state after its own decision, with its pending choice taken as made) and
@@ -164,6 +167,9 @@ def _same_nb(d, a, b):
     return a == b
 
 
+KEPT_MARK = 0x6B657074   # the scratch's last int64 word once it holds a kept state ("kept")
+
+
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
 def _never_public_nb(d, cfg, p):
     """Every decision is scored on determinized samples."""
@@ -172,10 +178,13 @@ def _never_public_nb(d, cfg, p):
 
 def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n_features: int,
                 max_actions: int, chosen_nb=None, copy_state_nb=None, settle_nb=None, prior_nb=None,
-                prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0, public_nb=None):
+                prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0, public_nb=None,
+                kept_state: bool = False):
     """(expert_nb, afterstate_nb, choices_nb) over a vector-state game's kernels:
 
-    expert_nb(d, cfg, aux, w, prng, legal) -> action   the expert's choice for the seat to move
+    expert_nb(d, cfg, aux, w, prng, legal, scratch) -> action
+                                                       the expert's choice for the seat to move
+                                                       (scratch: the decision's float scratch)
     afterstate_nb(d, cfg, aux, a, prng, out)           the features the expert scores for action a
                                                        (one sample: the training tables' rows)
     choices_nb(d, cfg, aux, prng, legal, out) -> n      every candidate's features (out[:n]) under
@@ -219,16 +228,17 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     same = _same_nb if same_nb is None else same_nb
     note = _no_note_nb if note_nb is None else note_nb
     public = _never_public_nb if public_nb is None else public_nb
+    keep = bool(kept_state)
     width = nf + int(memo_size)
     pj = int(prior_feature)
     if (prior_nb is None) != (pj < 0) or pj >= nf:
         raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
 
     @jit
-    def public_totals_nb(d, cfg, aux, w, prng, me, legal, n, pick, f, buf, total):
-        """total[i]: candidate i's value, each played on a copy of d itself (a public decision)."""
+    def public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total):
+        """total[i]: candidate i's value, each played on sim, a copy of d itself (a public
+        decision); sim is refreshed from d between candidates."""
         srng = np.empty(4, np.uint64)
-        sim = d.copy()
         note(d, cfg, aux, me, f)
         for i in range(n):
             if i > 0:
@@ -246,7 +256,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             total[i] = v
 
     @jit
-    def expert_nb(d, cfg, aux, w, prng, legal):
+    def expert_nb(d, cfg, aux, w, prng, legal, scratch):
         me = to_move_nb(d)
         n = actions_nb(d, cfg, legal)
         if n == 1:
@@ -258,8 +268,18 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             # the actions themselves, and the prior, on d: the game loop translates a choice on d too
             for i in range(n):
                 legal[i] = chosen(d, cfg, legal[i])
-            srng = prng.copy()
-            public_totals_nb(d, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, srng, buf), f, buf, total)
+            pick = prior(d, cfg, aux, prng.copy(), buf)
+            if keep and scratch.shape[0] > d.shape[0]:
+                room = scratch.view(np.int64)
+                sim = room[:d.shape[0]]
+                if room[room.shape[0] - 1] == KEPT_MARK:
+                    copy_state(sim, d)       # a state of this game: its used places are enough
+                else:                        # the owner's first decision: a whole copy
+                    _copy_all_nb(sim, d)
+                    room[room.shape[0] - 1] = KEPT_MARK
+                public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total)
+            else:
+                public_totals_nb(d, d.copy(), cfg, aux, w, prng, me, legal, n, pick, f, buf, total)
         else:
             samples = max(1, int(w[W_SAMPLES]))
             # The copies, the expert's main cost after the features: d is copied whole once (base: the

@@ -105,7 +105,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     count the choice and to decide); random draws from them directly (choose_action_nb's draw,
     one call layer less); the expert lists its candidates itself."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, aux, w, prng, legal)
+        return expert_nb(d, cfg, aux, w, prng, legal, scratch)
     if pid == RANDOM:
         return random_action_nb(d, prng, legal, n)
     return choose_action_nb(pid, d, cfg, d[M_PLAYER], w, prng, legal, n)

@@ -384,7 +384,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     candidates and plays the rules forward: only the look-ahead loop compiles it, so the scripted
     line-ups' first run compiles none of it)."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, aux, w, prng, legal)
+        return expert_nb(d, cfg, aux, w, prng, legal, scratch)
     return decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
 
 
@@ -392,7 +392,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
     """decide_scripted_nb and the expert (the search's rollouts and the step API)."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, aux, w, prng, legal)
+        return expert_nb(d, cfg, aux, w, prng, legal, scratch)
     return decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch)
 
 
@@ -550,4 +550,4 @@ expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, sea
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,
                                                    same_nb=same_move_nb, note_nb=note_board_nb, memo_size=MEMO_SIZE,
-                                                   public_nb=public_decision_nb)
+                                                   public_nb=public_decision_nb, kept_state=True)

@@ -235,7 +235,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
     list) inside its kernel, shared with the trainer's, and plays the rules forward: only the
     look-ahead loop compiles it, so the scripted line-ups' first run compiles none of it."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, aux, w, prng, legal)
+        return expert_nb(d, cfg, aux, w, prng, legal, scratch)
     return decide_scripted_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch)
 
 
@@ -243,7 +243,7 @@ def decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 def decide_nb(d, cfg, aux, pid, w, prng, legal, scratch):
     """decide_listed_nb, listing the actions first (the search's rollouts and the step API)."""
     if pid == EXPERT:
-        return expert_nb(d, cfg, aux, w, prng, legal)
+        return expert_nb(d, cfg, aux, w, prng, legal, scratch)
     return decide_scripted_nb(d, cfg, aux, pid, w, prng, legal, scratch)
 
 

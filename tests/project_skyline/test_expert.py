@@ -103,7 +103,8 @@ def test_expert_plays_its_features_best_candidate():
     for g in hidden.states():
         legal = np.empty(search.MAX_ACTIONS, np.int64)
         prng = new_stream(np.uint64(3), np.int64(checked), 5)
-        a = search.expert_nb(g.state.data.copy(), g.kp.cfg, g.kp.cfg, w, prng.copy(), legal)
+        a = search.expert_nb(g.state.data.copy(), g.kp.cfg, g.kp.cfg, w, prng.copy(), legal,
+                             np.zeros(search.MAX_ACTIONS))
         cands, feats = SPEC.expert.choices(g, prng.copy())
         # summed in expert_nb's order (a BLAS product may split exact ties by an ulp)
         values = [sum((wj * fj for wj, fj in zip(w[1:], f)), 0.0) for f in feats]

@@ -6,11 +6,12 @@ the scripted line-ups never compile it, and the conformance suite checks its tra
 import numpy as np
 import pytest
 
+from engines.core.expert import KEPT_MARK
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
 from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, block_stamp_nb, features_nb, note_board_nb
 from engines.skyline_3000.policies import EXPERT
-from engines.skyline_3000.search import settle_nb
+from engines.skyline_3000.search import expert_nb, settle_nb
 from engines.skyline_3000.state import (
     BID_FLAG, C_N_AUC, D_PUB, D_SEC, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF,
 )
@@ -164,6 +165,44 @@ def test_the_experts_public_decisions_read_nothing_hidden():
         assert np.array_equal(legal, legal_h) and np.array_equal(feats, feats_h), g.phase()
         phases.add(int(g.state.phase))
     assert phases >= {PH_MAIN, PH_FLOOR, PH_ROOF, PH_INSTALL, PH_PLACE, PH_DRAW}, phases
+
+
+def test_the_scripts_leave_the_decision_scratch_to_the_expert():
+    """make_expert(kept_state=True)'s condition: no scripted policy of the game reads or writes the
+    decision's scratch (the expert keeps a state in it between decisions), in any phase."""
+    scripted = [name for name in SPEC.policies if name != "expert" and not name.startswith("search")]
+    assert {"random", "greedy", "heuristic"} <= set(scripted)
+    phases = set()
+    for g in hidden.states():
+        for name in scripted:
+            h = g.clone()
+            h._scratch[:] = 7.25
+            h.policy_action(name)
+            assert (h._scratch == 7.25).all(), (name, g.phase())
+        phases.add(int(g.state.phase))
+    assert len(phases) >= 6, phases
+
+
+def test_the_kept_state_gives_the_choices_of_a_fresh_copy():
+    """The expert's public candidates are played on a state it keeps in the scratch from one
+    decision to the next (refreshed by copy_state_nb, the used places only): over every decision
+    of three expert games in a row, one scratch gives the choice a fresh scratch gives (a whole
+    copy), and the state decided on is left as it was."""
+    w = np.array(list(SPEC.policies["expert"].weights.values()))
+    kept = np.zeros(ENGINE.max_actions)
+    legal = np.empty(ENGINE.max_actions, np.int64)
+    decisions = 0
+    for gi in range(3):
+        g = new_game(n_players=4, seed=6, game_index=gi)
+        while not g.is_over():
+            d = g.state.data.copy()
+            prng = np.array([gi, decisions, 3, 4], np.uint64)
+            a = expert_nb(d, g.kp.cfg, g.kp.aux, w, prng.copy(), legal, kept)
+            assert np.array_equal(d, g.state.data)
+            assert a == expert_nb(d, g.kp.cfg, g.kp.aux, w, prng.copy(), legal, np.zeros(ENGINE.max_actions))
+            g.apply(a)
+            decisions += 1
+    assert kept.view(np.int64)[-1] == KEPT_MARK and decisions > 600
 
 
 def test_expert_plays_legal_complete_games():
