@@ -235,6 +235,20 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
 
     @jit
+    def candidate_value_nb(d, sim, srng, cfg, aux, w, me, a, pick, f, buf):
+        """The model's value of action a of seat me, played on sim (a copy of d or of its sample)
+        with the sample's stream srng, settled and scored."""
+        apply_nb(sim, srng, cfg, a)
+        settle(sim, srng, cfg, aux, me, buf)
+        features_nb(sim, cfg, aux, me, f)
+        if pj >= 0:
+            f[pj] = 1.0 if same(d, a, pick) else 0.0
+        v = 0.0
+        for j in range(nf):
+            v += w[EXPERT_HEAD + j] * f[j]
+        return v
+
+    @jit
     def public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total):
         """total[i]: candidate i's value, each played on sim, a copy of d itself (a public
         decision); sim is refreshed from d between candidates."""
@@ -245,15 +259,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                 copy_state(sim, d)
             for k in range(4):       # a stream the candidates do not read (public_nb), left as it was
                 srng[k] = prng[k]
-            apply_nb(sim, srng, cfg, legal[i])
-            settle(sim, srng, cfg, aux, me, buf)
-            features_nb(sim, cfg, aux, me, f)
-            if pj >= 0:
-                f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
-            v = 0.0
-            for j in range(nf):
-                v += w[EXPERT_HEAD + j] * f[j]
-            total[i] = v
+            total[i] = candidate_value_nb(d, sim, srng, cfg, aux, w, me, legal[i], pick, f, buf)
 
     @jit
     def expert_nb(d, cfg, aux, w, prng, legal, scratch):
@@ -308,15 +314,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                         copy_state(sim, base)
                     for k in range(4):
                         srng[k] = brng[k]
-                    apply_nb(sim, srng, cfg, legal[i])
-                    settle(sim, srng, cfg, aux, me, buf)
-                    features_nb(sim, cfg, aux, me, f)
-                    if pj >= 0:
-                        f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
-                    v = 0.0
-                    for j in range(nf):
-                        v += w[EXPERT_HEAD + j] * f[j]
-                    total[i] += v
+                    total[i] += candidate_value_nb(d, sim, srng, cfg, aux, w, me, legal[i], pick, f, buf)
         best = 0
         for i in range(1, n):
             if total[i] > total[best]:
