@@ -219,6 +219,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     Closures over the game's kernels (like engines.core.search.make_search): compiled into the
     cached kernels that call them."""
     jit = numba.njit(**_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+    # the per-candidate steps, inlined where they are called (a call layer on the hot path cost ~3%)
+    inline = numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
     nf = int(n_features)
     cap = int(max_actions)
     chosen = _same_action_nb if chosen_nb is None else chosen_nb
@@ -234,19 +236,34 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     if (prior_nb is None) != (pj < 0) or pj >= nf:
         raise ValueError("make_expert: a prior_nb needs its feature's index (prior_feature), and only it")
 
-    @jit
-    def candidate_value_nb(d, sim, srng, cfg, aux, w, me, a, pick, f, buf):
-        """The model's value of action a of seat me, played on sim (a copy of d or of its sample)
-        with the sample's stream srng, settled and scored."""
+    @inline
+    def candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf):
+        """f[:nf]: the features of seat me's action a, played on sim (a copy of d or of its sample)
+        with the sample's stream srng and settled; the prior's feature marks the scripts' pick."""
         apply_nb(sim, srng, cfg, a)
         settle(sim, srng, cfg, aux, me, buf)
         features_nb(sim, cfg, aux, me, f)
         if pj >= 0:
             f[pj] = 1.0 if same(d, a, pick) else 0.0
+
+    @inline
+    def candidate_value_nb(d, sim, srng, cfg, aux, w, me, a, pick, f, buf):
+        """The model's value of candidate_features_nb's features."""
+        candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf)
         v = 0.0
         for j in range(nf):
             v += w[EXPERT_HEAD + j] * f[j]
         return v
+
+    @jit
+    def sample_nb(d, sample, rng, cfg, me, prng, buf):
+        """Make `sample` (a copy of d) the sample seat me scores its candidates on, and rng its
+        stream: a determinization drawn from prng, or, for a public decision, d as it is with a
+        stream the candidates do not read (prng's, left as it was)."""
+        if public(d, cfg, me):
+            rng[:] = prng
+        else:
+            determinize_nb(sample, rng, cfg, me, prng, buf)
 
     @jit
     def public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total):
@@ -329,19 +346,12 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         buf = np.empty(cap, np.int64)
         a = chosen(sim, cfg, a)
         pick = prior(sim, cfg, aux, prng.copy(), buf)
-        if public(d, cfg, me):
-            srng[:] = prng
-        else:
-            determinize_nb(sim, srng, cfg, me, prng, buf)
+        sample_nb(d, sim, srng, cfg, me, prng, buf)
         f = np.empty(width)
         note(sim, cfg, aux, me, f)
-        apply_nb(sim, srng, cfg, a)
-        settle(sim, srng, cfg, aux, me, buf)
-        features_nb(sim, cfg, aux, me, f)
+        candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf)
         for j in range(nf):
             out[j] = f[j]
-        if pj >= 0:
-            out[pj] = 1.0 if same(d, a, pick) else 0.0
 
     @jit
     def choices_nb(d, cfg, aux, prng, legal, out):
@@ -358,22 +368,15 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         for i in range(n):
             legal[i] = chosen(sim, cfg, legal[i])
         pick = prior(sim, cfg, aux, prng.copy(), buf)
-        if public(d, cfg, me):
-            brng[:] = prng
-        else:
-            determinize_nb(base, brng, cfg, me, prng, buf)
+        sample_nb(d, base, brng, cfg, me, prng, buf)
         f = np.empty(width)
         note(base, cfg, aux, me, f)
         for i in range(n):
             copy_state(sim, base)
             srng[:] = brng
-            apply_nb(sim, srng, cfg, legal[i])
-            settle(sim, srng, cfg, aux, me, buf)
-            features_nb(sim, cfg, aux, me, f)
+            candidate_features_nb(d, sim, srng, cfg, aux, me, legal[i], pick, f, buf)
             for j in range(nf):
                 out[i, j] = f[j]
-            if pj >= 0:
-                out[i, pj] = 1.0 if same(d, legal[i], pick) else 0.0
         return n
 
     return expert_nb, afterstate_nb, choices_nb
