@@ -523,6 +523,11 @@ def train_cmd(
                                         "and the heuristic in turn, so that exploiting one opponent does not pay)."),
     self_tune_players: str = typer.Option("", "--self-tune-players", help="Play --self-tune-trials at these of "
                                           "the --players only, e.g. 4 (default: all of them)."),
+    roll_in: str = typer.Option("search", "--roll-in", help="Who plays the recorded games after the first "
+                                "iteration: search (the search player, rolling out the best expert so far) or "
+                                "expert (the best expert so far, each decision labelled by the search rolling "
+                                "out the heuristic: DAgger, so that the expert learns the search's move where its "
+                                "own play goes)."),
     install_model: bool = typer.Option(False, "--install", help="Write the best model into the game's package "
                                        "(engines/GAME/expert.toml): the `expert` policy plays it from then on."),
     preset: Optional[str] = typer.Option(None, "--preset", help="Also keep the best model as this named preset of "
@@ -543,7 +548,8 @@ def train_cmd(
         plan = TrainPlan(game, parse_players(players), seed, iterations, games, budget, eval_games, ridge, target,
                          variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials,
                          self_tune_table,
-                         parse_players(self_tune_players, "--self-tune-players") if self_tune_players else ())
+                         parse_players(self_tune_players, "--self-tune-players") if self_tune_players else (),
+                         roll_in)
         plan.check()  # every option, before anything is written
         if preset is not None:
             from engines.registry import get_game

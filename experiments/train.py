@@ -6,7 +6,10 @@ Each iteration
      rolling out the heuristic in the first iteration, the best expert so far after it), and
      records for every decision the features of the mover's outcome (the game's
      `afterstate_nb`: a determinized copy, the chosen action applied, the mover's features)
-     and, once the game ends, the mover's final score as the target;
+     and, once the game ends, the mover's final score as the target. With `roll_in` "expert"
+     (--roll-in expert) the games after the first iteration are played by the best expert so far
+     instead, and the search (rolling out the heuristic) labels every decision without playing it
+     (DAgger): the expert learns what the search would do where its own play goes;
   2. fits the expert's weights to every row recorded so far by ridge least squares (numpy),
      its quality the R^2 on the last fifth of the games (held out of the fit, then refitted on all);
   3. with `tune_trials` > 0 (--tune-trials), improves the fitted weights by play: optuna's seeded
@@ -84,6 +87,8 @@ TUNE_RANGE = 1.5        # the most a tuned weight moves: in the utility, per sta
 
 
 TARGETS = ("choice", "score")
+# who plays the recorded games after the first iteration (the search labels every decision either way)
+ROLL_INS = ("search", "expert")
 # who sits at the other half of the seats when the weights are tuned again (step 3b)
 SELF_TUNE_TABLES = ("self", "mixed")
 # the most a plan may ask for: more is a typo (a search game costs seconds; the budget is the
@@ -156,6 +161,7 @@ class TrainPlan:
     self_tune_trials: int = 0  # weight rows tried when tuning them again against themselves (0: not)
     self_tune_table: str = "self"  # step 3b's opponents: "self" (the start weights) or "mixed" (and the heuristic)
     self_tune_players: tuple[int, ...] = ()  # step 3b's player counts (some of `players`; (): all of them)
+    roll_in: str = "search"    # who plays the games recorded after iteration 0: "search" or "expert" (DAgger)
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
@@ -199,6 +205,8 @@ class TrainPlan:
         if self.self_tune_table not in SELF_TUNE_TABLES:
             raise TrainError(f"self_tune_table must be one of {', '.join(SELF_TUNE_TABLES)}, "
                              f"not '{self.self_tune_table}'")
+        if self.roll_in not in ROLL_INS:
+            raise TrainError(f"roll_in must be one of {', '.join(ROLL_INS)}, not '{self.roll_in}'")
         if self.target not in TARGETS:
             raise TrainError(f"target must be one of {', '.join(TARGETS)}, not '{self.target}'")
         if not (self.ridge >= 0 and math.isfinite(self.ridge)):
@@ -233,7 +241,8 @@ class TrainPlan:
                 + (f" --self-tune-trials {self.self_tune_trials}" if self.self_tune_trials else "")
                 + (f" --self-tune-table {self.self_tune_table}" if self.self_tune_table != "self" else "")
                 + (f" --self-tune-players {','.join(map(str, self.self_tune_players))}" if self.self_tune_players
-                   else "") + tail)
+                   else "")
+                + (f" --roll-in {self.roll_in}" if self.roll_in != "search" else "") + tail)
 
 
 WEIGH_AGAINST = "search(iterations=20, rollout=heuristic)"
@@ -274,11 +283,19 @@ def search_row(spec, budget: int, model: ExpertModel | None) -> tuple[str, np.nd
 
 
 def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | None, progress=None) -> dict:
-    """Iteration `iteration`'s tables: per decision the features of the chosen action's outcome
+    """Iteration `iteration`'s tables: per decision the features of the played action's outcome
     (X), the mover's final score (y) and the game (game); per decision with a choice, every
-    candidate's features (C, rows start..start + n of decision k), the chosen one's row (chosen)
-    and the game (cgame)."""
-    text, row = search_row(spec, plan.budget, model)
+    candidate's features (C, rows start..start + n of decision k), the search's choice's row
+    (chosen) and the game (cgame).
+
+    `model` is the best expert so far (None in the first iteration). The search rolls it out and
+    plays the games; with plan.roll_in "expert" the expert plays them instead and the search, rolling
+    out the heuristic (the same teacher every iteration), only labels each decision: the
+    imitation then also learns what the search would do where the expert's own play leads, which
+    the search's games never visit (DAgger: Ross, Gordon and Bagnell 2011)."""
+    roll_in = model if plan.roll_in == "expert" else None
+    text, row = search_row(spec, plan.budget, model if roll_in is None else None)
+    roll_row = None if roll_in is None else roll_in.row()
     cells = plan.cells()
     xs, ys, gs = [], [], []
     cands, chosen, cgame = [], [], []
@@ -291,10 +308,11 @@ def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | 
         movers = []
         while not g.is_over():
             p = g.current_player()
-            a = g.policy_action(text, weights=row)
+            label = g.policy_action(text, weights=row)
+            a = label if roll_in is None else g.policy_action(spec.expert.policy, weights=roll_row)
             xs.append(spec.expert.features_after(g, a, rec))
             legal, feats = spec.expert.choices(g, rec)
-            hit = np.flatnonzero(legal == a)
+            hit = np.flatnonzero(legal == label)
             if len(legal) > 1 and len(hit) == 1:
                 cands.append(feats)
                 chosen.append(rows + int(hit[0]))
@@ -728,7 +746,10 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         (folder / f"model_{it:03d}.toml").write_text(model_text(model))
         if ev is None:
             ev = evaluate(spec, plan, model)
-        entry = {"iteration": it, "rollout": "heuristic" if rollout is None else f"expert of iteration {best['iteration']}",
+        played = "search" if rollout is None or plan.roll_in == "search" else f"expert of iteration {best['iteration']}"
+        entry = {"iteration": it, "rollout": ("heuristic" if rollout is None or plan.roll_in == "expert"
+                                              else f"expert of iteration {best['iteration']}"),
+                 "played_by": played,
                  "decisions": int(len(tables["y"])),
                  "weights": [float(x) for x in w], "fit": fit_text, "eval": ev,
                  **({"tuned": tuned} if tuned is not None else {}),
