@@ -514,12 +514,15 @@ def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str
     """The weights fitted to every iteration's tables so far, and the fit's quality in words (on the
     last fifth of the games, held out of a first fit)."""
     games = len(np.unique(np.concatenate([d["game"] for d in data])))
+    # the games the rows come from: the search's, and with --roll-in expert the expert's after iteration 0
+    source = ("search games" if plan.roll_in == "search" or it == 0 else
+              f"games ({it * plan.games:,} of them played by the expert, the search labelling)")
     if plan.target == "score":
         X = np.vstack([d["X"] for d in data])
         y = np.concatenate([d["y"] for d in data])
         g = np.concatenate([d["game"] for d in data])
         w, fit_in, fit_out = fit_with_holdout(X, y, g, plan.ridge)
-        return w, (f"iteration {it}: final scores of {len(y):,} decisions of {games:,} search games, "
+        return w, (f"iteration {it}: final scores of {len(y):,} decisions of {games:,} {source}, "
                    f"R^2 {fit_in:.3f} in sample, {fit_out:.3f} on held-out games")
     Cs, starts, chosen, cg, off = [], [], [], [], 0
     for d in data:
@@ -538,7 +541,7 @@ def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str
         held = choice_quality(C, start[k:], ch[k:], w0)
     w = fit_choice(C, start, ch, plan.ridge)
     acc, ll = choice_quality(C, start, ch, w)
-    return w, (f"iteration {it}: the search's choices at {len(start):,} decisions of {games:,} search games, "
+    return w, (f"iteration {it}: the search's choices at {len(start):,} decisions of {games:,} {source}, "
                f"its choice ranked first {acc:.3f} in sample ({held[0]:.3f} on held-out games), "
                f"log-likelihood {ll:.3f} a decision ({held[1]:.3f} held out)")
 

@@ -120,6 +120,8 @@ def test_a_rolled_in_training_is_reproducible_from_its_command(tmp_path):
     a = train(plan, tmp_path / "a", log=lambda *_: None)
     assert [e["played_by"] for e in a["iterations"]] == ["search", "expert of iteration 0"]
     assert [e["rollout"] for e in a["iterations"]] == ["heuristic", "heuristic"]
+    assert "of 2 search games" in a["iterations"][0]["fit"]
+    assert "of 4 games (2 of them played by the expert, the search labelling)" in a["iterations"][1]["fit"]
     command = load_model(tmp_path / "a" / "model_000.toml", SPEC.expert.features).command
     assert command == plan.command() and command.endswith("--roll-in expert")
     result = CliRunner().invoke(app, shlex.split(command)[1:] + ["--out", str(tmp_path / "b")])
