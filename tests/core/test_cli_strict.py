@@ -88,6 +88,7 @@ BAD = [
      "self_tune_players must be some of the players (2,3), not 4"),
     (["train", "project_skyline", "--self-tune-table", "mixed"], "give self_tune_trials too (--self-tune-trials N)"),
     (["train", "project_skyline", "--self-tune-players", "four"], "--self-tune-players takes a count or counts"),
+    (["train", "project_skyline", "--roll-in", "greedy"], "roll_in must be one of search, expert, not 'greedy'"),
     (["train", "project_skyline", "--preset", "my model"], "--preset 'my model' must be a name of letters, digits and _"),
     (["train", "project_skyline", "--preset", "expert"], "--preset 'expert' is already a policy of project_skyline"),
     (["train", "project_skyline", "--ridge", "nan"], "ridge must be a finite number"),
