@@ -728,7 +728,8 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         bar = None
         if progress:
             from tqdm import tqdm
-            bar = tqdm(total=plan.games, desc=f"iteration {it} search games", unit="game")
+            who = "expert" if rollout is not None and plan.roll_in == "expert" else "search"
+            bar = tqdm(total=plan.games, desc=f"iteration {it} {who} games", unit="game")
         tables = play_and_record(spec, plan, it, rollout, bar)
         if bar is not None:
             bar.close()
