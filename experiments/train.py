@@ -216,6 +216,11 @@ class TrainPlan:
             raise TrainError(f"eval_games must be at least the number of cells ({n}: every mix at every "
                              f"player count), not {self.eval_games}")
 
+    def expert_plays(self, iteration: int) -> bool:
+        """Whether the best expert so far, not the search, plays iteration `iteration`'s recorded
+        games (--roll-in expert, after the first iteration: it has no expert yet)."""
+        return self.roll_in == "expert" and iteration > 0
+
     def cells(self) -> list[Cell]:
         """Every (mix, player count) pair, mixes outer, each with its rules resolved and checked
         (the variant loader's checks and the kernel's: a VariantError names the option to blame)."""
@@ -293,7 +298,7 @@ def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | 
     out the heuristic (the same teacher every iteration), only labels each decision: the
     imitation then also learns what the search would do where the expert's own play leads, which
     the search's games never visit (DAgger: Ross, Gordon and Bagnell 2011)."""
-    roll_in = model if plan.roll_in == "expert" else None
+    roll_in = model if plan.expert_plays(iteration) else None
     text, row = search_row(spec, plan.budget, model if roll_in is None else None)
     roll_row = None if roll_in is None else roll_in.row()
     cells = plan.cells()
@@ -515,8 +520,8 @@ def fit_all(data: list[dict], plan: TrainPlan, it: int) -> tuple[np.ndarray, str
     last fifth of the games, held out of a first fit)."""
     games = len(np.unique(np.concatenate([d["game"] for d in data])))
     # the games the rows come from: the search's, and with --roll-in expert the expert's after iteration 0
-    source = ("search games" if plan.roll_in == "search" or it == 0 else
-              f"games ({it * plan.games:,} of them played by the expert, the search labelling)")
+    source = (f"games ({it * plan.games:,} of them played by the expert, the search labelling)"
+              if plan.expert_plays(it) else "search games")
     if plan.target == "score":
         X = np.vstack([d["X"] for d in data])
         y = np.concatenate([d["y"] for d in data])
@@ -728,7 +733,7 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         bar = None
         if progress:
             from tqdm import tqdm
-            who = "expert" if rollout is not None and plan.roll_in == "expert" else "search"
+            who = "expert" if plan.expert_plays(it) else "search"
             bar = tqdm(total=plan.games, desc=f"iteration {it} {who} games", unit="game")
         tables = play_and_record(spec, plan, it, rollout, bar)
         if bar is not None:
@@ -750,8 +755,8 @@ def _train_locked(plan: TrainPlan, spec, folder: Path, progress: bool, log) -> d
         (folder / f"model_{it:03d}.toml").write_text(model_text(model))
         if ev is None:
             ev = evaluate(spec, plan, model)
-        played = "search" if rollout is None or plan.roll_in == "search" else f"expert of iteration {best['iteration']}"
-        entry = {"iteration": it, "rollout": ("heuristic" if rollout is None or plan.roll_in == "expert"
+        played = f"expert of iteration {best['iteration']}" if plan.expert_plays(it) else "search"
+        entry = {"iteration": it, "rollout": ("heuristic" if rollout is None or plan.expert_plays(it)
                                               else f"expert of iteration {best['iteration']}"),
                  "played_by": played,
                  "decisions": int(len(tables["y"])),
