@@ -672,12 +672,16 @@ class Game:
             raise ValueError(f"illegal action {action} ({self.action_name(action)}) in phase {self.phase()}")
         self.engine.kernels["apply_nb"](self.state.data, self.state.rng, self.kp.cfg, np.int64(action))
 
-    def policy_action(self, name: str, weights: np.ndarray | dict[str, float] | None = None) -> int:
+    def policy_action(self, name: str, weights: np.ndarray | dict[str, float] | None = None,
+                      stream: np.ndarray | None = None) -> int:
         """The action policy `name` picks for the player to move (draws from that seat's stream).
         `name` may carry weights as in a line-up: "search(iterations=200, rollout=heuristic)";
-        `weights` replaces its row, or (a dict, as a line-up seat's) some of its named weights."""
+        `weights` replaces its row, or (a dict, as a line-up seat's) some of its named weights.
+        `stream` (a uint64[4] policy stream, engines.core.rng.new_stream) is drawn from instead of
+        the seat's, which is left as it was: a policy asked aside, the game still the batch game."""
         e = self.engine
         p = self.current_player()
+        prng = self._prngs[p] if stream is None else stream
         info, row = policy_row(e.policies, name, e.weight_width)
         if isinstance(weights, dict):
             names = list(info.weights)
@@ -690,9 +694,9 @@ class Game:
         aux = getattr(self.kp, e.aux)
         if info.policy_id == e.search_id:
             return int(e.built.search_action_nb(self.state.data, self.state.rng, self.kp.cfg, aux, row,
-                                                self._prngs[p], self.search_stats))
+                                                prng, self.search_stats))
         return int(e.kernels["decide_nb"](self.state.data, self.kp.cfg, aux, np.int64(info.policy_id), row,
-                                          self._prngs[p], self._legal, self._scratch))
+                                          prng, self._legal, self._scratch))
 
     def observation(self, player: int) -> np.ndarray:
         """The state as `player` sees it."""

@@ -1,0 +1,112 @@
+"""How far imitating the search can go: at every decision of the search's own games, how often
+the search agrees with itself when asked again on an independent stream, and how often each
+compared policy (the heuristic, the learned expert) picks the search's move (printed, never
+asserted).
+
+    .venv/bin/python -m experiments.imitation_ceiling skyline_3000 --games 60
+    .venv/bin/python -m experiments.imitation_ceiling skyline_of_the_world -p 4 --games 40 \\
+        --teacher "search(iterations=100, rollout=heuristic)" --policy heuristic --policy expert
+
+`skyline-lab train` fits the expert to the search's choices (--target choice): a decision's row
+is the search's one move. When the search, asked again with other samples and other rollout luck,
+plays another move at a third of the decisions, its move is a noisy label: no model of what the
+seat sees can rank it first much more often than the search matches itself, and a model that
+does so exactly is imitating the noise. The teacher's games are the games `train` records (the
+same decisions: more than one candidate, the search's move among them once); every extra ask
+draws from a stream of its own (Game.policy_action's `stream`), so the games themselves are the
+search's batch games, decision for decision.
+
+The agreement is an exact match of actions, as the training tables match them. Its interval has
+the game as the unit (decisions of one game are not independent): analysis.stats'
+cluster_rate_interval, clustered by game.
+"""
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+import numpy as np
+
+from analysis.stats import cluster_rate_interval
+from engines.core.rng import new_stream
+from engines.registry import get_game
+
+ASIDE_STREAM = 2_000    # the extra asks' streams (game index x decision): never a seat's or the recorder's
+RECORD_STREAM = 1_000   # the candidates' sample, as experiments.train records them
+DEFAULT_TEACHER = "search(iterations=20, rollout=heuristic)"
+
+
+def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teacher: str = DEFAULT_TEACHER,
+              policies: tuple[str, ...] = ("heuristic", "expert"), variant: str = "default") -> dict:
+    """{phase: {"decisions": n, "games": per-game decision counts, name: per-game agreement counts}}
+    over `games` games the teacher plays at every seat; name "teacher" is the teacher asked again,
+    "all" sums the phases."""
+    spec = get_game(game)
+    tally: dict = defaultdict(lambda: defaultdict(lambda: np.zeros(games, np.int64)))
+    for gi in range(games):
+        g = spec.new_game(variant, players, seed, gi)
+        rec = new_stream(np.uint64(seed), np.int64(gi), RECORD_STREAM)
+        k = 0
+        while not g.is_over():
+            label = g.policy_action(teacher)
+            legal, _ = spec.expert.choices(g, rec)
+            if len(legal) > 1 and int((legal == label).sum()) == 1:
+                picks = {"teacher": g.policy_action(teacher, stream=_aside(seed, gi, k, 0))}
+                for j, name in enumerate(policies, 1):
+                    picks[name] = g.policy_action(name, stream=_aside(seed, gi, k, j))
+                for phase in (g.phase(), "all"):
+                    row = tally[phase]
+                    row["decisions"][gi] += 1
+                    for name, a in picks.items():
+                        row[name][gi] += int(a == label)
+            k += 1
+            g.apply(label)
+    return {phase: dict(row) for phase, row in tally.items()}
+
+
+def _aside(seed: int, gi: int, k: int, j: int) -> np.ndarray:
+    """The stream of extra ask j at decision k of game gi."""
+    return new_stream(np.uint64(seed), np.int64(gi * 1_000_000 + k * 16 + j), ASIDE_STREAM)
+
+
+def rate(agree: np.ndarray, decisions: np.ndarray) -> tuple[float, float, float]:
+    """The share of decisions agreeing, with its 95% interval clustered by game."""
+    played = decisions > 0
+    n, w = decisions[played].astype(float), agree[played].astype(float)
+    return cluster_rate_interval(int(played.sum()), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(), (n * n).sum())
+
+
+def report(table: dict, policies: tuple[str, ...]) -> str:
+    names = ("teacher", *policies)
+    head = f"{'phase':14s} {'decisions':>9s}  " + "  ".join(f"{('teacher again' if n == 'teacher' else n):>22s}"
+                                                           for n in names)
+    lines = [head]
+    for phase in sorted(table, key=lambda p: (p == "all", p)):
+        row = table[phase]
+        cells = []
+        for n in names:
+            r, lo, hi = rate(row[n], row["decisions"])
+            cells.append(f"{r:.3f} [{lo:.3f}, {hi:.3f}]".rjust(22))
+        lines.append(f"{phase:14s} {int(row['decisions'].sum()):9d}  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("game")
+    ap.add_argument("-p", "--players", type=int, default=4)
+    ap.add_argument("-n", "--games", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("-V", "--variant", default="default")
+    ap.add_argument("--teacher", default=DEFAULT_TEACHER, help="the policy whose moves are imitated")
+    ap.add_argument("--policy", action="append", help="a policy compared with it (repeatable; default heuristic, expert)")
+    args = ap.parse_args(argv)
+    policies = tuple(args.policy or ("heuristic", "expert"))
+    table = agreement(args.game, args.players, args.games, args.seed, args.teacher, policies, args.variant)
+    print(f"{args.game}, {args.players} players, {args.games} games of {args.teacher} at every seat (seed {args.seed}): "
+          f"the share of its decisions where each picks its move (95% interval, the game the unit)")
+    print(report(table, policies))
+
+
+if __name__ == "__main__":
+    main()
