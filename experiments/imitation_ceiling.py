@@ -16,6 +16,11 @@ same decisions: more than one candidate, the search's move among them once); eve
 draws from a stream of its own (Game.policy_action's `stream`), so the games themselves are the
 search's batch games, decision for decision.
 
+A second table says how often each plays each kind of move (experiments.search_gap.action_kind:
+"construction: place a billboard"), of its phase's decisions: where a script's share differs from
+the search's own, and the search asked again matches it, the search departs from the script
+there by design, not by noise.
+
 The agreement is an exact match of actions, as the training tables match them. Its interval has
 the game as the unit (decisions of one game are not independent): analysis.stats'
 cluster_rate_interval, clustered by game.
@@ -24,25 +29,42 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from dataclasses import dataclass
 
 import numpy as np
 
 from analysis.stats import cluster_rate_interval
 from engines.core.rng import new_stream
 from engines.registry import get_game
+from experiments.search_gap import action_kind
+from experiments.train import RECORD_STREAM   # the candidates' sample, as the training records them
 
 ASIDE_STREAM = 2_000    # the extra asks' streams (game index x decision): never a seat's or the recorder's
-RECORD_STREAM = 1_000   # the candidates' sample, as experiments.train records them
 DEFAULT_TEACHER = "search(iterations=20, rollout=heuristic)"
 
 
+@dataclass
+class Ceiling:
+    """What experiments.imitation_ceiling measured: per-game counts (arrays over the games).
+
+    phases: {phase: {"decisions": decisions, "again": the teacher asked again agreeing, policy: it
+             agreeing}} ("all" sums the phases)
+    kinds:  {kind of move (search_gap.action_kind): {"teacher": the teacher's moves of that kind,
+             "again": the teacher's asked again, policy: its}} (each over its phase's decisions)"""
+
+    phases: dict
+    kinds: dict
+
+
 def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teacher: str = DEFAULT_TEACHER,
-              policies: tuple[str, ...] = ("heuristic", "expert"), variant: str = "default") -> dict:
-    """{phase: {"decisions": n, "games": per-game decision counts, name: per-game agreement counts}}
-    over `games` games the teacher plays at every seat; name "teacher" is the teacher asked again,
-    "all" sums the phases."""
+              policies: tuple[str, ...] = ("heuristic", "expert"), variant: str = "default") -> Ceiling:
+    """The agreements over `games` games the teacher plays at every seat (Ceiling)."""
     spec = get_game(game)
-    tally: dict = defaultdict(lambda: defaultdict(lambda: np.zeros(games, np.int64)))
+
+    def counts():
+        return defaultdict(lambda: np.zeros(games, np.int64))
+    phases: dict = defaultdict(counts)
+    kinds: dict = defaultdict(counts)
     for gi in range(games):
         g = spec.new_game(variant, players, seed, gi)
         rec = new_stream(np.uint64(seed), np.int64(gi), RECORD_STREAM)
@@ -51,17 +73,20 @@ def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teach
             label = g.policy_action(teacher)
             legal, _ = spec.expert.choices(g, rec)
             if len(legal) > 1 and int((legal == label).sum()) == 1:
-                picks = {"teacher": g.policy_action(teacher, stream=_aside(seed, gi, k, 0))}
+                picks = {"teacher": label, "again": g.policy_action(teacher, stream=_aside(seed, gi, k, 0))}
                 for j, name in enumerate(policies, 1):
                     picks[name] = g.policy_action(name, stream=_aside(seed, gi, k, j))
                 for phase in (g.phase(), "all"):
-                    row = tally[phase]
+                    row = phases[phase]
                     row["decisions"][gi] += 1
                     for name, a in picks.items():
-                        row[name][gi] += int(a == label)
+                        if name != "teacher":
+                            row[name][gi] += int(a == label)
+                for name, a in picks.items():
+                    kinds[action_kind(g, a)][name][gi] += 1
             k += 1
             g.apply(label)
-    return {phase: dict(row) for phase, row in tally.items()}
+    return Ceiling({p: dict(r) for p, r in phases.items()}, {c: dict(r) for c, r in kinds.items()})
 
 
 def _aside(seed: int, gi: int, k: int, j: int) -> np.ndarray:
@@ -70,24 +95,38 @@ def _aside(seed: int, gi: int, k: int, j: int) -> np.ndarray:
 
 
 def rate(agree: np.ndarray, decisions: np.ndarray) -> tuple[float, float, float]:
-    """The share of decisions agreeing, with its 95% interval clustered by game."""
+    """The share of decisions agreeing, with its 95% interval clustered by game (clipped to [0, 1]:
+    the normal interval of a share near 0 or 1 crosses it)."""
     played = decisions > 0
     n, w = decisions[played].astype(float), agree[played].astype(float)
-    return cluster_rate_interval(int(played.sum()), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(), (n * n).sum())
+    r, lo, hi = cluster_rate_interval(int(played.sum()), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(),
+                                      (n * n).sum())
+    return r, max(0.0, lo), min(1.0, hi)
 
 
-def report(table: dict, policies: tuple[str, ...]) -> str:
-    names = ("teacher", *policies)
-    head = f"{'phase':14s} {'decisions':>9s}  " + "  ".join(f"{('teacher again' if n == 'teacher' else n):>22s}"
-                                                           for n in names)
-    lines = [head]
-    for phase in sorted(table, key=lambda p: (p == "all", p)):
-        row = table[phase]
-        cells = []
-        for n in names:
-            r, lo, hi = rate(row[n], row["decisions"])
-            cells.append(f"{r:.3f} [{lo:.3f}, {hi:.3f}]".rjust(22))
-        lines.append(f"{phase:14s} {int(row['decisions'].sum()):9d}  " + "  ".join(cells))
+def _cell(r: float, lo: float, hi: float) -> str:
+    return f"{r:.3f} [{lo:.3f}, {hi:.3f}]".rjust(22)
+
+
+def report(ceiling: Ceiling, policies: tuple[str, ...]) -> str:
+    """The agreement per phase, then how often each plays each kind of move."""
+    phases = ceiling.phases
+    names = ("again", *policies)
+    lines = [f"{'phase':14s} {'decisions':>9s}  "
+             + "  ".join(f"{('teacher again' if n == 'again' else n):>22s}" for n in names)]
+    for phase in sorted(phases, key=lambda p: (p == "all", p)):
+        row = phases[phase]
+        lines.append(f"{phase:14s} {int(row['decisions'].sum()):9d}  "
+                     + "  ".join(_cell(*rate(row[n], row["decisions"])) for n in names))
+    lines += ["", "how often each plays a kind of move, of its phase's decisions:",
+              f"{'kind':40s} " + "  ".join(f"{('teacher again' if n == 'again' else n):>22s}"
+                                            for n in ("teacher", *names))]
+    zero = np.zeros_like(phases["all"]["decisions"])
+    for kind in sorted(ceiling.kinds):
+        row = ceiling.kinds[kind]
+        decisions = phases[kind.split(":")[0]]["decisions"]
+        lines.append(f"{kind[:40]:40s} " + "  ".join(_cell(*rate(row.get(n, zero), decisions))
+                                                      for n in ("teacher", *names)))
     return "\n".join(lines)
 
 
@@ -102,10 +141,10 @@ def main(argv=None) -> None:
     ap.add_argument("--policy", action="append", help="a policy compared with it (repeatable; default heuristic, expert)")
     args = ap.parse_args(argv)
     policies = tuple(args.policy or ("heuristic", "expert"))
-    table = agreement(args.game, args.players, args.games, args.seed, args.teacher, policies, args.variant)
+    ceiling = agreement(args.game, args.players, args.games, args.seed, args.teacher, policies, args.variant)
     print(f"{args.game}, {args.players} players, {args.games} games of {args.teacher} at every seat (seed {args.seed}): "
           f"the share of its decisions where each picks its move (95% interval, the game the unit)")
-    print(report(table, policies))
+    print(report(ceiling, policies))
 
 
 if __name__ == "__main__":

@@ -33,19 +33,27 @@ def test_an_aside_ask_draws_from_its_own_stream_and_leaves_the_game_as_it_was():
 
 
 def test_a_deterministic_teacher_agrees_with_itself_and_random_play_does_not():
-    table = agreement("cityline", players=2, games=3, seed=4, teacher="greedy(jitter=0)",
-                      policies=("greedy(jitter=0)", "random"))
-    everything = table["all"]
+    ceiling = agreement("cityline", players=2, games=3, seed=4, teacher="greedy(jitter=0)",
+                        policies=("greedy(jitter=0)", "random"))
+    everything = ceiling.phases["all"]
     n = everything["decisions"]
     assert n.sum() > 30 and (n > 0).all()
-    assert np.array_equal(everything["teacher"], n)
+    assert np.array_equal(everything["again"], n)
     assert np.array_equal(everything["greedy(jitter=0)"], n)
     assert everything["random"].sum() < n.sum()
     # the phases add up to the whole
-    phases = [t for name, t in table.items() if name != "all"]
+    phases = [t for name, t in ceiling.phases.items() if name != "all"]
     assert sum(t["decisions"] for t in phases).tolist() == n.tolist()
     r, lo, hi = rate(everything["random"], n)
     assert lo <= r <= hi < 1.0
+    # every move has one kind: a phase's kinds add up to its decisions, for each player; a copy of the
+    # teacher plays every kind exactly as often as the teacher
+    for name in ("teacher", "again", "greedy(jitter=0)", "random"):
+        for phase, row in ceiling.phases.items():
+            if phase != "all":
+                made = sum(k[name] for kind, k in ceiling.kinds.items() if kind.split(":")[0] == phase and name in k)
+                assert made.tolist() == row["decisions"].tolist()
+    assert all(np.array_equal(k["teacher"], k.get("again")) for k in ceiling.kinds.values())
 
 
 def test_a_jittered_teacher_disagrees_with_itself_sometimes(capsys):
