@@ -9,9 +9,11 @@ asserted).
 
 `skyline-lab train` fits the expert to the search's choices (--target choice): a decision's row
 is the search's one move. When the search, asked again with other samples and other rollout luck,
-plays another move at a third of the decisions, its move is a noisy label: no model of what the
-seat sees can rank it first much more often than the search matches itself, and a model that
-does so exactly is imitating the noise. The teacher's games are the games `train` records (the
+plays another move at a third of the decisions, its move is a noisy label. At a decision where it
+plays move a with probability p(a), two asks agree with probability sum p(a)^2, and the best any
+model can do is rank its most likely move first, max p(a): at least that agreement and at most its
+square root. So the agreement with itself (S) bounds what imitation can reach: between S and
+sqrt(S) of the decisions ranked first. The teacher's games are the games `train` records (the
 same decisions: more than one candidate, the search's move among them once); every extra ask
 draws from a stream of its own (Game.policy_action's `stream`), so the games themselves are the
 search's batch games, decision for decision.
@@ -111,6 +113,8 @@ def _cell(r: float, lo: float, hi: float) -> str:
 def report(ceiling: Ceiling, policies: tuple[str, ...]) -> str:
     """The agreement per phase, then how often each plays each kind of move."""
     phases = ceiling.phases
+    if not phases:
+        return "no decision with more than one candidate"
     names = ("again", *policies)
     lines = [f"{'phase':14s} {'decisions':>9s}  "
              + "  ".join(f"{('teacher again' if n == 'again' else n):>22s}" for n in names)]
