@@ -4,6 +4,7 @@ compared policy (the heuristic, the learned expert) picks the search's move (pri
 asserted).
 
     .venv/bin/python -m experiments.imitation_ceiling skyline_3000 --games 60
+    .venv/bin/python -m experiments.imitation_ceiling skyline_3000 --games 30 --asks 8
     .venv/bin/python -m experiments.imitation_ceiling skyline_of_the_world -p 4 --games 40 \\
         --teacher "search(iterations=100, rollout=heuristic)" --policy heuristic --policy expert
 
@@ -13,7 +14,11 @@ plays another move at a third of the decisions, its move is a noisy label. At a 
 plays move a with probability p(a), two asks agree with probability sum p(a)^2, and the best any
 model can do is rank its most likely move first, max p(a): at least that agreement and at most its
 square root. So the agreement with itself (S) bounds what imitation can reach: between S and
-sqrt(S) of the decisions ranked first. The teacher's games are the games `train` records (the
+sqrt(S) of the decisions ranked first. With `--asks K` the script also asks the teacher K more
+times at each decision and counts the decisions where its move is the most frequent of those K
+answers (ties: the first answer given): what a model that knew the search's most likely move
+would rank first, the ceiling itself (from below: K answers find the mode less often than
+infinitely many). The teacher's games are the games `train` records (the
 same decisions: more than one candidate, the search's move among them once); every extra ask
 draws from a stream of its own (Game.policy_action's `stream`), so the games themselves are the
 search's batch games, decision for decision.
@@ -30,7 +35,7 @@ cluster_rate_interval, clustered by game.
 from __future__ import annotations
 
 import argparse
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +47,7 @@ from experiments.search_gap import action_kind
 from experiments.train import RECORD_STREAM   # the candidates' sample, as the training records them
 
 ASIDE_STREAM = 2_000    # the extra asks' streams (game index x decision): never a seat's or the recorder's
+MODE_STREAM = 2_001     # --asks: the streams of the answers whose most frequent one is the mode
 DEFAULT_TEACHER = "search(iterations=20, rollout=heuristic)"
 
 
@@ -50,7 +56,8 @@ class Ceiling:
     """What experiments.imitation_ceiling measured: per-game counts (arrays over the games).
 
     phases: {phase: {"decisions": decisions, "again": the teacher asked again agreeing, policy: it
-             agreeing}} ("all" sums the phases)
+             agreeing, "mode": the teacher's move the most frequent of `asks` more answers (with
+             asks > 0)}} ("all" sums the phases)
     kinds:  {kind of move (search_gap.action_kind): {"teacher": the teacher's moves of that kind,
              "again": the teacher's asked again, policy: its}} (each over its phase's decisions)"""
 
@@ -59,7 +66,8 @@ class Ceiling:
 
 
 def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teacher: str = DEFAULT_TEACHER,
-              policies: tuple[str, ...] = ("heuristic", "expert"), variant: str = "default") -> Ceiling:
+              policies: tuple[str, ...] = ("heuristic", "expert"), variant: str = "default",
+              asks: int = 0) -> Ceiling:
     """The agreements over `games` games the teacher plays at every seat (Ceiling)."""
     spec = get_game(game)
 
@@ -78,12 +86,21 @@ def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teach
                 picks = {"teacher": label, "again": g.policy_action(teacher, stream=_aside(seed, gi, k, 0))}
                 for j, name in enumerate(policies, 1):
                     picks[name] = g.policy_action(name, stream=_aside(seed, gi, k, j))
+                mode = None
+                if asks > 0:
+                    answers = [g.policy_action(teacher, stream=new_stream(np.uint64(seed),
+                                                                          np.int64((gi * 1_000_000 + k) * 64 + r),
+                                                                          MODE_STREAM))
+                               for r in range(asks)]
+                    mode = Counter(answers).most_common(1)[0][0]
                 for phase in (g.phase(), "all"):
                     row = phases[phase]
                     row["decisions"][gi] += 1
                     for name, a in picks.items():
                         if name != "teacher":
                             row[name][gi] += int(a == label)
+                    if mode is not None:
+                        row["mode"][gi] += int(mode == label)
                 for name, a in picks.items():
                     kinds[action_kind(g, a)][name][gi] += 1
             k += 1
@@ -110,21 +127,24 @@ def _cell(r: float, lo: float, hi: float) -> str:
     return f"{r:.3f} [{lo:.3f}, {hi:.3f}]".rjust(22)
 
 
+_TITLES = {"again": "teacher again", "mode": "teacher's mode"}
+
+
 def report(ceiling: Ceiling, policies: tuple[str, ...]) -> str:
     """The agreement per phase, then how often each plays each kind of move."""
     phases = ceiling.phases
     if not phases:
         return "no decision with more than one candidate"
     names = ("again", *policies)
+    first = names + (("mode",) if "mode" in phases["all"] else ())
     lines = [f"{'phase':14s} {'decisions':>9s}  "
-             + "  ".join(f"{('teacher again' if n == 'again' else n):>22s}" for n in names)]
+             + "  ".join(f"{_TITLES.get(n, n):>22s}" for n in first)]
     for phase in sorted(phases, key=lambda p: (p == "all", p)):
         row = phases[phase]
         lines.append(f"{phase:14s} {int(row['decisions'].sum()):9d}  "
-                     + "  ".join(_cell(*rate(row[n], row["decisions"])) for n in names))
+                     + "  ".join(_cell(*rate(row[n], row["decisions"])) for n in first))
     lines += ["", "how often each plays a kind of move, of its phase's decisions:",
-              f"{'kind':40s} " + "  ".join(f"{('teacher again' if n == 'again' else n):>22s}"
-                                            for n in ("teacher", *names))]
+              f"{'kind':40s} " + "  ".join(f"{_TITLES.get(n, n):>22s}" for n in ("teacher", *names))]
     zero = np.zeros_like(phases["all"]["decisions"])
     for kind in sorted(ceiling.kinds):
         row = ceiling.kinds[kind]
@@ -143,9 +163,12 @@ def main(argv=None) -> None:
     ap.add_argument("-V", "--variant", default="default")
     ap.add_argument("--teacher", default=DEFAULT_TEACHER, help="the policy whose moves are imitated")
     ap.add_argument("--policy", action="append", help="a policy compared with it (repeatable; default heuristic, expert)")
+    ap.add_argument("--asks", type=int, default=0,
+                    help="ask the teacher this many more times per decision: how often its move is the most frequent answer")
     args = ap.parse_args(argv)
     policies = tuple(args.policy or ("heuristic", "expert"))
-    ceiling = agreement(args.game, args.players, args.games, args.seed, args.teacher, policies, args.variant)
+    ceiling = agreement(args.game, args.players, args.games, args.seed, args.teacher, policies, args.variant,
+                        args.asks)
     print(f"{args.game}, {args.players} players, {args.games} games of {args.teacher} at every seat (seed {args.seed}): "
           f"the share of its decisions where each picks its move (95% interval, the game the unit)")
     print(report(ceiling, policies))

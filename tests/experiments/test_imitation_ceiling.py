@@ -34,11 +34,12 @@ def test_an_aside_ask_draws_from_its_own_stream_and_leaves_the_game_as_it_was():
 
 def test_a_deterministic_teacher_agrees_with_itself_and_random_play_does_not():
     ceiling = agreement("cityline", players=2, games=3, seed=4, teacher="greedy(jitter=0)",
-                        policies=("greedy(jitter=0)", "random"))
+                        policies=("greedy(jitter=0)", "random"), asks=2)
     everything = ceiling.phases["all"]
     n = everything["decisions"]
     assert n.sum() > 30 and (n > 0).all()
     assert np.array_equal(everything["again"], n)
+    assert np.array_equal(everything["mode"], n)
     assert np.array_equal(everything["greedy(jitter=0)"], n)
     assert everything["random"].sum() < n.sum()
     # the phases add up to the whole
@@ -62,3 +63,13 @@ def test_a_jittered_teacher_disagrees_with_itself_sometimes(capsys):
     line = next(row for row in out.splitlines() if row.startswith("all"))
     again = float(line.split()[2])
     assert 0.0 < again < 1.0
+    assert "mode" not in out    # asked for no more answers
+
+
+def test_the_mode_of_more_answers_is_the_teachers_move_more_often_than_one_answer():
+    # a teacher that plays one move far more often than any other: greedy with jitter of the order of
+    # its values' gaps; eight answers find its likely move more often than one answer matches it
+    ceiling = agreement("cityline", players=2, games=6, seed=4, teacher="greedy(jitter=2)", policies=(), asks=8)
+    everything = ceiling.phases["all"]
+    assert "mode" in everything
+    assert everything["mode"].sum() > everything["again"].sum()
