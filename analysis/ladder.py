@@ -117,17 +117,11 @@ def head_to_head_interval(tables: list[TableGames], low: str, high: str,
     """(games, share, low, high): the share of `high` with a cluster-robust interval clustered by game
     index (analysis.stats.cluster_rate_interval), clipped to [0, 1]. A Wilson interval over the games of
     all tables treated them as independent and was 1.16-1.31x too narrow."""
-    from analysis.stats import cluster_rate_interval
+    from analysis.stats import cluster_share
 
     per = head_to_head_by_game(tables, low, high)
     n, w = per["n"].to_numpy(), per["w"].to_numpy()
-    if n.sum() == 0:
-        return 0, math.nan, math.nan, math.nan
-    share, lo, hi = cluster_rate_interval(len(n), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(), (n * n).sum(),
-                                          confidence)
-    if len(n) == 1 or not math.isfinite(lo):
-        return int(n.sum()), share, math.nan, math.nan
-    return int(n.sum()), share, max(0.0, lo), min(1.0, hi)
+    return (int(n.sum()), *cluster_share(w, n, confidence))
 
 
 @dataclass

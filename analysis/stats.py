@@ -138,6 +138,22 @@ def cluster_rate_interval(games, total_n, total_w, sum_ww, sum_wn, sum_nn, confi
     return rate, low, high
 
 
+def cluster_share(w, n, confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(share, low, high): sum w / sum n over per-game arrays (w_g of n_g in game g), with the
+    cluster-robust interval of cluster_rate_interval (clusters = games) clipped to [0, 1]: the
+    normal interval of a share near 0 or 1 crosses it. NaN bounds below 2 games; all NaN without
+    any n."""
+    n = np.asarray(n, dtype=float)
+    w = np.asarray(w, dtype=float)
+    if n.sum() == 0:
+        return math.nan, math.nan, math.nan
+    share, lo, hi = cluster_rate_interval(len(n), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(), (n * n).sum(),
+                                          confidence)
+    if len(n) < 2 or not math.isfinite(lo):
+        return share, math.nan, math.nan
+    return share, max(0.0, lo), min(1.0, hi)
+
+
 def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str], value: str,
                     confidence: float = CONFIDENCE) -> pl.DataFrame:
     """Rate of `value` per group with the game as the unit (see GAME_UNIT).

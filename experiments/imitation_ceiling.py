@@ -30,7 +30,7 @@ there by design, not by noise.
 
 The agreement is an exact match of actions, as the training tables match them. Its interval has
 the game as the unit (decisions of one game are not independent): analysis.stats'
-cluster_rate_interval, clustered by game.
+cluster_share, clustered by game.
 """
 from __future__ import annotations
 
@@ -40,11 +40,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.stats import cluster_rate_interval
+from analysis.stats import cluster_share
 from engines.core.rng import new_stream
 from engines.registry import get_game
 from experiments.search_gap import action_kind
-from experiments.train import RECORD_STREAM   # the candidates' sample, as the training records them
+from experiments.train import RECORD_STREAM, labelled_row   # the decisions and sample the training records
 
 ASIDE_STREAM = 2_000    # the extra asks' streams (game index x decision): never a seat's or the recorder's
 MODE_STREAM = 2_001     # --asks: the streams of the answers whose most frequent one is the mode
@@ -82,7 +82,7 @@ def agreement(game: str, players: int = 4, games: int = 20, seed: int = 0, teach
         while not g.is_over():
             label = g.policy_action(teacher)
             legal, _ = spec.expert.choices(g, rec)
-            if len(legal) > 1 and int((legal == label).sum()) == 1:
+            if labelled_row(legal, label) is not None:
                 picks = {"teacher": label, "again": g.policy_action(teacher, stream=_aside(seed, gi, k, 0))}
                 for j, name in enumerate(policies, 1):
                     picks[name] = g.policy_action(name, stream=_aside(seed, gi, k, j))
@@ -114,13 +114,10 @@ def _aside(seed: int, gi: int, k: int, j: int) -> np.ndarray:
 
 
 def rate(agree: np.ndarray, decisions: np.ndarray) -> tuple[float, float, float]:
-    """The share of decisions agreeing, with its 95% interval clustered by game (clipped to [0, 1]:
-    the normal interval of a share near 0 or 1 crosses it)."""
+    """The share of decisions agreeing, with its 95% interval clustered by game (the games with
+    decisions of the kind counted)."""
     played = decisions > 0
-    n, w = decisions[played].astype(float), agree[played].astype(float)
-    r, lo, hi = cluster_rate_interval(int(played.sum()), n.sum(), w.sum(), (w * w).sum(), (w * n).sum(),
-                                      (n * n).sum())
-    return r, max(0.0, lo), min(1.0, hi)
+    return cluster_share(agree[played], decisions[played])
 
 
 def _cell(r: float, lo: float, hi: float) -> str:

@@ -287,6 +287,13 @@ def search_row(spec, budget: int, model: ExpertModel | None) -> tuple[str, np.nd
     return text, row
 
 
+def labelled_row(legal: np.ndarray, label: int) -> int | None:
+    """The candidate row of the search's move `label` when the decision is a choice the tables
+    keep (more than one candidate, the move among them exactly once); None otherwise."""
+    hit = np.flatnonzero(legal == label)
+    return int(hit[0]) if len(legal) > 1 and len(hit) == 1 else None
+
+
 def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | None, progress=None) -> dict:
     """Iteration `iteration`'s tables: per decision the features of the played action's outcome
     (X), the mover's final score (y) and the game (game); per decision with a choice, every
@@ -317,10 +324,10 @@ def play_and_record(spec, plan: TrainPlan, iteration: int, model: ExpertModel | 
             a = label if roll_in is None else g.policy_action(spec.expert.policy, weights=roll_row)
             xs.append(spec.expert.features_after(g, a, rec))
             legal, feats = spec.expert.choices(g, rec)
-            hit = np.flatnonzero(legal == label)
-            if len(legal) > 1 and len(hit) == 1:
+            at = labelled_row(legal, label)
+            if at is not None:
                 cands.append(feats)
-                chosen.append(rows + int(hit[0]))
+                chosen.append(rows + at)
                 cgame.append(gi)
                 rows += len(legal)
             movers.append(p)

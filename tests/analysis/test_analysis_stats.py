@@ -188,3 +188,13 @@ def test_unit_ratio_table_is_statsmodels_wls_clustered_by_unit():
     single = stats.unit_ratio_table(frame.with_columns(pl.lit(0).alias("chunk")), "policy", "num", "den",
                                     unit="chunk").row(0, named=True)
     assert np.isnan(single["low"]) and np.isnan(single["high"])  # one unit: no interval
+
+
+def test_cluster_share_clips_to_a_share_and_never_makes_a_bound_from_one_game():
+    from analysis.stats import cluster_share
+
+    share, lo, hi = cluster_share([0, 0, 1, 0], [5, 4, 6, 5])     # a share near 0: the normal interval crosses it
+    assert lo == 0.0 and 0.0 < share < hi <= 1.0
+    share, lo, hi = cluster_share([3], [5])
+    assert share == 0.6 and np.isnan(lo) and np.isnan(hi)
+    assert all(np.isnan(x) for x in cluster_share([], []))
