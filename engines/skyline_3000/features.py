@@ -35,10 +35,10 @@ from engines.skyline_3000.rules import (
     spaceport_cards_nb,
 )
 from engines.skyline_3000.state import (
-    B_BBTOT, B_GREEN, B_NBLD, B_NMALL, B_NSPACE, B_TALL, BOARD, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR, K_BPD,
-    K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS, K_N_DISTRICTS, K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, MAX_BLOCKS,
-    MAX_DISTRICTS, MAX_P, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE, PH_DRAW,
-    PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
+    B_BBTOT, B_GREEN, B_NBLD, B_NMALL, B_NSPACE, B_TALL, BOARD, C_PASSED, C_PHASE, C_ROUND, CONTRACT, CURVED, FLOOR,
+    K_BPD, K_FIRST_FLOORS, K_N_BLOCKS, K_N_CARDS, K_N_DISTRICTS, K_N_PLAYERS, K_ROUNDS, K_TYPE, K_VALUE, MAX_BLOCKS,
+    MAX_DISTRICTS, MAX_P, N_BOARD, N_PLROW, N_PROW, P_BILLBOARDS, P_NBUILD, P_NHAND, P_ROOFS, P_SCORE, P_ST_PLACED,
+    PH_BID, PH_DRAW, PH_OVER, PLAYERS, PLH, PLR, POINTED, ROOF, TAB, hands_nb, pub_nb,
 )
 
 
@@ -123,6 +123,8 @@ FEATURES = (
     "billboards",   # Billboards left in supply
     "value_last",   # hand_value in the last round and after (cards left then buy only tie-breaks and late bids)
     "lead_final",   # own score minus the best other's once the game is over (0 before): winning
+    "exposed",      # round 1, construction: the seat's installed buildings x the rivals who have installed
+                    # none, have not passed and hold a complete building (who can answer them before the first scoring)
     # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
     # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
     PRIOR_FEATURE,
@@ -130,7 +132,7 @@ FEATURES = (
 N_FEATURES = len(FEATURES)
 (F_SCORE, F_BOARD, F_RIVAL, F_PORTS, F_READY, F_N_READY, F_OPEN, F_N_OPEN, F_OPEN_FLOORS, F_FLOOR_CARDS,
  F_ROOF_CARDS, F_CONTRACTS, F_INSTALLABLE, F_HAND_VALUE, F_HAND_CARDS, F_BILLBOARDS, F_VALUE_LAST,
- F_LEAD_FINAL, F_HEURISTIC_PICK) = range(N_FEATURES)
+ F_LEAD_FINAL, F_EXPOSED, F_HEURISTIC_PICK) = range(N_FEATURES)
 
 
 @inline_kernel
@@ -242,6 +244,29 @@ def potential_in_memo_nb(pub, p, h, r, rem, m, changed):
     return best
 
 
+@inline_kernel
+def exposed_nb(pub, p):
+    """Round 1's construction phase: seat p's installed buildings (all of this round) x the rivals
+    who have installed none yet, have not passed and hold a complete building: who may still
+    answer them, building to top them, before the first scoring. 0 elsewhere. The tempo a score
+    of the position cannot see: the expert opens as first builder by installing its starting
+    buildings at once, and the seats after it top them (the preset expert_waits weighs this)."""
+    if pub[C_ROUND] != 0 or pub[C_PHASE] >= PH_BID:
+        return 0.0
+    placed = pub[PLAYERS + p * N_PROW + P_ST_PLACED]
+    if placed == 0:
+        return 0.0
+    n = 0
+    for q in range(pub[TAB + K_N_PLAYERS]):
+        if q == p or (pub[C_PASSED] >> q) & 1 or pub[PLAYERS + q * N_PROW + P_ST_PLACED] > 0:
+            continue
+        for i in range(pub[PLAYERS + q * N_PROW + P_NBUILD]):
+            if pub[PLR + q * N_PLROW + i] != 0:
+                n += 1
+                break
+    return float(placed * n)
+
+
 @allocating_kernel
 def features_nb(d, cfg, aux, p, out):
     """Seat p's features (FEATURES, in order) of the state d, into out[:N_FEATURES]. With out
@@ -344,4 +369,5 @@ def features_nb(d, cfg, aux, p, out):
     out[F_BILLBOARDS] = pub[own + P_BILLBOARDS]
     out[F_VALUE_LAST] = value if rem <= 1 else 0
     out[F_LEAD_FINAL] = score - best_score if pub[C_PHASE] == PH_OVER else 0.0
+    out[F_EXPOSED] = exposed_nb(pub, p)
     out[F_HEURISTIC_PICK] = 0.0
