@@ -10,7 +10,7 @@ from engines.core.expert import KEPT_MARK
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
 from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, block_stamp_nb, features_nb, note_board_nb
-from engines.skyline_3000.policies import EXPERT
+from engines.skyline_3000.policies import EXPERT, SEARCH
 from engines.skyline_3000.search import expert_nb, settle_nb
 from engines.skyline_3000.state import (
     BID_FLAG, C_N_AUC, D_PUB, D_SEC, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF,
@@ -170,7 +170,7 @@ def test_the_experts_public_decisions_read_nothing_hidden():
 def test_the_scripts_leave_the_decision_scratch_to_the_expert():
     """make_expert(kept_state=True)'s condition: no scripted policy of the game reads or writes the
     decision's scratch (the expert keeps a state in it between decisions), in any phase."""
-    scripted = [name for name in SPEC.policies if name != "expert" and not name.startswith("search")]
+    scripted = [name for name, info in SPEC.policies.items() if info.policy_id not in (EXPERT, SEARCH)]
     assert {"random", "greedy", "heuristic"} <= set(scripted)
     phases = set()
     for g in hidden.states():

@@ -15,7 +15,7 @@ from engines.core.rng import new_stream
 from engines.skyline_3000 import SPEC, simulate
 from engines.skyline_3000.engine import new_game
 from engines.skyline_3000.params import VARIANTS, kernel_params
-from engines.skyline_3000.policies import JITTER
+from engines.skyline_3000.policies import EXPERT, JITTER, SEARCH
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
@@ -109,8 +109,10 @@ def test_jitter_breaks_ties_from_the_seat_stream(policy):
 def test_jitter_is_a_documented_weight_of_both_scripts():
     for name in ("greedy", "heuristic"):
         assert SPEC.policies[name].weights["jitter"] == JITTER > 0
-    # the scripts' rows fit max_weights; the search's and the expert's rows are as wide as they need
-    assert SPEC.max_weights >= max(len(p.weights) for p in SPEC.policies.values() if p.name not in ("search", "expert"))
+    # the scripts' rows fit max_weights; the search's and the expert's rows (and their presets') are as
+    # wide as they need
+    assert SPEC.max_weights >= max(len(p.weights) for p in SPEC.policies.values()
+                                   if p.policy_id not in (SEARCH, EXPERT))
 
 
 if __name__ == "__main__":
