@@ -280,7 +280,7 @@ def test_exposed_counts_the_rivals_who_may_still_answer_an_install_in_round_1():
     have not passed and hold a complete building. Nobody has installed at the start; the first
     install is exposed to every such rival, each rival's own install takes one off, and from
     round 2 on it is 0."""
-    from engines.skyline_3000.state import C_ROUND, N_PROW, P_ST_PLACED, PLAYERS
+    from engines.skyline_3000.state import C_PHASE, C_ROUND, N_PROW, P_ST_PLACED, PLAYERS
     g = new_game(n_players=4, seed=3, game_index=0)
     pub = lambda: g.state.data[D_PUB:D_SEC].view(np.int32)
     assert all(features_of(g, p)[IX["exposed"]] == 0 for p in range(4))
@@ -290,7 +290,7 @@ def test_exposed_counts_the_rivals_who_may_still_answer_an_install_in_round_1():
         placed = [int(pub()[PLAYERS + q * N_PROW + P_ST_PLACED]) for q in range(4)]
         if first is None and sum(placed) == 1:
             first = placed.index(1)
-        if pub()[C_ROUND] == 0 and pub()[0] in (PH_MAIN, PH_FLOOR, PH_ROOF) and first is not None:
+        if pub()[C_ROUND] == 0 and pub()[C_PHASE] in (PH_MAIN, PH_FLOOR, PH_ROOF) and first is not None:
             answered = sum(1 for q in range(4) if q != first and placed[q] > 0)
             e = features_of(g, first)[IX["exposed"]]
             if answered == 0 and placed[first] == 1:
