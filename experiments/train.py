@@ -24,9 +24,10 @@ Each iteration
   3b. with `self_tune_trials` > 0 (--self-tune-trials), tunes the kept weights once more, the same
      way, against themselves: at half the seats the weights being tuned, at the other half the
      weights the step starts from (run seed = plan seed + TUNE_SEED_OFFSET + 1). The heuristic is a
-     weak table: weights tuned against it learn what pays against its play (the case in point:
-     Skyline 3000's expert installs its buildings at once as the first builder, which the
-     heuristic's seats do not punish and stronger seats do); against themselves they learn what
+     weak table: weights tuned against it learn what pays against its play (an opening its seats
+     punish less than the expert's own do: Skyline 3000's first builder installing at once costs
+     it 10.6 points a game against three heuristics, 19.8 against three experts; README,
+     expert_waits); against themselves they learn what
      pays against the play they make. Kept only when they beat the weights they started from on
      the evaluation games, the margin's 95% interval above 0. A row tuned against one opponent can
      also learn to exploit it, so a self-tuned model is judged on the ladder (the README has what it
