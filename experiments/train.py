@@ -13,8 +13,10 @@ Each iteration
   2. fits the expert's weights to every row recorded so far by ridge least squares (numpy),
      its quality the R^2 on the last fifth of the games (held out of the fit, then refitted on all);
   3. with `tune_trials` > 0 (--tune-trials), improves the fitted weights by play: optuna's seeded
-     TPE sampler moves every weight but the bias, each by at most TUNE_RANGE in the utility per
-     standard deviation of its feature (the fit's own rows), the fit itself the first trial, to
+     TPE sampler moves every weight but the bias, each by at most `tune_range` (--tune-range,
+     default TUNE_RANGE) in the utility per standard deviation of its feature (the fit's own rows:
+     a feature that is rarely nonzero has a small spread, so a wider range lets its weight reach
+     a size that changes play), the fit itself the first trial, to
      raise the expert's mean score margin over the heuristic on games of their own (run seed =
      plan seed + TUNE_SEED_OFFSET, never the evaluation's games). The imitation cannot learn a
      plan whose steps the search takes at one of many equivalent moments (Skyline of the World's
@@ -84,7 +86,8 @@ TRAIN_FILE_RE = re.compile(r"^(data_\d{3}\.npz|model_\d{3}\.toml)$")   # and TRA
 RECORD_STREAM = 1_000   # the recorder's own chance stream per game (never a seat's policy stream)
 EVAL_SEED_OFFSET = 1    # the evaluation games' run seed: plan seed + this
 TUNE_SEED_OFFSET = 1_000_003   # the tuning games' plan seed: plan seed + this (their run seed one more)
-TUNE_RANGE = 1.5        # the most a tuned weight moves: in the utility, per standard deviation of its feature
+TUNE_RANGE = 1.5        # the most a tuned weight moves by default: in the utility, per standard deviation of its feature
+MAX_TUNE_RANGE = 20.0   # more is a typo: 20 standard deviations already swamp every other term of the utility
 
 
 TARGETS = ("choice", "score")
@@ -163,6 +166,7 @@ class TrainPlan:
     self_tune_table: str = "self"  # step 3b's opponents: "self" (the start weights) or "mixed" (and the heuristic)
     self_tune_players: tuple[int, ...] = ()  # step 3b's player counts (some of `players`; (): all of them)
     roll_in: str = "search"    # who plays the games recorded after iteration 0: "search" or "expert" (DAgger)
+    tune_range: float = TUNE_RANGE  # the most the tuning moves a weight, per standard deviation of its feature
 
     def __post_init__(self):
         players = (self.players,) if isinstance(self.players, int) else tuple(int(p) for p in self.players)
@@ -206,6 +210,12 @@ class TrainPlan:
         if self.self_tune_table not in SELF_TUNE_TABLES:
             raise TrainError(f"self_tune_table must be one of {', '.join(SELF_TUNE_TABLES)}, "
                              f"not '{self.self_tune_table}'")
+        if not (math.isfinite(self.tune_range) and 0 < self.tune_range <= MAX_TUNE_RANGE):
+            raise TrainError(f"tune_range must be above 0 and at most {MAX_TUNE_RANGE:g} (standard deviations of "
+                             f"a feature), not {self.tune_range}")
+        if self.tune_range != TUNE_RANGE and not (self.tune_trials or self.self_tune_trials):
+            raise TrainError("tune_range bounds the tuning by play: give tune_trials or self_tune_trials too "
+                             "(--tune-trials N)")
         if self.roll_in not in ROLL_INS:
             raise TrainError(f"roll_in must be one of {', '.join(ROLL_INS)}, not '{self.roll_in}'")
         if self.target not in TARGETS:
@@ -248,6 +258,7 @@ class TrainPlan:
                 + (f" --self-tune-table {self.self_tune_table}" if self.self_tune_table != "self" else "")
                 + (f" --self-tune-players {','.join(map(str, self.self_tune_players))}" if self.self_tune_players
                    else "")
+                + (f" --tune-range {self.tune_range:g}" if self.tune_range != TUNE_RANGE else "")
                 + (f" --roll-in {self.roll_in}" if self.roll_in != "search" else "") + tail)
 
 
@@ -606,7 +617,7 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
         return _rounded(out)
 
     def objective(trial) -> float:
-        z = {features[i]: trial.suggest_float(features[i], -TUNE_RANGE, TUNE_RANGE) for i in moved}
+        z = {features[i]: trial.suggest_float(features[i], -plan.tune_range, plan.tune_range) for i in moved}
         return evaluate_fn(spec, tune_plan, _model(spec, plan, weights(z), ""))["margin"]
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)   # a line per trial: the progress bar says enough
@@ -647,7 +658,8 @@ def tune_by_play(spec, plan: TrainPlan, w: np.ndarray, scales: np.ndarray, it: i
 
 def tune_text(plan: TrainPlan, tuned: dict) -> str:
     """What the tuning did, in words (appended to the fit's)."""
-    return (f"; tuned by play ({tuned['trials']:,} weight rows, optuna TPE, on {plan.eval_games:,} games of their own "
+    return (f"; tuned by play ({tuned['trials']:,} weight rows, optuna TPE, each weight within "
+            f"{plan.tune_range:g} standard deviations of its feature, on {plan.eval_games:,} games of their own "
             f"against the heuristic: margin {tuned['tuning_margin']:+.3f} there against the fit's "
             f"{tuned['tuning_margin_of_the_fit']:+.3f}), on the evaluation games {tuned['tuned_margin']:+.3f} "
             f"against the fit's {tuned['fitted_margin']:+.3f}: "

@@ -88,6 +88,8 @@ BAD = [
      "self_tune_players must be some of the players (2,3), not 4"),
     (["train", "project_skyline", "--self-tune-table", "mixed"], "give self_tune_trials too (--self-tune-trials N)"),
     (["train", "project_skyline", "--self-tune-players", "four"], "--self-tune-players takes a count or counts"),
+    (["train", "project_skyline", "--tune-range", "3"], "give tune_trials or self_tune_trials too (--tune-trials N)"),
+    (["train", "project_skyline", "--tune-trials", "9", "--tune-range", "0"], "tune_range must be above 0"),
     (["train", "project_skyline", "--roll-in", "greedy"], "roll_in must be one of search, expert, not 'greedy'"),
     (["train", "project_skyline", "--preset", "my model"], "--preset 'my model' must be a name of letters, digits and _"),
     (["train", "project_skyline", "--preset", "expert"], "--preset 'expert' is already a policy of project_skyline"),

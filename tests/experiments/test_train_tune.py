@@ -9,7 +9,8 @@ import pytest
 
 from engines.registry import get_game
 from experiments.train import (
-    EVAL_SEED_OFFSET, TUNE_RANGE, TUNE_SEED_OFFSET, TrainError, TrainPlan, train, tune_by_play,
+    EVAL_SEED_OFFSET, MAX_TUNE_RANGE, TUNE_RANGE, TUNE_SEED_OFFSET, TrainError, TrainPlan, train, tune_by_play,
+    tune_text,
 )
 
 SPEC = get_game("cityline")
@@ -85,6 +86,35 @@ def test_tuned_training_is_reproducible_and_its_command_says_so(tmp_path):
     assert "--tune-trials 3" in plan.command()
     assert "--tune-trials" not in TrainPlan("cityline").command()   # an untuned plan's command is unchanged
     assert (tmp_path / "a" / "expert.toml").read_bytes() == (tmp_path / "b" / "expert.toml").read_bytes()
+
+
+def test_a_wider_tune_range_reaches_a_weight_the_default_cannot():
+    """The best weight lies 2.5 standard deviations from the fit (a rarely nonzero feature, e.g.
+    Skyline 3000's exposed, whose useful weight the default range of 1.5 cannot reach): the
+    default stops at its edge, --tune-range 3 gets near the peak."""
+    best = np.zeros(N)
+    best[3] = 2.5
+    _, narrow, _ = tune_by_play(SPEC, PLAN, np.zeros(N), two_features(), 0, evaluate_fn=world(best))
+    wide_plan = replace(PLAN, tune_range=3.0)
+    w, wide, _ = tune_by_play(SPEC, wide_plan, np.zeros(N), two_features(), 0, evaluate_fn=world(best))
+    assert max(abs(x) for x in narrow["tuned_weights"]) <= TUNE_RANGE + 1e-9
+    assert wide["kept"] and abs(w[3] - 2.5) < 0.4 and np.all(np.abs(w) <= 3.0 + 1e-9)
+    assert wide["tuned_margin"] > narrow["tuned_margin"]
+    assert "within 3 standard deviations" in tune_text(wide_plan, wide)
+    assert "within 1.5 standard deviations" in tune_text(PLAN, narrow)
+
+
+def test_the_tune_range_is_in_the_command_and_checked():
+    plan = replace(PLAN, tune_range=3.0)
+    plan.check()
+    assert plan.command().endswith("--tune-trials 40 --tune-range 3")
+    assert "--tune-range" not in PLAN.command()   # the default's command is unchanged
+    for bad in (0.0, -1.0, float("nan"), float("inf"), MAX_TUNE_RANGE + 1):
+        with pytest.raises(TrainError, match="tune_range must be above 0"):
+            replace(PLAN, tune_range=bad).check()
+    with pytest.raises(TrainError, match="give tune_trials or self_tune_trials too"):   # a no-op option
+        replace(PLAN, tune_trials=0, tune_range=3.0).check()
+    replace(PLAN, tune_trials=0, self_tune_trials=2, tune_range=3.0).check()
 
 
 def test_a_bad_trial_count_is_refused():
