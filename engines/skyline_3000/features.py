@@ -125,6 +125,9 @@ FEATURES = (
     "lead_final",   # own score minus the best other's once the game is over (0 before): winning
     "exposed",      # round 1, construction: the seat's installed buildings x the rivals who have installed
                     # none, have not passed and hold a complete building (who can answer them before the first scoring)
+    "roofable",     # min(incomplete buildings, Roof cards): roofs the hand can pay for (installable's
+                    # step before: a linear sum of n_open and roof_cards cannot see that a Roof card is worth
+                    # most while a building waits for it)
     # 1 for the heuristic's own pick (the expert's prior: engines.core.expert's prior_nb,
     # search.heuristic_pick_nb), 0 for every other candidate; features_nb writes 0
     PRIOR_FEATURE,
@@ -132,7 +135,7 @@ FEATURES = (
 N_FEATURES = len(FEATURES)
 (F_SCORE, F_BOARD, F_RIVAL, F_PORTS, F_READY, F_N_READY, F_OPEN, F_N_OPEN, F_OPEN_FLOORS, F_FLOOR_CARDS,
  F_ROOF_CARDS, F_CONTRACTS, F_INSTALLABLE, F_HAND_VALUE, F_HAND_CARDS, F_BILLBOARDS, F_VALUE_LAST,
- F_LEAD_FINAL, F_EXPOSED, F_HEURISTIC_PICK) = range(N_FEATURES)
+ F_LEAD_FINAL, F_EXPOSED, F_ROOFABLE, F_HEURISTIC_PICK) = range(N_FEATURES)
 
 
 @inline_kernel
@@ -370,4 +373,5 @@ def features_nb(d, cfg, aux, p, out):
     out[F_VALUE_LAST] = value if rem <= 1 else 0
     out[F_LEAD_FINAL] = score - best_score if pub[C_PHASE] == PH_OVER else 0.0
     out[F_EXPOSED] = exposed_nb(pub, p)
+    out[F_ROOFABLE] = min(n_open, n_roof)
     out[F_HEURISTIC_PICK] = 0.0

@@ -305,3 +305,24 @@ def test_exposed_counts_the_rivals_who_may_still_answer_an_install_in_round_1():
             break
         g.apply(g.policy_action("heuristic"))
     assert seen_first and seen_drop and seen_later
+
+
+def test_roofable_is_the_roofs_the_hand_can_pay_for():
+    """`roofable`: min(the seat's incomplete buildings, its Roof cards), counted here from the
+    seat's observation (its Plant and hand) at every decision of heuristic games; both sides of
+    the min bind somewhere (a Roof card short, a building short)."""
+    from engines.skyline_3000.state import P_NBUILD, PL_R, ROOF
+    short_of = {"roofs": 0, "buildings": 0}
+    for gi in range(2):
+        g = new_game(n_players=3, seed=8, game_index=gi)
+        types = g.kp.card_types()
+        while not g.is_over():
+            for p in range(3):
+                o = g.observation(p)
+                incomplete = sum(1 for i in range(int(o["players"][p, P_NBUILD])) if o["plants"][p, PL_R, i] == 0)
+                roofs = sum(1 for c in o["hand"] if types[c] == ROOF)
+                assert features_of(g, p)[IX["roofable"]] == min(incomplete, roofs)
+                short_of["roofs"] += roofs < incomplete
+                short_of["buildings"] += incomplete < roofs
+            g.apply(g.policy_action("heuristic"))
+    assert short_of["roofs"] > 0 and short_of["buildings"] > 0
