@@ -10,9 +10,10 @@ from engines.skyline_3000.state import (
     C_BIDDER, C_KEY, P_NHAND, PH_BID, PI_DECK, PI_DISC, PI_DISCARDS, PI_TOP, S_BIDS,
 )
 
-POLICIES = ["expert", "expert_waits", "expert_waits_roofs", "search(iterations=8, rollout=expert)", "random", "greedy", "heuristic",
-            "search(iterations=16)", "search(iterations=8, rollout=heuristic)", "search(iterations=8, rollout=greedy)",
-            "search(iterations=16, halving=0)", "search(iterations=8, rollout=heuristic, halving=0)"]
+POLICIES = ["expert", "expert_waits", "expert_waits_roofs", "search(iterations=8, rollout=expert)", "random", "greedy",
+            "heuristic", "search(iterations=16)", "search(iterations=8, rollout=heuristic)",
+            "search(iterations=8, rollout=greedy)", "search(iterations=16, halving=0)",
+            "search(iterations=8, rollout=heuristic, halving=0)"]
 
 
 def decision_states(n_games=2, step=9):
