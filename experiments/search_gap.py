@@ -14,8 +14,10 @@ the seat that moves first in that game; the other seats play the base policy thr
     arm K        seat s plays the better policy at the decisions of kind K, the base policy
                  elsewhere. By phase (the default) K is the game's phase name there (Game.phase());
                  by action (`by="action"`) K is the phase and what the better policy's move does
-                 there: its name (Game.action_name) without numbers or brackets, three words at
-                 most ("construction: place a billboard", "invest: buy a floor"). By action the
+                 there: its name (Game.action_name) without numbers or brackets, four words at
+                 most and never ending on a word that leads into a place or an amount
+                 ("construction: place a billboard", "draw: draw from the Roof", "invest: buy a
+                 floor"). By action the
                  better policy is asked at every decision of seat s and its move played only
                  when of kind K (a move of the base policy is then drawn after it: the same
                  policy, other draws).
@@ -110,12 +112,24 @@ class ArmResult:
     kinds: dict = field(default_factory=dict)   # arm "all": decisions per kind (the better policy's)
 
 
+# A kind never ends on these: they lead into what the kind leaves out, a place ("in Blue block 2",
+# "on [3, 4]") or an amount ("= 7"); cut there, "place a billboard in" reads "place a billboard".
+KIND_WORDS = 4
+LEADING_ON = frozenset({"a", "an", "the", "to", "in", "on", "into", "of", "from", "with", "as", "at", "and",
+                        "=", "+"})
+
+
 def action_kind(game, action: int) -> str:
-    """What a move does, in a few words: its phase and its name without numbers or brackets, three
-    words at most ("construction: place a billboard")."""
+    """What a move does, in a few words: its phase and its name without numbers or brackets,
+    KIND_WORDS words at most, trailing LEADING_ON words dropped ("construction: place a
+    billboard", "construction: play Contract to install", "draw: draw from the Roof"). Four words
+    say what three left out: which of Skyline 3000's decks a draw takes (three words merged them
+    as "draw from the") and what a card is played to do ("play Contract to")."""
     name = re.sub(r"\([^)]*\)", "", game.action_name(action))
-    words = [w for w in name.split() if not re.search(r"\d", w)]
-    return f"{game.phase()}: {' '.join(words[:3])}"
+    words = [w for w in name.split() if not re.search(r"\d", w)][:KIND_WORDS]
+    while len(words) > 1 and words[-1].strip(",") in LEADING_ON:
+        words.pop()
+    return f"{game.phase()}: {' '.join(words)}"
 
 
 def play_arm(plan: GapPlan, arm: str, start: int = 0, count: int | None = None) -> ArmResult:

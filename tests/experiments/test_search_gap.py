@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from experiments.cli import app
-from experiments.search_gap import GapError, GapPlan, gain_interval, gap_text, play_arm, run_gap, verdict
+from experiments.search_gap import GapError, GapPlan, action_kind, gain_interval, gap_text, play_arm, run_gap, verdict
 
 cli = CliRunner()
 
@@ -118,3 +118,40 @@ def test_a_bad_plan_is_refused_in_one_line():
     res = cli.invoke(app, ["gap", "coin", "--base", "random", "--better", "strong", "-n", "30", "-j", "1"])
     assert res.exit_code == 0, res.output
     assert "| coin |" in res.output
+
+
+def test_a_kind_says_what_the_move_does_without_its_place_or_amount():
+    """action_kind on the shipped games' own move names: numbers and brackets dropped, four words
+    at most, never ending on a word that leads into a place or an amount; Skyline 3000's three
+    decks are three kinds (three words merged them as "draw from the")."""
+    class Named:
+        def __init__(self, phase, name):
+            self._phase, self._name = phase, name
+
+        def phase(self):
+            return self._phase
+
+        def action_name(self, action):
+            return self._name
+
+    expected = {
+        ("draw", "draw from the Roof deck"): "draw: draw from the Roof",
+        ("construction", "play Contract(Red) 5 to install a building"): "construction: play Contract to install",
+        ("construction", "place a billboard in Blue block 2, paying with Floor 3"): "construction: place a billboard",
+        ("install", "install 2-floor curved building on own billboard in Red block 1"):
+            "install: install curved building",
+        ("bid", "bid nothing (STOP first) = 0"): "bid: bid nothing",
+        ("bid", "bid Floor 3 = 3"): "bid: bid Floor",
+        ("build", "build Skyline floor on [3, 4]"): "build: build Skyline floor",
+        ("invest", "buy a 2M floor"): "invest: buy a floor",
+        ("buy", "neither buy nor upgrade"): "buy: neither buy nor upgrade",
+        ("coin", "coin to seat 1"): "coin: coin to seat",
+        ("construction", "pass"): "construction: pass",
+    }
+    for (phase, name), kind in expected.items():
+        assert action_kind(Named(phase, name), 0) == kind, name
+    from engines.registry import get_game
+    g = get_game("skyline_3000").new_game(n_players=4, seed=1)
+    while g.phase() != "draw":
+        g.apply(g.policy_action("heuristic"))
+    assert len({action_kind(g, a) for a in g.legal_actions()}) == len(g.legal_actions()) == 3
