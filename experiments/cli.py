@@ -523,10 +523,10 @@ def train_cmd(
                                         "and the heuristic in turn, so that exploiting one opponent does not pay)."),
     self_tune_players: str = typer.Option("", "--self-tune-players", help="Play --self-tune-trials at these of "
                                           "the --players only, e.g. 4 (default: all of them)."),
-    tune_range: Optional[float] = typer.Option(None, "--tune-range", help="The most --tune-trials and --self-tune-trials "
+    tune_range: float = typer.Option(1.5, "--tune-range", help="The most --tune-trials and --self-tune-trials "
                                      "move a weight from the fit, in standard deviations of its feature. Widen it "
                                      "for a feature that is rarely nonzero: its spread is small, so the default "
-                                     "range may not reach a weight that changes play. Default: 1.5."),
+                                     "range may not reach a weight that changes play."),
     roll_in: str = typer.Option("search", "--roll-in", help="Who plays the recorded games after the first "
                                 "iteration: search (the search player, rolling out the best expert so far) or "
                                 "expert (the best expert so far, each decision labelled by the search rolling "
@@ -553,7 +553,7 @@ def train_cmd(
                          variant, tuple(set_ or ()), tuple(mix or ()), tune_trials, self_tune_trials,
                          self_tune_table,
                          parse_players(self_tune_players, "--self-tune-players") if self_tune_players else (),
-                         roll_in, *(() if tune_range is None else (tune_range,)))
+                         roll_in, tune_range)
         plan.check()  # every option, before anything is written
         if preset is not None:
             from engines.registry import get_game

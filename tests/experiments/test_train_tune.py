@@ -435,3 +435,14 @@ def test_the_ladders_that_weigh_a_trained_model_are_ladders_of_its_rules(game):
         lad = plan_ladder(game, players=int(opts["-p"][0]), rungs=[r for r in opts["--rung"] if r != "mine"],
                           overrides=dict(parse_override(s) for s in opts["--set"]))
         assert lad.overrides == (parse_override(change),)
+
+
+def test_the_cli_default_tune_range_is_the_trainers():
+    """The CLI keeps its defaults as literals (it does not import the trainer at start-up): its
+    --tune-range must still be TUNE_RANGE, or a plain `train` would write --tune-range into every
+    model's command."""
+    import typer.main
+
+    from experiments.cli import app
+    train_cmd = typer.main.get_command(app).commands["train"]
+    assert {p.name: p.default for p in train_cmd.params}["tune_range"] == TUNE_RANGE
