@@ -27,8 +27,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import polars as pl
 
+from analysis import stats
 from analysis.run import Run
 from analysis.sections import Finding, Plot, Section, game_spec  # noqa: F401 - re-exported for game modules
 from engines.core.spec import TurnOrder
@@ -66,23 +68,42 @@ class RunData:
         spec = game_spec(self.game_id)
         return spec.turn_order if spec is not None else None
 
-    def table(self, name: str) -> pl.DataFrame:
+    def table(self, name: str, columns: tuple[str, ...] | None = None) -> pl.DataFrame:
+        """The table's rows of the first n_games games; only `columns` when given (a million
+        games' players table is 300 MB whole, a few MB per column)."""
         cache = self.__dict__.setdefault("_tables", {})
-        if name not in cache:
-            frame = self.run.scan(name).filter(pl.col("game") < self.n_games).collect()
+        if (name, None) in cache and columns is not None:
+            return cache[(name, None)].select(columns)
+        if (name, columns) not in cache:
+            scan = self.run.scan(name)
+            scan = scan if columns is None else scan.select(columns)
+            frame = scan.filter(pl.col("game") < self.n_games).collect()
             if "policy" in frame.columns:
                 frame = frame.with_columns(pl.col("policy").cast(pl.Utf8))
-            cache[name] = frame
-        return cache[name]
+            cache[(name, columns)] = frame
+        return cache[(name, columns)]
 
     @cached_property
     def players(self) -> pl.DataFrame:
         """players + `position` (0 = first in turn order) and `order` label, `n_winners`."""
-        players = self.table("players")
-        games = self.table("games")
-        p = self.players_count
+        seats = self.seats()
+        order = pl.col("position").replace_strict(dict(enumerate(ORDINALS)), return_dtype=pl.Utf8).alias("order")
+        return seats.select(pl.exclude("n_winners"), order, "n_winners")
+
+    def seats(self, *columns: str) -> pl.DataFrame:
+        """The players table's rows with only the given columns (all when none), plus game, seat,
+        win, `position` (0 = first in turn order) and `n_winners`, sorted by game and position."""
         order = self.turn_order
+        if columns:
+            needed = ["game", "seat", "win", *(c for c in columns if c not in ("game", "seat", "win"))]
+            if order is not None and order.table == "players" and order.name not in needed:
+                needed.append(order.name)
+            players = self.table("players", tuple(needed))
+        else:
+            players = self.table("players")
+        p = self.players_count
         if order is not None and order.table == "games":      # a column with the seat that moves first
+            games = self.table("games", ("game", order.name))
             first = games.select("game", pl.col(order.name).cast(pl.Int64).alias("_first"))
             players = players.join(first, on="game", how="left")
         elif order is not None and order.table == "players":  # a 0/1 flag on the seat that moves first
@@ -94,8 +115,6 @@ class RunData:
             players = players.with_columns(pl.lit(0, pl.Int64).alias("_first"))
         position = ((pl.col("seat").cast(pl.Int64) - pl.col("_first").fill_null(0)) % p).alias("position")
         players = players.with_columns(position).drop("_first")
-        players = players.with_columns(
-            pl.col("position").map_elements(lambda i: ORDINALS[i], return_dtype=pl.Utf8).alias("order"))
         n_winners = players.group_by("game").agg(pl.col("win").cast(pl.Int64).sum().alias("n_winners"))
         return players.join(n_winners, on="game", how="left").sort(["game", "position"])
 
@@ -224,6 +243,35 @@ def players_with_winners(run: Run) -> pl.LazyFrame:
     """players joined with games.n_winners, so a win can also be counted as a share."""
     n_winners = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners")
     return scan_players(run).with_columns(pl.col("game").cast(pl.Int64)).join(n_winners, on="game", how="left")
+
+
+def position_wins(frame: pl.LazyFrame, n_players: int, seating: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """(wins, seatings) from a frame of (game, position, win[, policy]) rows: wins is float
+    [games, positions], a row per game in game order, each turn-order position's win (0.0 where a
+    game has no row for it; a position no game has is left out); seatings, with `seating`, the
+    policies by position per game ("a|b|a"). Built UNIT_SLICE games at a time
+    (stats.collect_by_units): only this matrix grows with the games, not the row tables behind it."""
+    policy = [pl.col("policy").cast(pl.Utf8)] if seating else []
+    columns = ["game", "position", pl.col("win").cast(pl.Float64), *policy]
+    names = [str(p) for p in range(n_players)]
+    games, blocks, seatings, seen = [], [], [], set()
+    for piece in stats.collect_by_units(frame.select(columns)):
+        wide = piece.pivot(on="position", index="game", values="win", sort_columns=True).sort("game")
+        seen.update(c for c in wide.columns if c in names)
+        games.append(wide["game"].to_numpy())
+        blocks.append(wide.select(pl.col(c) if c in wide.columns else pl.lit(None, pl.Float64).alias(c) for c in names)
+                      .fill_null(0.0).to_numpy())
+        if seating:
+            order = (piece.sort("game", "position").group_by("game", maintain_order=True)
+                     .agg(pl.col("policy").str.join("|").alias("seating")))
+            seatings.append(wide.select("game").join(order, on="game", how="left")["seating"].fill_null("").to_numpy())
+    game = np.concatenate(games)
+    wins = np.concatenate(blocks)[:, [p for p, name in enumerate(names) if name in seen]]
+    seated = np.concatenate(seatings) if seating else None
+    if len(game) > 1 and not np.all(np.diff(game) > 0):   # the slice of games outside the hinted range comes last
+        order = np.argsort(game, kind="stable")
+        wins, seated = wins[order], (seated[order] if seating else None)
+    return wins, seated
 
 
 # --- estimates with their intervals (the game is the unit) ------------------------------------

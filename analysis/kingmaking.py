@@ -148,7 +148,7 @@ def measure(data: RunData, games: int = GAMES, window_per_seat: int = WINDOW_PER
     if "stalled" in table.columns:
         table = table.filter(pl.col("stalled") == 0)
     sample = sorted(int(i) for i in table["game"].to_list())[:games]
-    scores = data.table("players").filter(pl.col("game").is_in(sample)).sort(["game", "seat"])
+    scores = data.table("players", ("game", "seat", "score")).filter(pl.col("game").is_in(sample)).sort(["game", "seat"])
     final = {i: [] for i in sample}
     for i, s in zip(scores["game"].to_list(), scores["score"].to_list()):
         final[int(i)].append(int(s))

@@ -132,15 +132,18 @@ class Race:
 
 
 def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.DataFrame,
-                     spec: RoundScores) -> Race:
-    """The race of every game that was not stalled, from the declared round-score table."""
+                     spec: RoundScores, n_rounds: int | None = None, n_seats: int | None = None) -> Race:
+    """The race of every game that was not stalled, from the declared round-score table (R and P
+    from the frames unless given: a slice of a run is given the whole run's)."""
     keep = games.filter(pl.col("stalled") == 0)["game"] if "stalled" in games.columns else games["game"]
     rounds = rounds.filter(pl.col("game").is_in(keep.implode()))
     players = players.filter(pl.col("game").is_in(keep.implode()))
     ids = np.sort(players["game"].unique().to_numpy())
-    n_seats = int(players["seat"].max()) + 1 if players.height else 0
-    n_rounds = int(rounds[spec.round].max()) if rounds.height else 0
-    scores = np.zeros((len(ids), n_rounds, n_seats), np.int64)
+    if n_seats is None:
+        n_seats = int(players["seat"].max()) + 1 if players.height else 0
+    if n_rounds is None:
+        n_rounds = int(rounds[spec.round].max()) if rounds.height else 0
+    scores = np.zeros((len(ids), n_rounds, n_seats), np.int32)   # int32: half a million games' race
     gi = np.searchsorted(ids, rounds["game"].to_numpy())
     rnd = rounds[spec.round].to_numpy().astype(np.int64)
     scores[gi, rnd - 1, rounds[spec.seat].to_numpy().astype(np.int64)] = rounds[spec.score].to_numpy()
@@ -155,12 +158,32 @@ def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.Data
     return Race(ids, scores, win, length)
 
 
+RACE_SLICE = 10_000   # games read per pass: the race holds a few dozen bytes a game, its tables far more
+
+
+def _slice_rows(run: RunData, table: str, columns: list[str], low: int) -> pl.DataFrame:
+    """The columns (those the table has) of games low .. low + RACE_SLICE - 1 below run.n_games."""
+    scan = run.run.scan(table)
+    names = scan.collect_schema().names()
+    high = min(low + RACE_SLICE, run.n_games) - 1
+    return scan.select([c for c in columns if c in names]).filter(pl.col("game").is_between(low, high)).collect()
+
+
 def race(run: RunData, spec: RoundScores) -> Race | None:
+    """The run's race, read RACE_SLICE games at a time from the three columns of each table it needs."""
     if spec.table not in run.run.tables():  # a run folder written before the table
         return None
     cache = run.__dict__.setdefault("_race", {})
     if "race" not in cache:
-        cache["race"] = race_from_frames(run.table(spec.table), run.table("players"), run.table("games"), spec)
+        n_rounds = (run.run.scan(spec.table).filter(pl.col("game") < run.n_games)
+                    .select(pl.col(spec.round).max()).collect().item())
+        parts = [race_from_frames(_slice_rows(run, spec.table, ["game", spec.round, spec.seat, spec.score], low),
+                                  _slice_rows(run, "players", ["game", "seat", "win"], low),
+                                  _slice_rows(run, "games", ["game", "stalled"], low),
+                                  spec, n_rounds=int(n_rounds or 0), n_seats=run.players_count)
+                 for low in range(0, max(run.n_games, 1), RACE_SLICE)]
+        cache["race"] = Race(*(np.concatenate([getattr(r, part) for r in parts])
+                               for part in ("game", "scores", "win", "length")))
     return cache["race"]
 
 
@@ -217,13 +240,15 @@ def leader_wins_values(r: Race, round_index: int) -> np.ndarray:
     return (lead & r.win).sum(axis=1) / lead.sum(axis=1)
 
 
-def _frame(game, key, value) -> pl.DataFrame:
-    return pl.DataFrame({"game": np.asarray(game, np.int64), "key": key, "value": np.asarray(value, float)},
-                        schema={"game": pl.Int64, "key": pl.Utf8, "value": pl.Float64})
+def _frame(game, key: str, value) -> pl.DataFrame:
+    """(game, key, value) rows, every row under the one key."""
+    return pl.DataFrame({"game": np.asarray(game, np.int64), "value": np.asarray(value, float)},
+                        schema={"game": pl.Int64, "value": pl.Float64}).select(
+        "game", pl.lit(key, pl.Utf8).alias("key"), "value")
 
 
 def _empty() -> pl.DataFrame:
-    return _frame([], [], [])
+    return _frame([], ALL, [])
 
 
 def _single(values_of, spec: RoundScores):
@@ -232,13 +257,13 @@ def _single(values_of, spec: RoundScores):
         if r is None:
             return _empty()
         sub = r.single_winner
-        return _frame(sub.game, [ALL] * len(sub.game), values_of(sub))
+        return _frame(sub.game, ALL, values_of(sub))
     return compute
 
 
 def lead_changes(run: RunData, spec: RoundScores) -> pl.DataFrame:
     r = race(run, spec)
-    return _empty() if r is None else _frame(r.game, [ALL] * len(r.game), lead_changes_values(r))
+    return _empty() if r is None else _frame(r.game, ALL, lead_changes_values(r))
 
 
 def leader_wins(run: RunData, spec: RoundScores) -> pl.DataFrame:
@@ -253,7 +278,7 @@ def leader_wins_frame(r: Race) -> pl.DataFrame:
     for k in range(r.leader_rounds):
         on = r.going_on(k)
         if on.any():
-            parts.append(_frame(r.game[on], [after_round(k + 1)] * int(on.sum()), leader_wins_values(r, k)[on]))
+            parts.append(_frame(r.game[on], after_round(k + 1), leader_wins_values(r, k)[on]))
     return pl.concat(parts) if parts else _empty()
 
 
@@ -414,7 +439,7 @@ def bonferroni_lower(values: np.ndarray, families: int, confidence: float = CONF
     Wilson when every value is 0/1, else Student t (analysis.metrics.estimate)."""
     level = 1 - (1 - confidence) / max(1, families)
     metric = Metric("_", "", "proportion", lambda run: None)
-    est = estimate(metric, _frame(np.arange(len(values)), ["x"] * len(values), values), level)
+    est = estimate(metric, _frame(np.arange(len(values)), "x", values), level)
     if not est.height:
         return float("nan"), float("nan"), float("nan")
     row = est.row(0, named=True)
@@ -463,7 +488,7 @@ def outcome_figures(data: RunData, confidence: float = CONFIDENCE) -> dict:
         rows.append({"metric": name, "key": ALL, "games": row["n"], "estimate": row["estimate"],
                      "95% low": row["low"], "95% high": row["high"]})
         parts.append(row)
-    rates = data.players.group_by("order").agg(pl.col("win").cast(pl.Float64).mean().alias("rate"))["rate"]
+    rates = data.seats("win").group_by("position").agg(pl.col("win").cast(pl.Float64).mean().alias("rate"))["rate"]
     tie, stall = parts
     sentence = (f"Ties: {_pct(tie['estimate'])} of games shared the win (95% CI "
                 f"{_ci(tie['low'], tie['high'], clip=(0, 1))}); stalls: {_pct(stall['estimate'])} (95% CI "

@@ -28,7 +28,7 @@ import polars as pl
 from analysis import plots, stats
 from analysis.run import Run, resume_command
 from analysis.frames import (ORDINALS, SEAT_MARGIN, format_p, interval_text, ordinal, ordinal_column, pct, rate_with_interval,  # noqa: F401
-                             players_with_winners, position_column, scan_players, signed_points,
+                             players_with_winners, position_column, position_wins, scan_players, signed_points,
                              with_policy_strings)
 from analysis.plugins import game_module, game_module_name
 from analysis.sections import Finding, Plot, Section, game_spec
@@ -41,7 +41,10 @@ def build_report(run_path: str | Path) -> Path:
     A damaged run is refused (RunDamaged, one line with the command that
     repairs it); an unfinished one is reported as partial, never as whole."""
     run = Run.open(run_path)
-    sections = generic_sections(run) + game_sections(run) + [appendix(run)]
+    games = run.game_range()
+    # per-game sums run 10,000 games at a time over the run's own game ids, so memory stays flat
+    with stats.unit_ranges(**({"game": games} if games else {})):
+        sections = generic_sections(run) + game_sections(run) + [appendix(run)]
     return write_report(run, label_play(run, sections))
 
 
@@ -230,17 +233,10 @@ def seat_win_rates(run: Run) -> Section:
     frame = (players_with_winners(run).with_columns(pl.col("seat").cast(pl.Int64))
              .join(turn_order_position(run), on=["game", "seat"], how="left"))
     rates = stats.win_rates(frame, "position")
-    matrix = (frame.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
-              .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
-    win_matrix = matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns]).fill_null(0.0).to_numpy()
-    strata = None
-    if len(set(run.lineup)) > 1:
-        # mixed line-up: the test is stratified by seating (which policy sat at each position), so rotating
-        # seats' balance of the policies is not counted as noise (stats.STRATIFIED_SEAT_TEST)
-        seating = (frame.select("game", "position", pl.col("policy").cast(pl.Utf8)).collect()
-                   .sort("game", "position").group_by("game", maintain_order=True)
-                   .agg(pl.col("policy").str.join("|").alias("seating")))
-        strata = matrix.select("game").join(seating, on="game", how="left")["seating"].fill_null("").to_numpy()
+    mixed = len(set(run.lineup)) > 1
+    # mixed line-up: the test is stratified by seating (which policy sat at each position), so rotating
+    # seats' balance of the policies is not counted as noise (stats.STRATIFIED_SEAT_TEST)
+    win_matrix, strata = position_wins(frame, n_players, seating=mixed)
     test = stats.seat_test(win_matrix, strata)
     edges = stats.seat_edge_table(win_matrix).with_columns(ordinal_column("position"))
     rates = rates.with_columns(ordinal_column("position"))
@@ -425,7 +421,7 @@ def score_distribution(run: Run) -> Section:
     # The interval runs over games (a policy's seats in one game are not independent).
     by_game = stats.game_unit_rates(players, "policy", "score")
     summary = summary.with_columns(by_game["low"].alias("low"), by_game["high"].alias("high"))
-    counts = players.group_by("policy", "score").agg(pl.len().alias("count")).collect()
+    counts = stats.aggregate_by_units(players, ["policy", "score"], {"count": (pl.len(), "sum")})
     # One set of edges for all policies, so the outlines are comparable.
     edges = stats.integer_bin_edges(counts["score"].min(), counts["score"].max())
     series = {}

@@ -143,6 +143,15 @@ class Run:
 
         return pl.scan_parquet(files)
 
+    def game_range(self) -> tuple[int, int] | None:
+        """(first, last) game id in the finished chunks' games table; None without one."""
+        if "games" not in self.tables():
+            return None
+        import polars as pl
+
+        low, high = self.scan("games").select(pl.col("game").min(), pl.col("game").max().alias("high")).collect().row(0)
+        return None if low is None else (int(low), int(high))
+
     def load(self, table: str) -> pl.DataFrame:
         return self.scan(table).collect()
 

@@ -25,7 +25,7 @@ import polars as pl
 
 from analysis import plots, quality, stats
 from analysis.frames import (ORDINALS, SEAT_MARGIN, Metric, Plot, RunData, Section, fair_share,
-                             players_with_winners, scan_players, select, with_policy_strings, zero)
+                             players_with_winners, position_wins, scan_players, select, with_policy_strings, zero)
 from analysis.frames import format_p, game_spec, interval_text, labels as declared_labels, pct, rate_with_interval
 from analysis.quality import RoundScores
 from analysis.run import Run
@@ -138,7 +138,7 @@ def auction_prices(run: Run) -> Section:
                              ylabel="price paid (card value), mean")
     curve.axes[0].set_xticks([1, 2, 3, 4])
 
-    counts = sold.group_by("item", "price").agg(pl.len().alias("count")).collect()
+    counts = stats.aggregate_by_units(sold, ["item", "price"], {"count": (pl.len(), "sum")})
     edges = stats.integer_bin_edges(counts["price"].min(), counts["price"].max())
     distributions = {}
     for item in sorted(counts["item"].unique().to_list()):
@@ -173,7 +173,8 @@ def price_bins(sold: pl.LazyFrame) -> tuple[int, list[str]]:
     """Bin width and labels for prices: N_PRICE_BINS equal bins from 1 up to
     the 99th percentile, the last bin open-ended so rare huge bids don't
     stretch the axis."""
-    p99 = sold.select(pl.col("price").cast(pl.Float64).quantile(0.99)).collect().item()
+    p99 = stats.mean_table(sold.with_columns(pl.lit(0).alias("all")), "all", "price", quantiles=(0.99,))["q99"]
+    p99 = p99[0] if len(p99) else None
     width = max(1, math.ceil((p99 or 1) / N_PRICE_BINS))
     labels = []
     for b in range(N_PRICE_BINS):
@@ -199,14 +200,10 @@ def buyer_outcomes(run: Run) -> Section:
               on=["game", "seat"], how="inner")
     )
     # One pass over the join (millions of rows): counts and moments per bin, intervals after.
-    summary = (
-        buyers.group_by("item", "price_bin")
-        .agg(pl.len().alias("n"), pl.col("win").cast(pl.Int64).sum().alias("wins"),
-             pl.col("score").cast(pl.Float64).mean().alias("mean"),
-             pl.col("score").cast(pl.Float64).std().alias("std"))
-        .sort("item", "price_bin")
-        .collect()
-    )
+    summary = stats.aggregate_by_units(buyers, ["item", "price_bin"],
+                                       {"n": (pl.len(), "sum"), "wins": (pl.col("win").cast(pl.Int64).sum(), "sum"),
+                                        "score": (pl.col("score").cast(pl.Float64).sum(), "sum")})
+    summary = summary.with_columns((pl.col("score") / pl.col("n")).alias("mean")).drop("score")
     # Intervals over games: one game's buyers (several auctions, often the same player) are not
     # independent, so the auctions are summed per game first (cluster-robust by game).
     win_by_game = stats.game_unit_rates(buyers, ["item", "price_bin"], "win")
@@ -406,16 +403,13 @@ def first_builder_effect(run: Run) -> Section:
     builder_rates = stats.win_rates(players, "player").sort("player")
     position_rates = stats.win_rates(players, "position")
     # Final ties are settled by the cards' value left in hand (End of the Game), never by the Key.
-    hand_value_wins = (players.group_by("position").agg(pl.col("tie_break_win").cast(pl.Int64).sum()
-                                                        .alias("won on hand value")).collect())
+    hand_value_wins = stats.aggregate_by_units(
+        players, ["position"], {"won on hand value": (pl.col("tie_break_win").cast(pl.Int64).sum(), "sum")})
     position_rates = position_rates.join(hand_value_wins, on="position", how="left")
 
     # Every game, shared wins included: Cochran's Q on the games x positions win matrix
     # (equal to the chi-square of the winner's position when each game has one winner).
-    matrix = (players.select("game", "position", pl.col("win").cast(pl.Float64)).collect()
-              .pivot(on="position", index="game", values="win", sort_columns=True).sort("game"))
-    test = stats.seat_test(matrix.select([str(p) for p in range(n_players) if str(p) in matrix.columns])
-                           .fill_null(0.0).to_numpy())
+    test = stats.seat_test(position_wins(players, n_players)[0])
 
     labels = [ORDINALS[p] for p in range(n_players)]
     schedule = {p: ", ".join(map(str, key_rounds(p, n_players, rounds))) or "none" for p in range(n_players)}
@@ -486,11 +480,13 @@ def auction_seats(run: Run) -> pl.LazyFrame:
                         pl.col("winner").cast(pl.Int64), pl.col("price").cast(pl.Int64),
                         pl.col("tie_break").cast(pl.Int64), *[pl.col(b).cast(pl.Int64) for b in bids])
                 .join(first_key, on="game"))
-    seat = pl.col("bid_seat").str.strip_prefix("bid_").cast(pl.Int64)
     won = pl.col("winner") == pl.col("seat")
-    return (auctions.unpivot(on=bids, index=["game", "round", "item", "winner", "price", "tie_break", "first_key"],
-                             variable_name="bid_seat", value_name="bid")
-            .with_columns(seat.alias("seat"))
+    common = ["game", "round", "item", "winner", "price", "tie_break", "first_key"]
+    # one frame per seat, stacked (as unpivot would, seat 0's rows first): a filter on the game
+    # reaches the Parquet scans through a concat, not through an unpivot (stats.UNIT_SLICE)
+    seats = pl.concat([auctions.select(*common, pl.lit(s, pl.Int64).alias("seat"), pl.col(bid).alias("bid"))
+                       for s, bid in enumerate(bids)])
+    return (seats
             .with_columns(((pl.col("seat") - pl.col("first_key") - pl.col("round") + 1) % n_players).alias("from_key"),
                           (pl.col("bid") > 0).cast(pl.Int64).alias("entered"), won.cast(pl.Int64).alias("won"))
             .with_columns(pl.when(won).then(pl.col("price")).otherwise(0).alias("paid"),
@@ -509,16 +505,17 @@ def key_player_auctions(run: Run) -> Section:
     n_players = run.n_players
     labels = _from_key_labels(n_players)
     rows = auction_seats(run)
-    games = rows.select(pl.col("game").n_unique()).collect().item()
+    games = stats.aggregate_by_units(rows.with_columns(pl.lit(0).alias("all")), ["all"],
+                                     {"games": (pl.col("game").n_unique(), "sum")})["games"].sum()
     relation = pl.col("from_key").replace_strict(labels, return_dtype=pl.String)
 
     entry = stats.unit_ratio_table(rows, "from_key", "entered", unit="game")
     success = stats.unit_ratio_table(rows.filter(pl.col("entered") == 1), "from_key", "won", unit="game")
     price = stats.unit_ratio_table(rows.filter(pl.col("won") == 1), "from_key", "paid", unit="game")
-    counts = (rows.group_by("from_key")
-              .agg(pl.len().cast(pl.Int64).alias("seat-auctions"), pl.col("won").sum().alias("won"),
-                   pl.col("won on highest card").sum(), pl.col("won on Key order").sum())
-              .collect())
+    counts = stats.aggregate_by_units(rows, ["from_key"], {
+        "seat-auctions": (pl.len().cast(pl.Int64), "sum"), "won": (pl.col("won").sum(), "sum"),
+        "won on highest card": (pl.col("won on highest card").sum(), "sum"),
+        "won on Key order": (pl.col("won on Key order").sum(), "sum")})
     table = (counts
              .join(entry.select("from_key", pl.col("total").cast(pl.Int64).alias("entered"),
                                 pl.col("rate").alias("entry rate"), pl.col("low").alias("entry 95% low"),

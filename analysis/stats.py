@@ -15,10 +15,12 @@ Win counting. A shared win counts for every sharer in the `win` column
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import polars as pl
@@ -154,6 +156,109 @@ def cluster_share(w, n, confidence: float = CONFIDENCE) -> tuple[float, float, f
     return share, max(0.0, lo), min(1.0, hi)
 
 
+# --- sums over slices of games -------------------------------------------------------------
+# A run's tables hold a row per game, player, auction or round, millions of rows; a report's
+# estimates need per-group sums of them (and of per-game sums). Sums over disjoint sets of games
+# add up, so every such table is aggregated UNIT_SLICE games at a time and the slices combined:
+# the report's memory is that of one slice, whatever the number of games. The filter on the game
+# reaches the Parquet scans through polars' predicate pushdown, so a slice reads only its rows.
+
+UNIT_SLICE = 10_000
+"""Units (games) aggregated per pass."""
+
+_UNIT_RANGES: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("unit_ranges", default={})
+
+
+@contextlib.contextmanager
+def unit_ranges(**ranges: tuple[int, int]):
+    """Within the block, slices of a unit's ids run over the given (low, high), e.g.
+    game=(0, 99_999) from a run's games table, instead of being found in each frame.
+
+    A hint about how to slice, never about what: ids outside the range are still counted, in one
+    more pass. Finding the ids of a frame built by joins costs as much memory as the join itself.
+    """
+    token = _UNIT_RANGES.set(_UNIT_RANGES.get() | ranges)
+    try:
+        yield
+    finally:
+        _UNIT_RANGES.reset(token)
+
+
+def _unit_slices(frame: pl.LazyFrame, unit: str) -> list[pl.Expr | None]:
+    """Filters that split `frame` into runs of UNIT_SLICE consecutive unit ids ([None]: one pass)."""
+    schema = frame.collect_schema()
+    if unit not in schema or not schema[unit].is_integer():
+        return [None]
+    bounds = _UNIT_RANGES.get().get(unit)
+    if bounds is None:
+        bounds = frame.select(pl.col(unit).min(), pl.col(unit).max().alias("high")).collect(engine="streaming").row(0)
+        if bounds[0] is None:
+            return [None]
+    low, high = int(bounds[0]), int(bounds[1])
+    if high - low < UNIT_SLICE:
+        return [None]
+    ids = pl.col(unit)
+    return ([ids.is_between(start, min(start + UNIT_SLICE - 1, high)) for start in range(low, high + 1, UNIT_SLICE)]
+            + [ids.is_between(low, high).not_().fill_null(True)])   # ids outside the range, and none
+
+
+def collect_by_units(frame: pl.DataFrame | pl.LazyFrame, unit: str = "game") -> Iterator[pl.DataFrame]:
+    """The rows of `frame`, UNIT_SLICE units at a time (empty slices skipped; one empty frame
+    when there are no rows)."""
+    frame = frame.lazy()
+    piece, given = None, False
+    for keep in _unit_slices(frame, unit):
+        piece = (frame if keep is None else frame.filter(keep)).collect(engine="streaming")
+        if piece.height:
+            given = True
+            yield piece
+    if not given:
+        yield piece
+
+
+def _by_slices(frame: pl.DataFrame | pl.LazyFrame, unit: str,
+               query: Callable[[pl.LazyFrame], pl.LazyFrame]) -> list[pl.DataFrame]:
+    """`query` collected on each slice of UNIT_SLICE units of `frame`."""
+    frame = frame.lazy()
+    return [query(frame if keep is None else frame.filter(keep)).collect(engine="streaming")
+            for keep in _unit_slices(frame, unit)]
+
+
+_COMBINE = {"sum": pl.Expr.sum, "min": pl.Expr.min, "max": pl.Expr.max, "all": pl.Expr.all}
+
+
+def aggregate_by_units(frame: pl.DataFrame | pl.LazyFrame, by: Sequence[str],
+                       aggregates: dict[str, tuple[pl.Expr, str]], unit: str = "game",
+                       per_unit: Sequence[pl.Expr] = ()) -> pl.DataFrame:
+    """Per-group aggregates of `frame`'s rows, UNIT_SLICE units at a time, sorted by `by`.
+
+    `aggregates` is {name: (expression, how)}; how ("sum", "min", "max" or "all") combines the
+    slices, so each expression must be one that combines that way (a count, a sum, a minimum;
+    `n_unique` of the unit is a sum, since a unit lies in one slice). With `per_unit`, rows are
+    first aggregated per (group, unit) with those expressions and `aggregates` runs on that.
+    """
+    by = list(by)
+
+    def query(part: pl.LazyFrame) -> pl.LazyFrame:
+        if per_unit:
+            part = part.group_by(*by, unit).agg(per_unit)
+        return part.group_by(by).agg([expression.alias(name) for name, (expression, _) in aggregates.items()])
+
+    parts = _by_slices(frame, unit, query)
+    if len(parts) == 1:
+        return parts[0].sort(by)
+    return (pl.concat(parts).group_by(by)
+            .agg([_COMBINE[how](pl.col(name)).alias(name) for name, (_, how) in aggregates.items()]).sort(by))
+
+
+def _cluster_moments(units: str, total_n: str, **more: tuple[pl.Expr, str]) -> dict[str, tuple[pl.Expr, str]]:
+    """The sums cluster_rate_interval needs, over per-unit n_g and w_g (aggregate_by_units' form)."""
+    n_g, w_g = pl.col("n_g"), pl.col("w_g")
+    return {units: (pl.len(), "sum"), total_n: (n_g.sum(), "sum"), "total": (w_g.sum(), "sum"),
+            "sww": ((w_g ** 2).sum(), "sum"), "swn": ((w_g * n_g).sum(), "sum"), "snn": ((n_g ** 2).sum(), "sum"),
+            **more}
+
+
 def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str], value: str,
                     confidence: float = CONFIDENCE) -> pl.DataFrame:
     """Rate of `value` per group with the game as the unit (see GAME_UNIT).
@@ -163,22 +268,14 @@ def game_unit_rates(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str],
     or "cluster-robust by game").
     """
     by = [by] if isinstance(by, str) else list(by)
-    per_game = (
-        frame.lazy()
-        .group_by(*by, "game")
-        .agg(pl.len().cast(pl.Float64).alias("n_g"), pl.col(value).cast(pl.Float64).sum().alias("w_g"),
-             pl.col(value).cast(pl.Float64).is_between(0.0, 1.0).all().alias("unit_g"))
-    )
-    groups = (
-        per_game.group_by(by)
-        .agg(pl.len().alias("games"), pl.col("n_g").sum().alias("player_games"), pl.col("w_g").sum().alias("total"),
-             (pl.col("w_g") ** 2).sum().alias("sww"), (pl.col("w_g") * pl.col("n_g")).sum().alias("swn"),
-             (pl.col("n_g") ** 2).sum().alias("snn"), (pl.col("n_g").n_unique() == 1).alias("fixed_k"),
-             pl.col("n_g").first().alias("seats_k"),
-             pl.col("w_g").is_in([0.0, 1.0]).all().alias("binary"), pl.col("unit_g").all().alias("unit"))
-        .sort(by)
-        .collect()
-    )
+    per_game = [pl.len().cast(pl.Float64).alias("n_g"), pl.col(value).cast(pl.Float64).sum().alias("w_g"),
+                pl.col(value).cast(pl.Float64).is_between(0.0, 1.0).all().alias("unit_g")]
+    n_g, w_g = pl.col("n_g"), pl.col("w_g")
+    groups = aggregate_by_units(frame, by, unit="game", per_unit=per_game, aggregates=_cluster_moments(
+        "games", "player_games", seats_min=(n_g.min(), "min"), seats_max=(n_g.max(), "max"),
+        binary=(w_g.is_in([0.0, 1.0]).all(), "all"), unit=(pl.col("unit_g").all(), "all")))
+    groups = groups.with_columns((pl.col("seats_min") == pl.col("seats_max")).alias("fixed_k"),
+                                 pl.col("seats_min").alias("seats_k"))
     rate, low, high = cluster_rate_interval(groups["games"].to_numpy(), groups["player_games"].to_numpy(),
                                             groups["total"].to_numpy(), groups["sww"].to_numpy(),
                                             groups["swn"].to_numpy(), groups["snn"].to_numpy(), confidence)
@@ -223,16 +320,8 @@ def unit_ratio_table(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str]
     """
     by = [by] if isinstance(by, str) else list(by)
     den = pl.len().cast(pl.Float64) if denominator is None else pl.col(denominator).cast(pl.Float64).sum()
-    per_unit = (frame.lazy().group_by(*by, unit)
-                .agg(den.alias("n_g"), pl.col(numerator).cast(pl.Float64).sum().alias("w_g")))
-    groups = (
-        per_unit.group_by(by)
-        .agg(pl.len().alias("units"), pl.col("n_g").sum().alias("total_n"), pl.col("w_g").sum().alias("total"),
-             (pl.col("w_g") ** 2).sum().alias("sww"), (pl.col("w_g") * pl.col("n_g")).sum().alias("swn"),
-             (pl.col("n_g") ** 2).sum().alias("snn"))
-        .sort(by)
-        .collect()
-    )
+    per_unit = [den.alias("n_g"), pl.col(numerator).cast(pl.Float64).sum().alias("w_g")]
+    groups = aggregate_by_units(frame, by, _cluster_moments("units", "total_n"), unit=unit, per_unit=per_unit)
     rate, low, high = cluster_rate_interval(groups["units"].to_numpy(), groups["total_n"].to_numpy(),
                                             groups["total"].to_numpy(), groups["sww"].to_numpy(),
                                             groups["swn"].to_numpy(), groups["snn"].to_numpy(), confidence)
@@ -419,31 +508,60 @@ def mean_t_interval(values, confidence: float = CONFIDENCE) -> Estimate:
 
 
 def mean_table(frame: pl.DataFrame | pl.LazyFrame, by: str | Sequence[str], value: str | pl.Expr,
-               confidence: float = CONFIDENCE, quantiles: Sequence[float] = ()) -> pl.DataFrame:
-    """Mean of `value` per group with a Student t interval, aggregated in polars.
+               confidence: float = CONFIDENCE, quantiles: Sequence[float] = (), unit: str = "game") -> pl.DataFrame:
+    """Mean of `value` per group with a Student t interval over rows, aggregated in polars.
 
     Columns: by..., n, mean, low, high, std, then q<pct> for each quantile
-    asked (polars quantile, linear interpolation).
+    asked (linear interpolation, as polars' and numpy's default). Summed
+    UNIT_SLICE units (games) at a time: counts, sums and squared deviations
+    per slice, combined exactly (Chan et al.'s pairwise update), and the
+    quantiles from the value counts, so a table of millions of rows needs the
+    memory of one slice and of its distinct values.
     """
     by = [by] if isinstance(by, str) else list(by)
-    expr = pl.col(value) if isinstance(value, str) else value
-    expr = expr.cast(pl.Float64)
-    quantile_exprs = [expr.quantile(q, interpolation="linear").alias(_quantile_name(q)) for q in quantiles]
-    table = (
-        frame.lazy()
-        .group_by(by)
-        .agg(pl.len().alias("n"), expr.mean().alias("mean"), expr.std(ddof=1).alias("std"), *quantile_exprs)
-        .sort(by)
-        .collect()
-    )
+    expr = (pl.col(value) if isinstance(value, str) else value).cast(pl.Float64)
+    frame = frame.lazy().with_columns(expr.alias("__value"))
+    x = pl.col("__value")
+    parts = pl.concat(_by_slices(frame, unit, lambda part: part.group_by(by).agg(
+        pl.len().alias("n"), x.count().alias("k"), x.sum().alias("s"), ((x - x.mean()) ** 2).sum().alias("m2"))))
+    mean = pl.col("s").sum().over(by) / pl.col("k").sum().over(by)
+    table = (parts.with_columns(mean.alias("mean"))
+             .group_by(by).agg(pl.col("n").sum(), pl.col("k").sum(), pl.col("mean").first(),
+                               (pl.col("m2") + pl.col("k") * (pl.col("s") / pl.col("k") - pl.col("mean")) ** 2)
+                               .fill_nan(0.0).sum().alias("m2"))
+             .with_columns(pl.when(pl.col("k") > 1).then((pl.col("m2") / (pl.col("k") - 1)).sqrt()).alias("std"))
+             .sort(by))
+    if quantiles:
+        counts = pl.concat(_by_slices(frame, unit, lambda part: part.filter(x.is_not_null())
+                                      .group_by(*by, "__value").agg(pl.len().alias("count"))))
+        counts = counts.group_by(*by, "__value").agg(pl.col("count").sum()).sort(*by, "__value")
+        columns = {_quantile_name(q): [] for q in quantiles}
+        for key in table.select(by).iter_rows():
+            group = counts.filter(pl.all_horizontal([pl.col(b) == k for b, k in zip(by, key)]))
+            for q in quantiles:
+                columns[_quantile_name(q)].append(quantile_of_counts(group["__value"].to_numpy(),
+                                                                     group["count"].to_numpy(), q))
+        table = table.with_columns(pl.Series(name, values, dtype=pl.Float64) for name, values in columns.items())
     low, high = t_interval_from_moments(table["n"].to_numpy(), table["mean"].to_numpy(),
                                         table["std"].fill_null(np.nan).to_numpy(), confidence)
     return table.select(
-        *by, "n", "mean",
+        *by, pl.col("n").cast(pl.UInt32), "mean",
         pl.Series("low", np.atleast_1d(low)),
         pl.Series("high", np.atleast_1d(high)),
         "std", *[_quantile_name(q) for q in quantiles],
     )
+
+
+def quantile_of_counts(values: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """The q-quantile (linear interpolation) of a sample given as sorted distinct values and their counts."""
+    if len(values) == 0:
+        return math.nan
+    cumulative = np.cumsum(counts)
+    position = q * (cumulative[-1] - 1)
+    below = math.floor(position)
+    at = lambda k: float(values[np.searchsorted(cumulative, k, side="right")])  # noqa: E731 (the k-th in order)
+    low_value = at(below)
+    return low_value + (position - below) * (at(min(below + 1, cumulative[-1] - 1)) - low_value)
 
 
 def _quantile_name(q: float) -> str:
