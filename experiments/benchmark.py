@@ -21,7 +21,8 @@ What it measures, on one core unless said:
     filled (what every CLI call and every worker pays), and the CLI itself;
   * a 1,000,000-game heuristic run of the CLI's default game (Skyline 3000) with both cores through the
     real runner, its wall time and the peak memory of the whole process
-    tree, next to smaller runs to show memory stays flat.
+    tree, next to smaller runs to show memory stays flat, and the same of
+    `skyline-lab report` on each run folder.
 """
 from __future__ import annotations
 
@@ -287,7 +288,8 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
 
     if skip_million:
         return
-    print(f"\n## Memory and wall time of whole runs (heuristic {DEFAULT_GAME}, default players, 2 workers)")
+    print(f"\n## Memory and wall time of whole runs (heuristic {DEFAULT_GAME}, default players, 2 workers), "
+          "then of `skyline-lab report` on each")
     sizes = [100_000, 1_000_000] if not quick else [20_000, 100_000]
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
@@ -295,6 +297,9 @@ def main(quick: bool = False, c_dir: str | None = None, skip_million: bool = Fal
                     "--out", os.path.join(tmp, f"run{n}"), "--quiet", "--no-report", "--fresh"]
             wall, peak = run_with_peak_memory(args)
             print(f"{n:>9,d} games: {wall:7.1f} s wall, {n / wall:9,.0f} games/s, peak memory {peak / 2**20:7.0f} MiB")
+            # the report reads the tables UNIT_SLICE games at a time (analysis.stats): its memory too stays flat
+            wall, peak = run_with_peak_memory(["report", os.path.join(tmp, f"run{n}")])
+            print(f"{'':>9s}  report: {wall:7.1f} s wall, peak memory {peak / 2**20:7.0f} MiB")
 
 
 if __name__ == "__main__":
