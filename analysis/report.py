@@ -41,9 +41,8 @@ def build_report(run_path: str | Path) -> Path:
     A damaged run is refused (RunDamaged, one line with the command that
     repairs it); an unfinished one is reported as partial, never as whole."""
     run = Run.open(run_path)
-    games = run.game_range()
-    # per-game sums run 10,000 games at a time over the run's own game ids, so memory stays flat
-    with stats.unit_ranges(**({"game": games} if games else {})):
+    # the tables are summed stats.UNIT_SLICE games at a time over the run's own game ids: memory stays flat
+    with stats.unit_ranges(game=run.game_range()):
         sections = generic_sections(run) + game_sections(run) + [appendix(run)]
     return write_report(run, label_play(run, sections))
 

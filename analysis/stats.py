@@ -170,14 +170,14 @@ _UNIT_RANGES: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.C
 
 
 @contextlib.contextmanager
-def unit_ranges(**ranges: tuple[int, int]):
+def unit_ranges(**ranges: tuple[int, int] | None):
     """Within the block, slices of a unit's ids run over the given (low, high), e.g.
-    game=(0, 99_999) from a run's games table, instead of being found in each frame.
+    game=(0, 99_999) from a run's games table, instead of being found in each frame (None: found).
 
     A hint about how to slice, never about what: ids outside the range are still counted, in one
     more pass. Finding the ids of a frame built by joins costs as much memory as the join itself.
     """
-    token = _UNIT_RANGES.set(_UNIT_RANGES.get() | ranges)
+    token = _UNIT_RANGES.set(_UNIT_RANGES.get() | {unit: bounds for unit, bounds in ranges.items() if bounds})
     try:
         yield
     finally:
