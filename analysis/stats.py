@@ -164,7 +164,9 @@ def cluster_share(w, n, confidence: float = CONFIDENCE) -> tuple[float, float, f
 # reaches the Parquet scans through polars' predicate pushdown, so a slice reads only its rows.
 
 UNIT_SLICE = 10_000
-"""Units (games) aggregated per pass."""
+"""Units (games) aggregated per pass. Memory against time, measured on Skyline 3000's report: at
+100,000 games slices of 10,000 peaked at 479 MB, 25,000 at 538, 50,000 at 705, one pass at 973;
+at 1,000,000 games slices of 10,000 took 131 s, 50,000 took 55 s (each pass scans the part files)."""
 
 _UNIT_RANGES: contextvars.ContextVar[dict[str, tuple[int, int]]] = contextvars.ContextVar("unit_ranges", default={})
 
