@@ -5,6 +5,8 @@ that of one slice. These tests make the slices tiny and hold every sliced estima
 estimate computed in one pass, on random tables with gaps in the game ids, groups that skip
 slices, ties and missing values.
 """
+import contextlib
+
 import numpy as np
 import polars as pl
 import pytest
@@ -28,14 +30,21 @@ def tables(draw):
     })
 
 
-def one_pass(function, *args, **kwargs):
-    """The function's result with every game in one slice."""
+@contextlib.contextmanager
+def slices_of(games: int):
+    """stats.UNIT_SLICE set to `games` within the block."""
     old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = 10**9
+    stats.UNIT_SLICE = games
     try:
-        return function(*args, **kwargs)
+        yield
     finally:
         stats.UNIT_SLICE = old
+
+
+def one_pass(function, *args, **kwargs):
+    """The function's result with every game in one slice."""
+    with slices_of(10**9):
+        return function(*args, **kwargs)
 
 
 def assert_same(sliced: pl.DataFrame, whole: pl.DataFrame):
@@ -52,34 +61,25 @@ def assert_same(sliced: pl.DataFrame, whole: pl.DataFrame):
 @settings(max_examples=30, deadline=None)
 @given(table=tables(), size=st.integers(1, 7))
 def test_sliced_estimates_equal_one_pass(table, size):
-    old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = size
-    try:
+    with slices_of(size):
         calls = [
-            (stats.game_unit_rates, (table, "group", "win")),
-            (stats.game_unit_rates, (table, "group", "score")),
-            (stats.unit_ratio_table, (table, "group", "score", "weight")),
-            (stats.unit_ratio_table, (table, ["group", "win"], "weight")),
-            (stats.win_rates, (table.with_columns(pl.lit(1).alias("n_winners")), "group")),
+            (stats.game_unit_rates, (table, "group", "win"), {}),
+            (stats.game_unit_rates, (table, "group", "score"), {}),
+            (stats.unit_ratio_table, (table, "group", "score", "weight"), {}),
+            (stats.unit_ratio_table, (table, ["group", "win"], "weight"), {}),
+            (stats.win_rates, (table.with_columns(pl.lit(1).alias("n_winners")), "group"), {}),
             (stats.mean_table, (table, "group", "score"), {"quantiles": (0.0, 0.1, 0.25, 0.5, 0.9, 1.0)}),
         ]
-        for function, args, *kwargs in calls:
-            kwargs = kwargs[0] if kwargs else {}
+        for function, args, kwargs in calls:
             assert_same(function(*args, **kwargs), one_pass(function, *args, **kwargs))
-    finally:
-        stats.UNIT_SLICE = old
 
 
 @settings(max_examples=30, deadline=None)
 @given(table=tables(), size=st.integers(1, 7))
 def test_sliced_mean_table_is_polars_own(table, size):
     """Mean, std and quantiles combined over slices are what polars computes on the whole column."""
-    old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = size
-    try:
+    with slices_of(size):
         sliced = stats.mean_table(table, "group", "score", quantiles=(0.0, 0.3, 0.5, 0.95, 1.0))
-    finally:
-        stats.UNIT_SLICE = old
     score = pl.col("score").cast(pl.Float64)
     expected = table.group_by("group").agg(
         pl.len().alias("n"), score.mean().alias("mean"), score.std().alias("std"),
@@ -97,15 +97,10 @@ def test_a_range_hint_that_misses_games_still_counts_them():
     table = pl.DataFrame({"game": np.repeat(np.arange(50), 2), "group": np.tile(["a", "b"], 50),
                           "win": rng.integers(0, 2, 100), "score": rng.integers(0, 9, 100)})
     whole = one_pass(stats.game_unit_rates, table, "group", "win")
-    old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = 4
-    try:
-        with stats.unit_ranges(game=(10, 30)):   # slices 10-13, ..., 26-29, 30-30, then the rest
-            hinted = stats.game_unit_rates(table, "group", "win")
-            rows = pl.concat(stats.collect_by_units(table))
-            means = stats.mean_table(table, "group", "score", quantiles=(0.5,))
-    finally:
-        stats.UNIT_SLICE = old
+    with slices_of(4), stats.unit_ranges(game=(10, 30)):   # slices 10-13, ..., 26-29, 30-30, then the rest
+        hinted = stats.game_unit_rates(table, "group", "win")
+        rows = pl.concat(stats.collect_by_units(table))
+        means = stats.mean_table(table, "group", "score", quantiles=(0.5,))
     assert_same(hinted, whole)
     assert rows.sort("game", "group").equals(table.sort("game", "group"))
     assert_same(means, one_pass(stats.mean_table, table, "group", "score", quantiles=(0.5,)))
@@ -114,12 +109,8 @@ def test_a_range_hint_that_misses_games_still_counts_them():
 
 def test_slices_read_each_game_once():
     table = pl.DataFrame({"game": [0, 0, 1, 5, 5, 5, 9, 12], "x": range(8)})
-    old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = 3
-    try:
+    with slices_of(3):
         pieces = list(stats.collect_by_units(table))
-    finally:
-        stats.UNIT_SLICE = old
     assert [p["game"].to_list() for p in pieces] == [[0, 0, 1], [5, 5, 5], [9], [12]]
 
 
@@ -153,12 +144,7 @@ def test_position_wins_built_in_slices_is_the_whole_pivot():
              .select("0", "1", "2").fill_null(0).to_numpy().astype(float))
     seatings = (table.sort("game", "position").group_by("game", maintain_order=True)
                 .agg(pl.col("policy").str.join("|"))["policy"].to_numpy())
-    old = stats.UNIT_SLICE
-    stats.UNIT_SLICE = 7
-    try:
-        with stats.unit_ranges(game=(20, 50)):
-            wins, seated = position_wins(table.lazy(), 3, seating=True)
-    finally:
-        stats.UNIT_SLICE = old
+    with slices_of(7), stats.unit_ranges(game=(20, 50)):
+        wins, seated = position_wins(table.lazy(), 3, seating=True)
     np.testing.assert_array_equal(wins, whole)
     assert seated.tolist() == seatings.tolist()
