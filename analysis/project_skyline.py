@@ -53,12 +53,14 @@ def players(run: Run) -> pl.LazyFrame:
         frame = frame.with_columns(pl.col("policy").cast(pl.String))
     else:
         lineup = run.lineup
-        frame = frame.with_columns(pl.col("lineup_slot").cast(pl.Int64).map_elements(
-            lambda s: lineup[s] if s < len(lineup) else str(s), return_dtype=pl.String).alias("policy"))
+        slot = pl.col("lineup_slot").cast(pl.Int64)
+        frame = frame.with_columns(slot.replace_strict(dict(enumerate(lineup)), default=slot.cast(pl.String),
+                                                       return_dtype=pl.String).alias("policy"))
     games = run.scan("games").select(pl.col("game").cast(pl.Int64), "n_winners", "map")
+    code = pl.col("map").cast(pl.Int64)
     return frame.join(games, on="game", how="left").with_columns(
-        pl.col("map").cast(pl.Int64).map_elements(lambda m: map_names[m] if 0 <= m < len(map_names) else str(m),
-                                                  return_dtype=pl.String).alias("map_name"))
+        code.replace_strict(dict(enumerate(map_names)), default=code.cast(pl.String), return_dtype=pl.String)
+        .alias("map_name"))
 
 
 def _mean_intervals(table: pl.DataFrame, n="n", mean="mean", std="std") -> pl.DataFrame:
@@ -115,14 +117,15 @@ def seat_and_map(run: Run) -> Section:
                    [Plot("ps_seat_wins", fig, "Win rate by map and seat, Wilson 95% intervals")])
 
 
-def acquisitions(run: Run) -> pl.DataFrame:
+def acquisitions(run: Run) -> pl.LazyFrame:
     """First acquisition of each card (Upgrade sets merged) per game and seat, with the seat's
-    result: game, seat, card, turn, win, score, bucket."""
+    result: game, seat, card, turn, win, score, n_winners, bucket, bucket_k. Lazy: a run's card
+    events are millions of rows, which the report sums stats.UNIT_SLICE games at a time."""
     ev = (run.scan("card_events").filter(pl.col("event").is_in(list(ACQUIRE)))
           .with_columns(pl.col("game").cast(pl.Int64), _card_base(pl.col("code")).alias("card"))
           .group_by(["game", "seat", "card"]).agg(pl.col("turn").min().alias("turn")))
     res = players(run).select("game", "seat", "win", "score", "n_winners")
-    frame = ev.join(res, on=["game", "seat"], how="inner").collect()
+    frame = ev.join(res, on=["game", "seat"], how="inner")
     bucket = pl.lit(None, dtype=pl.String)
     for lo, hi, name in reversed(TURN_BUCKETS):
         bucket = pl.when((pl.col("turn") >= lo) & (pl.col("turn") <= hi)).then(pl.lit(name)).otherwise(bucket)
@@ -137,12 +140,12 @@ MIN_CURVE_GAMES = 20   # fewer games at a curve point: the point is left out of 
 
 def card_value_curves(run: Run) -> Section:
     acq = acquisitions(run)
-    if acq.height == 0:
+    acquired = run.scan("card_events").filter(pl.col("event").is_in(list(ACQUIRE))).select(pl.len())
+    if acquired.collect().item() == 0:   # (counting `acq` itself would group every game's events at once)
         return Section("Card value curves", "No card was acquired in this run.")
     rates = stats.win_rates(acq, ["card", "bucket_k", "bucket"])
-    money = _mean_intervals(acq.group_by(["card", "bucket_k", "bucket"]).agg(
-        pl.len().alias("n"), pl.col("score").cast(pl.Float64).mean().alias("mean"),
-        pl.col("score").cast(pl.Float64).std().alias("std")).sort(["card", "bucket_k"]))
+    money = (stats.mean_table(acq, ["card", "bucket_k", "bucket"], "score")
+             .select("card", "bucket_k", "bucket", "n", "mean", "std", "low", "high"))
     overall = stats.win_rates(acq, "card").sort("win_rate", descending=True)
     names = card_names(run)
     base = players(run).select(pl.col("score").cast(pl.Float64).mean()).collect().item()

@@ -32,7 +32,7 @@ def test_cli_run_on_tokyo_writes_report_with_skyline_sections(tmp_path):
                   "Monument and area income", "How do games end", "Game quality"):
         assert title in text
     from analysis.project_skyline import acquisitions
-    acq = acquisitions(run)
+    acq = acquisitions(run).collect()
     assert acq["bucket"].null_count() == 0 and acq.group_by(["game", "seat", "card"]).len()["len"].max() == 1
     # issue 25: no curve point from a handful of games (n=2 drew 0.09-0.91), and a money chart says money
     import polars as pl
