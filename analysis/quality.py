@@ -169,21 +169,22 @@ def _slice_rows(run: RunData, table: str, columns: list[str], low: int) -> pl.Da
     return scan.select([c for c in columns if c in names]).filter(pl.col("game").is_between(low, high)).collect()
 
 
-def race(run: RunData, spec: RoundScores) -> Race | None:
-    """The run's race, read RACE_SLICE games at a time from the three columns of each table it needs."""
+def race(run: RunData, spec: RoundScores) -> "RaceValues | None":
+    """The per-game values of the run's race, read RACE_SLICE games at a time from the three
+    columns of each table it needs: the dense race of a slice is dropped once its values are kept."""
     if spec.table not in run.run.tables():  # a run folder written before the table
         return None
     cache = run.__dict__.setdefault("_race", {})
     if "race" not in cache:
         n_rounds = (run.run.scan(spec.table).filter(pl.col("game") < run.n_games)
                     .select(pl.col(spec.round).max()).collect().item())
-        parts = [race_from_frames(_slice_rows(run, spec.table, ["game", spec.round, spec.seat, spec.score], low),
-                                  _slice_rows(run, "players", ["game", "seat", "win"], low),
-                                  _slice_rows(run, "games", ["game", "stalled"], low),
-                                  spec, n_rounds=int(n_rounds or 0), n_seats=run.players_count)
+        parts = [RaceValues.of(race_from_frames(
+                     _slice_rows(run, spec.table, ["game", spec.round, spec.seat, spec.score], low),
+                     _slice_rows(run, "players", ["game", "seat", "win"], low),
+                     _slice_rows(run, "games", ["game", "stalled"], low),
+                     spec, n_rounds=int(n_rounds or 0), n_seats=run.players_count))
                  for low in range(0, max(run.n_games, 1), RACE_SLICE)]
-        cache["race"] = Race(*(np.concatenate([getattr(r, part) for r in parts])
-                               for part in ("game", "scores", "win", "length")))
+        cache["race"] = RaceValues.concat(parts)
     return cache["race"]
 
 
@@ -251,34 +252,35 @@ def _empty() -> pl.DataFrame:
     return _frame([], ALL, [])
 
 
-def _single(values_of, spec: RoundScores):
+def _single(values: str, spec: RoundScores):
+    """A metric of the single-winner games: RaceValues' per-game `values`."""
     def compute(run: RunData) -> pl.DataFrame:
-        r = race(run, spec)
-        if r is None:
+        v = race(run, spec)
+        if v is None:
             return _empty()
-        sub = r.single_winner
-        return _frame(sub.game, ALL, values_of(sub))
+        return _frame(v.game[v.single], ALL, getattr(v, values)[v.single])
     return compute
 
 
 def lead_changes(run: RunData, spec: RoundScores) -> pl.DataFrame:
-    r = race(run, spec)
-    return _empty() if r is None else _frame(r.game, ALL, lead_changes_values(r))
+    v = race(run, spec)
+    return _empty() if v is None else _frame(v.game, ALL, v.lead_changes)
 
 
 def leader_wins(run: RunData, spec: RoundScores) -> pl.DataFrame:
-    r = race(run, spec)
-    return _empty() if r is None else leader_wins_frame(r)
+    v = race(run, spec)
+    return _empty() if v is None else leader_wins_frame(v)
 
 
-def leader_wins_frame(r: Race) -> pl.DataFrame:
+def leader_wins_frame(r: "Race | RaceValues") -> pl.DataFrame:
     """Per game and "after round r": did the leader win (tied leaders share); a game counts after
     round r only if it went on after it."""
+    v = r if isinstance(r, RaceValues) else RaceValues.of(r)
     parts = []
-    for k in range(r.leader_rounds):
-        on = r.going_on(k)
+    for k in range(v.leader_rounds):
+        on = v.going_on(k)
         if on.any():
-            parts.append(_frame(r.game[on], after_round(k + 1), leader_wins_values(r, k)[on]))
+            parts.append(_frame(v.game[on], after_round(k + 1), v.leader_wins(k)[on]))
     return pl.concat(parts) if parts else _empty()
 
 
@@ -291,8 +293,62 @@ def _round_order(key: str) -> int:
     return int(key.rsplit(" ", 1)[1]) if key.startswith("after round ") else 0
 
 
-def _decided_last(r: Race) -> np.ndarray:
-    return (decided_round_values(r) == r.length).astype(float)
+@dataclass
+class RaceValues:
+    """What the metrics and verdicts read of a race, per game: the values above, the winner-based
+    ones NaN for a shared win, and each round's leaders and winning leaders (exact counts, so the
+    share is computed as from the race). A million long games' dense race does not fit in memory,
+    these do: `race` keeps them slice by slice."""
+
+    game: np.ndarray            # [G]
+    length: np.ndarray          # [G] rounds the game played
+    rounds: int                 # R
+    single: np.ndarray          # bool [G]: one winner
+    lead_changes: np.ndarray    # [G]
+    decided_round: np.ndarray   # [G], NaN for a shared win
+    comeback: np.ndarray        # [G], NaN for a shared win
+    winner_deficit: np.ndarray  # [G], NaN for a shared win
+    leaders: np.ndarray         # int8 [G, R]: seats leading after each round (ties: all of them)
+    winning_leaders: np.ndarray  # int8 [G, R]: of those, the ones who won
+
+    @classmethod
+    def of(cls, r: Race) -> "RaceValues":
+        single = r.single
+        winner_based = {}
+        for name, values_of in (("decided_round", decided_round_values), ("comeback", comeback_values),
+                                ("winner_deficit", winner_deficit_values)):
+            values = np.full(len(r.game), np.nan)
+            values[single] = values_of(r.single_winner)
+            winner_based[name] = values
+        return cls(r.game, r.length, r.rounds, single, lead_changes_values(r), leaders=r.lead.sum(axis=2).astype(np.int8),
+                   winning_leaders=(r.lead & r.win[:, None, :]).sum(axis=2).astype(np.int8), **winner_based)
+
+    @classmethod
+    def concat(cls, parts: list["RaceValues"]) -> "RaceValues":
+        arrays = {name: np.concatenate([getattr(part, name) for part in parts])
+                  for name in ("game", "length", "single", "lead_changes", "decided_round", "comeback",
+                               "winner_deficit", "leaders", "winning_leaders")}
+        return cls(rounds=parts[0].rounds, **arrays)
+
+    @property
+    def fixed_length(self) -> bool:
+        return bool((self.length == self.rounds).all())
+
+    def going_on(self, round_index: int) -> np.ndarray:
+        return self.length > round_index + 1
+
+    @property
+    def leader_rounds(self) -> int:
+        """As Race.leader_rounds."""
+        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
+
+    def leader_wins(self, round_index: int) -> np.ndarray:
+        """As leader_wins_values."""
+        return self.winning_leaders[:, round_index] / self.leaders[:, round_index]
+
+    @property
+    def decided_last(self) -> np.ndarray:
+        return np.where(self.single, (self.decided_round == self.length).astype(float), np.nan)
 
 
 def metrics(spec: RoundScores) -> dict[str, Metric]:
@@ -305,16 +361,16 @@ def metrics(spec: RoundScores) -> dict[str, Metric]:
                "mean", lambda run: lead_changes(run, spec), min_players=2),
         Metric("decided_round", "the round from which the eventual winner led alone to the end; "
                "1 + the last round at which the winner was not leading alone; shared wins left out", "mean",
-               _single(decided_round_values, spec), min_players=2),
+               _single("decided_round", spec), min_players=2),
         Metric("decided_last_round", "share of games whose winner was not leading alone before the last round "
-               "(decided late); shared wins left out", "proportion", _single(_decided_last, spec), min_players=2),
+               "(decided late); shared wins left out", "proportion", _single("decided_last", spec), min_players=2),
         Metric("leader_wins", "per round r: share of games won by the player leading after round r "
                "(snowball; tied leaders share the game)", "proportion", lambda run: leader_wins(run, spec), reference=fair_share,
                min_players=2),
         Metric("comeback", "share of games won by a player who was not leading alone at halfway (after round ceil(R/2)); "
-               "shared wins left out", "proportion", _single(comeback_values, spec), min_players=2),
+               "shared wins left out", "proportion", _single("comeback", spec), min_players=2),
         Metric("winner_deficit", "points the eventual winner was behind the leader at worst (0: led throughout; "
-               "drama); shared wins left out", "mean", _single(winner_deficit_values, spec), reference=zero,
+               "drama); shared wins left out", "mean", _single("winner_deficit", spec), reference=zero,
                min_players=2),
     )}
 
@@ -456,25 +512,25 @@ class RaceVerdicts:
     early: tuple[float, float, float]
 
 
-def race_verdicts(r: Race, confidence: float = CONFIDENCE) -> RaceVerdicts:
+def race_verdicts(r: "Race | RaceValues", confidence: float = CONFIDENCE) -> RaceVerdicts:
     """"Runaway leader": the leader after some round r < R wins more than half of the games, the
     interval's lower end above 50% (Bonferroni over the R-1 rounds). "Decided late": more than half of
     the single-winner games were won by a player not leading alone before the last round; "decided
     early": more than half by the player leading alone from round 1 on. Each is said only when the
     interval excludes 50%."""
+    v = r if isinstance(r, RaceValues) else RaceValues.of(r)
     runaway_round, runaway = None, None
-    for k in range(r.leader_rounds):
-        values = leader_wins_values(r, k)[r.going_on(k)]
+    for k in range(v.leader_rounds):
+        values = v.leader_wins(k)[v.going_on(k)]
         values = values[np.isfinite(values)]
-        est = bonferroni_lower(values, r.leader_rounds, confidence)
+        est = bonferroni_lower(values, v.leader_rounds, confidence)
         if est[1] > 0.5:
             runaway_round, runaway = k + 1, est
             break
-    single = r.single_winner
-    decided = decided_round_values(single)
-    late = bonferroni_lower((decided == single.length).astype(float), 2, confidence)
+    decided = v.decided_round[v.single]
+    late = bonferroni_lower((decided == v.length[v.single]).astype(float), 2, confidence)
     early = bonferroni_lower((decided == 1).astype(float), 2, confidence)
-    return RaceVerdicts(runaway_round, runaway, late[1] > 0.5, late, early[1] > 0.5 and r.rounds > 1, early)
+    return RaceVerdicts(runaway_round, runaway, late[1] > 0.5, late, early[1] > 0.5 and v.rounds > 1, early)
 
 
 def outcome_figures(data: RunData, confidence: float = CONFIDENCE) -> dict:

@@ -30,7 +30,7 @@ def test_each_game_is_read_over_its_own_rounds():
     assert Q.lead_changes_values(r).tolist() == [2, 0]
     # game 1's winner leads (by the tie-break) from its own last round on, not from round 4
     assert Q.decided_round_values(r).tolist() == [4, 2]
-    assert Q._decided_last(r).tolist() == [1, 1]
+    assert Q.RaceValues.of(r).decided_last.tolist() == [1, 1]
     assert Q.comeback_values(r).tolist() == [0, 1]            # halfway: after round 2 of 4, round 1 of 2
     assert Q.winner_deficit_values(r).tolist() == [1, 2]
 
@@ -61,3 +61,35 @@ def test_leader_after_round_r_stops_where_fewer_than_half_the_games_go_on():
                    np.array([4, 2, 2]))
     assert three.leader_rounds == 1                 # after round 2 only 1 game of 3 went on
     assert set(Q.leader_wins_frame(three)["key"]) == {Q.after_round(1)}
+
+
+def test_race_values_kept_slice_by_slice_are_the_whole_race_s():
+    """quality.race keeps each slice's per-game values and drops its dense race: the values of
+    the parts, put together, are those of the whole race, and so are the metrics and verdicts."""
+    r = race()
+    rng = np.random.default_rng(3)
+    games = 60
+    scores = np.cumsum(rng.integers(0, 4, size=(games, 5, 3)), axis=1).astype(np.int32)
+    win = scores[:, -1, :] == scores[:, -1, :].max(axis=1, keepdims=True)          # shared wins too
+    length = rng.integers(2, 6, size=games)
+    for k in range(1, 5):
+        scores[length <= k, k] = scores[length <= k, k - 1]
+    big = Q.Race(np.arange(games), scores, win, length)
+    for whole in (r, big):
+        n = len(whole.game)
+        cuts = [0, n // 3, n // 2, n]
+        parts = [Q.RaceValues.of(Q.Race(whole.game[a:b], whole.scores[a:b], whole.win[a:b], whole.length[a:b]))
+                 for a, b in zip(cuts, cuts[1:])]
+        joined, one = Q.RaceValues.concat(parts), Q.RaceValues.of(whole)
+        for name in ("game", "length", "single", "lead_changes", "decided_round", "comeback", "winner_deficit",
+                     "leaders", "winning_leaders", "decided_last"):
+            np.testing.assert_array_equal(getattr(joined, name), getattr(one, name))
+        assert joined.leader_rounds == whole.leader_rounds and joined.rounds == whole.rounds
+        for k in range(whole.rounds):
+            np.testing.assert_array_equal(joined.leader_wins(k), Q.leader_wins_values(whole, k))
+        single = whole.single_winner
+        np.testing.assert_array_equal(one.decided_round[whole.single], Q.decided_round_values(single))
+        np.testing.assert_array_equal(one.comeback[whole.single], Q.comeback_values(single))
+        np.testing.assert_array_equal(one.winner_deficit[whole.single], Q.winner_deficit_values(single))
+        assert Q.race_verdicts(joined) == Q.race_verdicts(whole)
+        assert Q.leader_wins_frame(joined).equals(Q.leader_wins_frame(whole))
