@@ -59,7 +59,7 @@ from functools import cached_property
 import numpy as np
 import polars as pl
 
-from analysis import kingmaking as K
+from analysis import kingmaking as K, stats
 from analysis.frames import (ALL, Metric, RunData, estimate, fair_share, interval_text, pct, select, stall_rate,
                              tie_rate, zero)
 from analysis.sections import Finding, Section
@@ -143,7 +143,7 @@ def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.Data
         n_seats = int(players["seat"].max()) + 1 if players.height else 0
     if n_rounds is None:
         n_rounds = int(rounds[spec.round].max()) if rounds.height else 0
-    scores = np.zeros((len(ids), n_rounds, n_seats), np.int32)   # int32: half a million games' race
+    scores = np.zeros((len(ids), n_rounds, n_seats), np.int32)   # int32: half int64's memory
     gi = np.searchsorted(ids, rounds["game"].to_numpy())
     rnd = rounds[spec.round].to_numpy().astype(np.int64)
     scores[gi, rnd - 1, rounds[spec.seat].to_numpy().astype(np.int64)] = rounds[spec.score].to_numpy()
@@ -158,19 +158,16 @@ def race_from_frames(rounds: pl.DataFrame, players: pl.DataFrame, games: pl.Data
     return Race(ids, scores, win, length)
 
 
-RACE_SLICE = 10_000   # games read per pass: the race holds a few dozen bytes a game, its tables far more
-
-
 def _slice_rows(run: RunData, table: str, columns: list[str], low: int) -> pl.DataFrame:
-    """The columns (those the table has) of games low .. low + RACE_SLICE - 1 below run.n_games."""
+    """The columns (those the table has) of games low .. low + UNIT_SLICE - 1 below run.n_games."""
     scan = run.run.scan(table)
     names = scan.collect_schema().names()
-    high = min(low + RACE_SLICE, run.n_games) - 1
+    high = min(low + stats.UNIT_SLICE, run.n_games) - 1
     return scan.select([c for c in columns if c in names]).filter(pl.col("game").is_between(low, high)).collect()
 
 
 def race(run: RunData, spec: RoundScores) -> "RaceValues | None":
-    """The per-game values of the run's race, read RACE_SLICE games at a time from the three
+    """The per-game values of the run's race, read stats.UNIT_SLICE games at a time from the three
     columns of each table it needs: the dense race of a slice is dropped once its values are kept."""
     if spec.table not in run.run.tables():  # a run folder written before the table
         return None
@@ -183,7 +180,7 @@ def race(run: RunData, spec: RoundScores) -> "RaceValues | None":
                      _slice_rows(run, "players", ["game", "seat", "win"], low),
                      _slice_rows(run, "games", ["game", "stalled"], low),
                      spec, n_rounds=int(n_rounds or 0), n_seats=run.players_count))
-                 for low in range(0, max(run.n_games, 1), RACE_SLICE)]
+                 for low in range(0, max(run.n_games, 1), stats.UNIT_SLICE)]
         cache["race"] = RaceValues.concat(parts)
     return cache["race"]
 
@@ -320,8 +317,10 @@ class RaceValues:
             values = np.full(len(r.game), np.nan)
             values[single] = values_of(r.single_winner)
             winner_based[name] = values
-        return cls(r.game, r.length, r.rounds, single, lead_changes_values(r), leaders=r.lead.sum(axis=2).astype(np.int8),
-                   winning_leaders=(r.lead & r.win[:, None, :]).sum(axis=2).astype(np.int8), **winner_based)
+        leaders = r.lead.sum(axis=2).astype(np.int8)
+        winning_leaders = (r.lead & r.win[:, None, :]).sum(axis=2).astype(np.int8)
+        return cls(r.game, r.length, r.rounds, single, lead_changes_values(r), leaders=leaders,
+                   winning_leaders=winning_leaders, **winner_based)
 
     @classmethod
     def concat(cls, parts: list["RaceValues"]) -> "RaceValues":
