@@ -77,8 +77,27 @@ class RoundScores:
     score: str = "score"
 
 
+class _GameLengths:
+    """What a race's game lengths say (Race and RaceValues: `game`, `length` [G] and `rounds` R)."""
+
+    @property
+    def fixed_length(self) -> bool:
+        return bool((self.length == self.rounds).all())
+
+    def going_on(self, round_index: int) -> np.ndarray:
+        """bool [G]: the game had rounds after round `round_index` (0-based)."""
+        return self.length > round_index + 1
+
+    @property
+    def leader_rounds(self) -> int:
+        """"Leader after round r" is read for r = 1..this: the rounds after which at least half of the
+        games went on (R - 1 when every game plays R). Later rounds describe a shrinking minority of
+        long games (a few games, intervals as wide as the scale) rather than the game."""
+        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
+
+
 @dataclass
-class Race:
+class Race(_GameLengths):
     """Scores [games, rounds, seats] of the games a race can be read from, and who won. A game
     shorter than R rounds has its last recorded scores carried forward to round R."""
 
@@ -95,20 +114,6 @@ class Race:
     def rounds(self) -> int:
         return self.scores.shape[1]
 
-    @property
-    def fixed_length(self) -> bool:
-        return bool((self.length == self.rounds).all())
-
-    def going_on(self, round_index: int) -> np.ndarray:
-        """bool [G]: the game had rounds after round `round_index` (0-based)."""
-        return self.length > round_index + 1
-
-    @property
-    def leader_rounds(self) -> int:
-        """"Leader after round r" is read for r = 1..this: the rounds after which at least half of the
-        games went on (R - 1 when every game plays R). Later rounds describe a shrinking minority of
-        long games (a few games, intervals as wide as the scale) rather than the game."""
-        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
 
     @cached_property
     def lead(self) -> np.ndarray:
@@ -291,7 +296,7 @@ def _round_order(key: str) -> int:
 
 
 @dataclass
-class RaceValues:
+class RaceValues(_GameLengths):
     """What the metrics and verdicts read of a race, per game: the values above, the winner-based
     ones NaN for a shared win, and each round's leaders and winning leaders (exact counts, so the
     share is computed as from the race). A million long games' dense race does not fit in memory,
@@ -329,17 +334,6 @@ class RaceValues:
                                "winner_deficit", "leaders", "winning_leaders")}
         return cls(rounds=parts[0].rounds, **arrays)
 
-    @property
-    def fixed_length(self) -> bool:
-        return bool((self.length == self.rounds).all())
-
-    def going_on(self, round_index: int) -> np.ndarray:
-        return self.length > round_index + 1
-
-    @property
-    def leader_rounds(self) -> int:
-        """As Race.leader_rounds."""
-        return sum(1 for k in range(self.rounds - 1) if len(self.game) and self.going_on(k).mean() >= 0.5)
 
     def leader_wins(self, round_index: int) -> np.ndarray:
         """As leader_wins_values."""
