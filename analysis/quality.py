@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Iterator
 
 import numpy as np
 import polars as pl
@@ -277,13 +278,18 @@ def leader_wins(run: RunData, spec: RoundScores) -> pl.DataFrame:
 def leader_wins_frame(r: "Race | RaceValues") -> pl.DataFrame:
     """Per game and "after round r": did the leader win (tied leaders share); a game counts after
     round r only if it went on after it."""
+    parts = list(leader_wins_frames(r))
+    return pl.concat(parts) if parts else _empty()
+
+
+def leader_wins_frames(r: "Race | RaceValues") -> Iterator[pl.DataFrame]:
+    """leader_wins_frame one round at a time (the report estimates each round's alone: a million
+    games that last a dozen rounds would otherwise hold a dozen million rows)."""
     v = r if isinstance(r, RaceValues) else RaceValues.of(r)
-    parts = []
     for k in range(v.leader_rounds):
         on = v.going_on(k)
         if on.any():
-            parts.append(_frame(v.game[on], after_round(k + 1), v.leader_wins(k)[on]))
-    return pl.concat(parts) if parts else _empty()
+            yield _frame(v.game[on], after_round(k + 1), v.leader_wins(k)[on])
 
 
 def after_round(k: int) -> str:
@@ -578,7 +584,9 @@ def quality_section(run, spec: RoundScores | None) -> Section | None:
         return Section("Game quality", "Too few games (or rounds) that were not stalled to read the race from.")
     rows, sentences, findings = [], [], []
     for name, metric in metrics(spec).items():
-        est = estimate(metric, metric.compute(data), CONFIDENCE)
+        # each key's rows apart (the estimate is per key): leader_wins has one key per round
+        frames = leader_wins_frames(r) if name == "leader_wins" else [metric.compute(data)]
+        est = pl.concat([estimate(metric, frame, CONFIDENCE) for frame in frames] or [estimate(metric, _empty())])
         for row in sorted(est.iter_rows(named=True), key=lambda row: _round_order(row["key"])):
             rows.append({"metric": name, "key": row["key"], "games": row["n"], "estimate": row["estimate"],
                          "95% low": row["low"], "95% high": row["high"]})
