@@ -127,48 +127,38 @@ def income_curves(run: Run) -> Section:
                    plots=[Plot("sotw_income", fig, "Income by round, 95% intervals")])
 
 
-def _ols(y: np.ndarray, x: np.ndarray, names: list[str]) -> pl.DataFrame:
-    X = np.column_stack([np.ones(len(y)), x])
-    beta, *_ = np.linalg.lstsq(X, y, rcond=None)
-    resid = y - X @ beta
-    dof = max(len(y) - X.shape[1], 1)
-    sigma2 = resid @ resid / dof
-    cov = sigma2 * np.linalg.pinv(X.T @ X)
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
-    return pl.DataFrame({"term": ["intercept"] + names, "coef": beta, "low": beta - 1.96 * se,
-                         "high": beta + 1.96 * se})
-
-
 def floor_values(run: Run) -> Section:
     built = [f"built_{s}" for s in KIND_SUFFIX]
     bought = [f"bought_{s}" for s in KIND_SUFFIX]
     sold = [f"sold_{s}" for s in KIND_SUFFIX]
-    frame = players(run).select(*built, *bought, *sold, "income_total", "score", "win").collect()
+    frame = players(run).select("game", *built, *bought, *sold, "income_total", "score")
+    # sums and regressions over 10,000 games at a time (stats.UNIT_SLICE): a million games are 4 million seats
+    sums = stats.aggregate_by_units(frame.with_columns(pl.lit(0).alias("all")), ["all"], {
+        "seats": (pl.len(), "sum"), **{c: (pl.col(c).cast(pl.Float64).sum(), "sum") for c in (*bought, *built, *sold)},
+        **{f"max {c}": (pl.col(c).max(), "max") for c in built}}).row(0, named=True)
+    seats = sums["seats"]
     means = pl.DataFrame({
         "floor": [KIND_LABEL[s] for s in KIND_SUFFIX],
-        "bought_per_seat": [frame[c].cast(pl.Float64).mean() for c in bought],
-        "built_per_seat": [frame[c].cast(pl.Float64).mean() for c in built],
-        "sold_per_seat": [frame[c].cast(pl.Float64).mean() for c in sold],
-        "built_max": [frame[c].max() for c in built],
+        "bought_per_seat": [sums[c] / seats for c in bought],
+        "built_per_seat": [sums[c] / seats for c in built],
+        "sold_per_seat": [sums[c] / seats for c in sold],
+        "built_max": [sums[f"max {c}"] for c in built],
     })
-    x = frame.select(built).to_numpy().astype(float)
-    names = [KIND_LABEL[s] + " built" for s in KIND_SUFFIX]
-    keep = x.std(axis=0) > 0
-    names = [n for n, k in zip(names, keep) if k]
-    x = x[:, keep]
+    names = {c: KIND_LABEL[s] + " built" for c, s in zip(built, KIND_SUFFIX)}
     tables = [("Floors bought, built and sold per seat", means)]
-    if len(frame) > x.shape[1] + 2:
-        tables.append(("Income over the game per floor built (least squares, 95% intervals)",
-                       _ols(frame["income_total"].cast(pl.Float64).to_numpy(), x, names)))
-        tables.append(("Prestige per floor built (least squares, 95% intervals)",
-                       _ols(frame["score"].cast(pl.Float64).to_numpy(), x, names)))
+    if seats > len(built) + 2:
+        for outcome, title in (("income_total", "Income over the game per floor built"),
+                               ("score", "Prestige per floor built")):
+            fit = stats.cluster_ols(frame, outcome, built).with_columns(pl.col("term").replace(names))
+            tables.append((f"{title} (least squares, 95% intervals over games, cluster-robust by game)", fit))
     return Section("What each floor value is worth",
                    "Buy prices are 1, 2, 4, 6, 10 (penthouse) and 5 (neutral) million; a floor sells for half, "
                    "rounded down. By default each colour has its own supply (8 x 1M, 6 x 2M, 4 x 4M, 3 x 6M, "
                    "3 penthouses, the setup's floors included; supply.pool = \"shared\" is one pool for the table), "
-                   "the 6 neutral floors are shared: built_max is the most one seat built. The regressions relate each seat's floors built of each value to the income it "
-                   "received and the prestige it scored: an association across seats and policies, not a causal "
-                   "price.", tables=tables)
+                   "the 6 neutral floors are shared: built_max is the most one seat built. The regressions relate "
+                   "each seat's floors built of each value to the income it received and the prestige it scored: an "
+                   "association across seats and policies, not a causal price. Their intervals run over games (the "
+                   "seats of one game are not independent): " + stats.CLUSTER_OLS + ".", tables=tables)
 
 
 def cash_cap(run: Run) -> Section:

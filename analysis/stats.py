@@ -253,6 +253,49 @@ def aggregate_by_units(frame: pl.DataFrame | pl.LazyFrame, by: Sequence[str],
             .agg([_COMBINE[how](pl.col(name)).alias(name) for name, (_, how) in aggregates.items()]).sort(by))
 
 
+CLUSTER_OLS = ("least squares with a cluster-robust covariance grouped by the independent unit (the game: its "
+               "seats are not independent), as statsmodels OLS cov_type='cluster' with use_t, and a Student t "
+               "quantile on units - 1 degrees of freedom")
+
+
+def cluster_ols(frame: pl.DataFrame | pl.LazyFrame, y: str, xs: Sequence[str], unit: str = "game",
+                confidence: float = CONFIDENCE) -> pl.DataFrame:
+    """y on an intercept and the columns xs (CLUSTER_OLS), summed UNIT_SLICE units at a time: X'X
+    and X'y in a first pass, each unit's X'e in a second, so a million games' rows are never held
+    at once. A column constant over every row is left out (it is the intercept). Columns: term
+    ("intercept", then the xs kept), coef, low, high. Fewer than 2 units or rows than terms: NaN
+    bounds."""
+    frame = frame.lazy().select(pl.col(unit), *[pl.col(c).cast(pl.Float64) for c in (y, *xs)])
+    k = len(xs) + 1
+    xtx, xty, rows, units = np.zeros((k, k)), np.zeros(k), 0, 0
+    for piece in collect_by_units(frame, unit):
+        x = np.column_stack([np.ones(piece.height), piece.select(xs).to_numpy()])
+        xtx += x.T @ x
+        xty += x.T @ piece[y].to_numpy()
+        rows += piece.height
+        units += piece[unit].n_unique()
+    mean = xtx[0] / max(rows, 1)
+    keep = [0] + [j for j in range(1, k) if xtx[j, j] / max(rows, 1) - mean[j] ** 2 > 1e-12 * max(1.0, mean[j] ** 2)]
+    bread = np.linalg.pinv(xtx[np.ix_(keep, keep)])
+    beta = bread @ xty[keep]
+    meat = np.zeros((len(keep), len(keep)))
+    for piece in collect_by_units(frame, unit):
+        x = np.column_stack([np.ones(piece.height), piece.select(xs).to_numpy()])[:, keep]
+        scores = x * (piece[y].to_numpy() - x @ beta)[:, None]
+        per_unit = pl.DataFrame(scores).with_columns(piece[unit].alias("_unit")).group_by("_unit").sum().drop("_unit")
+        meat += per_unit.to_numpy().T @ per_unit.to_numpy()
+    terms = len(keep)
+    if units >= 2 and rows > terms:
+        correction = units / (units - 1) * (rows - 1) / (rows - terms)   # statsmodels' small-sample factor
+        se = np.sqrt(np.clip(np.diag(correction * bread @ meat @ bread), 0, None))
+        q = scipy_stats.t.ppf(0.5 + confidence / 2, units - 1)
+        low, high = beta - q * se, beta + q * se
+    else:
+        low = high = np.full(terms, np.nan)
+    return pl.DataFrame({"term": ["intercept"] + [xs[j - 1] for j in keep[1:]], "coef": beta, "low": low,
+                         "high": high})
+
+
 def _cluster_moments(units: str, total_n: str, **more: tuple[pl.Expr, str]) -> dict[str, tuple[pl.Expr, str]]:
     """The sums cluster_rate_interval needs, over per-unit n_g and w_g (aggregate_by_units' form)."""
     n_g, w_g = pl.col("n_g"), pl.col("w_g")

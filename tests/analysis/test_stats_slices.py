@@ -148,3 +148,23 @@ def test_position_wins_built_in_slices_is_the_whole_pivot():
         wins, seated = position_wins(table.lazy(), 3, seating=True)
     np.testing.assert_array_equal(wins, whole)
     assert seated.tolist() == seatings.tolist()
+
+
+def test_cluster_ols_in_slices_is_statsmodels_clustered_by_game():
+    """stats.cluster_ols, summed a few games at a time, gives statsmodels' OLS with the covariance
+    clustered by game (t on games - 1), and leaves out a column that never varies."""
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(11)
+    games = np.repeat(np.arange(300), 4)
+    shared = np.repeat(rng.normal(size=300), 4)                      # the seats of a game move together
+    x1, x2 = rng.integers(0, 5, 1200).astype(float), rng.integers(0, 3, 1200).astype(float)
+    y = 2.0 + 0.5 * x1 - 1.0 * x2 + shared + rng.normal(size=1200)
+    table = pl.DataFrame({"game": games, "y": y, "x1": x1, "x2": x2, "flat": np.full(1200, 3.0)})
+    with slices_of(7):
+        got = stats.cluster_ols(table, "y", ["x1", "flat", "x2"])
+    fit = sm.OLS(y, sm.add_constant(np.column_stack([x1, x2]))).fit(cov_type="cluster", cov_kwds={"groups": games},
+                                                                     use_t=True)
+    assert got["term"].to_list() == ["intercept", "x1", "x2"]
+    np.testing.assert_allclose(got["coef"].to_numpy(), fit.params, rtol=1e-9)
+    np.testing.assert_allclose(got.select("low", "high").to_numpy(), fit.conf_int(0.05), rtol=1e-9)
