@@ -282,8 +282,9 @@ def cluster_ols(frame: pl.DataFrame | pl.LazyFrame, y: str, xs: Sequence[str], u
     for piece in collect_by_units(frame, unit):
         x = np.column_stack([np.ones(piece.height), piece.select(xs).to_numpy()])[:, keep]
         scores = x * (piece[y].to_numpy() - x @ beta)[:, None]
-        per_unit = pl.DataFrame(scores).with_columns(piece[unit].alias("_unit")).group_by("_unit").sum().drop("_unit")
-        meat += per_unit.to_numpy().T @ per_unit.to_numpy()
+        per_unit = (pl.DataFrame(scores, orient="row").with_columns(piece[unit].alias("_unit"))
+                    .group_by("_unit").sum().drop("_unit").to_numpy())
+        meat += per_unit.T @ per_unit
     terms = len(keep)
     if units >= 2 and rows > terms:
         correction = units / (units - 1) * (rows - 1) / (rows - terms)   # statsmodels' small-sample factor

@@ -168,3 +168,14 @@ def test_cluster_ols_in_slices_is_statsmodels_clustered_by_game():
     assert got["term"].to_list() == ["intercept", "x1", "x2"]
     np.testing.assert_allclose(got["coef"].to_numpy(), fit.params, rtol=1e-9)
     np.testing.assert_allclose(got.select("low", "high").to_numpy(), fit.conf_int(0.05), rtol=1e-9)
+
+
+def test_cluster_ols_reads_a_slice_with_as_many_rows_as_terms():
+    """A slice with as many rows as terms (a square array of scores) is summed as any other."""
+    table = pl.DataFrame({"game": [0, 0, 1, 5, 5, 6], "y": [1.0, 3.0, 2.0, 5.0, 4.0, 7.0],
+                          "a": [0.0, 1.0, 0.0, 2.0, 1.0, 3.0], "b": [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]})
+    with slices_of(2):   # games 0-1 (3 rows), 5-6 (3 rows)
+        got = stats.cluster_ols(table, "y", ["a", "b"])
+    whole = one_pass(stats.cluster_ols, table, "y", ["a", "b"])
+    columns = ["coef", "low", "high"]
+    np.testing.assert_allclose(got.select(columns).to_numpy(), whole.select(columns).to_numpy(), rtol=1e-9)
