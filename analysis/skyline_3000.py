@@ -505,8 +505,7 @@ def key_player_auctions(run: Run) -> Section:
     n_players = run.n_players
     labels = _from_key_labels(n_players)
     rows = auction_seats(run)
-    games = stats.aggregate_by_units(rows.with_columns(pl.lit(0).alias("all")), ["all"],
-                                     {"games": (pl.col("game").n_unique(), "sum")})["games"].sum()
+    games = stats.aggregate_by_units(rows, [], {"games": (pl.col("game").n_unique(), "sum")})["games"][0]
     relation = pl.col("from_key").replace_strict(labels, return_dtype=pl.String)
 
     entry = stats.unit_ratio_table(rows, "from_key", "entered", unit="game")

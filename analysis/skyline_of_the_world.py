@@ -132,8 +132,8 @@ def floor_values(run: Run) -> Section:
     bought = [f"bought_{s}" for s in KIND_SUFFIX]
     sold = [f"sold_{s}" for s in KIND_SUFFIX]
     frame = players(run).select("game", *built, *bought, *sold, "income_total", "score")
-    # sums and regressions over 10,000 games at a time (stats.UNIT_SLICE): a million games are 4 million seats
-    sums = stats.aggregate_by_units(frame.with_columns(pl.lit(0).alias("all")), ["all"], {
+    # sums and regressions over stats.UNIT_SLICE games at a time: a million games are 4 million seats
+    sums = stats.aggregate_by_units(frame, [], {
         "seats": (pl.len(), "sum"), **{c: (pl.col(c).cast(pl.Float64).sum(), "sum") for c in (*bought, *built, *sold)},
         **{f"max {c}": (pl.col(c).max(), "max") for c in built}}).row(0, named=True)
     seats = sums["seats"]

@@ -232,7 +232,8 @@ _COMBINE = {"sum": pl.Expr.sum, "min": pl.Expr.min, "max": pl.Expr.max, "all": p
 def aggregate_by_units(frame: pl.DataFrame | pl.LazyFrame, by: Sequence[str],
                        aggregates: dict[str, tuple[pl.Expr, str]], unit: str = "game",
                        per_unit: Sequence[pl.Expr] = ()) -> pl.DataFrame:
-    """Per-group aggregates of `frame`'s rows, UNIT_SLICE units at a time, sorted by `by`.
+    """Per-group aggregates of `frame`'s rows, UNIT_SLICE units at a time, sorted by `by` (no `by`:
+    one row, over every row).
 
     `aggregates` is {name: (expression, how)}; how ("sum", "min", "max" or "all") combines the
     slices, so each expression must be one that combines that way (a count, a sum, a minimum;
@@ -241,16 +242,18 @@ def aggregate_by_units(frame: pl.DataFrame | pl.LazyFrame, by: Sequence[str],
     """
     by = list(by)
 
+    def grouped(part: pl.LazyFrame | pl.DataFrame, expressions: list[pl.Expr]):
+        return part.group_by(by).agg(expressions).sort(by) if by else part.select(expressions)
+
     def query(part: pl.LazyFrame) -> pl.LazyFrame:
         if per_unit:
             part = part.group_by(*by, unit).agg(per_unit)
-        return part.group_by(by).agg([expression.alias(name) for name, (expression, _) in aggregates.items()])
+        return grouped(part, [expression.alias(name) for name, (expression, _) in aggregates.items()])
 
     parts = _by_slices(frame, unit, query)
     if len(parts) == 1:
-        return parts[0].sort(by)
-    return (pl.concat(parts).group_by(by)
-            .agg([_COMBINE[how](pl.col(name)).alias(name) for name, (_, how) in aggregates.items()]).sort(by))
+        return parts[0]
+    return grouped(pl.concat(parts), [_COMBINE[how](pl.col(name)).alias(name) for name, (_, how) in aggregates.items()])
 
 
 CLUSTER_OLS = ("least squares with a cluster-robust covariance grouped by the independent unit (the game: its "

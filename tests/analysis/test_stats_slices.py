@@ -111,6 +111,9 @@ def test_slices_read_each_game_once():
     table = pl.DataFrame({"game": [0, 0, 1, 5, 5, 5, 9, 12], "x": range(8)})
     with slices_of(3):
         pieces = list(stats.collect_by_units(table))
+        whole = stats.aggregate_by_units(table, [], {"rows": (pl.len(), "sum"), "top": (pl.col("x").max(), "max"),
+                                                     "games": (pl.col("game").n_unique(), "sum")})
+    assert whole.rows() == [(8, 7, 5)]    # no `by`: one row over every slice
     assert [p["game"].to_list() for p in pieces] == [[0, 0, 1], [5, 5, 5], [9], [12]]
 
 
