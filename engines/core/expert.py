@@ -18,8 +18,9 @@ A decision whose candidates, played and scored, read nothing the seat cannot see
 candidates are played on copies of the state itself, once, since every sample would score them
 alike. The choice is the same; it only saves the sample's copy and redraw. A game whose scripts
 never touch the decision's float scratch may let the expert keep there, between decisions, the
-state its public candidates are played on (`kept_state`): each decision then refreshes it with
-the game's copy_state_nb (the used places) instead of allocating a whole copy.
+state its candidates are played on (`kept_state`): each candidate then refreshes it from the
+state or the sample with the game's copy_state_nb (the used places) instead of allocating a
+whole copy (a hidden decision still copies d whole once, for its sample).
 
 A game declares `features_nb` next to its rules (what the seat sees: its own sheet or hand and
 the public state; a state after its own decision, with its pending choice taken as made) and
@@ -279,6 +280,37 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             total[i] = candidate_value_nb(d, sim, srng, cfg, aux, w, me, legal[i], pick, f, buf)
 
     @jit
+    def sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total):
+        """total[i]: candidate i's value summed over `samples` determinized samples of d (a hidden
+        decision). base (a copy of d) holds each sample in turn; each candidate is played on sim,
+        a state of this game refreshed from the sample by copy_state (sim is base: none yet, a
+        whole copy of the sample at the first candidate), but the last candidate of the last
+        sample, played on the sample itself (nothing reads it after)."""
+        samples = max(1, int(w[W_SAMPLES]))
+        brng = np.empty(4, np.uint64)
+        srng = np.empty(4, np.uint64)
+        for k in range(4):
+            srng[k] = prng[k]
+        pick = prior(base, cfg, aux, srng, buf)
+        for s in range(samples):
+            if s > 0:
+                copy_state(base, d)
+            determinize_nb(base, brng, cfg, me, prng, buf)
+            note(base, cfg, aux, me, f)
+            for i in range(n):
+                if i == n - 1 and s == samples - 1:
+                    play = base
+                elif sim is base:
+                    sim = base.copy()
+                    play = sim
+                else:
+                    copy_state(sim, base)
+                    play = sim
+                for k in range(4):
+                    srng[k] = brng[k]
+                total[i] += candidate_value_nb(d, play, srng, cfg, aux, w, me, legal[i], pick, f, buf)
+
+    @jit
     def expert_nb(d, cfg, aux, w, prng, legal, scratch):
         me = to_move_nb(d)
         n = actions_nb(d, cfg, legal)
@@ -287,51 +319,33 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         buf = np.empty(cap, np.int64)
         f = np.empty(width)
         total = np.zeros(n)
-        if public(d, cfg, me):
-            # the actions themselves, and the prior, on d: the game loop translates a choice on d too
-            for i in range(n):
-                legal[i] = chosen(d, cfg, legal[i])
-            pick = prior(d, cfg, aux, prng.copy(), buf)
-            if keep and scratch.shape[0] > d.shape[0]:
-                room = scratch.view(np.int64)
-                sim = room[:d.shape[0]]
-                if room[room.shape[0] - 1] == KEPT_MARK:
-                    copy_state(sim, d)       # a state of this game: its used places are enough
-                else:                        # the owner's first decision: a whole copy
-                    _copy_all_nb(sim, d)
-                    room[room.shape[0] - 1] = KEPT_MARK
-                public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total)
+        hidden = not public(d, cfg, me)
+        # the copies, the expert's main cost after the features: a hidden decision copies d whole
+        # once (base: the sample); the candidates are played on a second copy, the state kept in
+        # the scratch when the game lets the expert keep one (refreshed by copy_state: its used
+        # places), else a fresh whole copy
+        base = d.copy() if hidden else d
+        # the actions themselves, and the prior, on d or its copy (d stays as it is)
+        for i in range(n):
+            legal[i] = chosen(base, cfg, legal[i])
+        if keep and scratch.shape[0] > d.shape[0]:
+            room = scratch.view(np.int64)
+            sim = room[:d.shape[0]]
+            if room[room.shape[0] - 1] != KEPT_MARK:   # the owner's first decision: a whole copy
+                _copy_all_nb(sim, d)
+                room[room.shape[0] - 1] = KEPT_MARK
+            elif not hidden:
+                copy_state(sim, d)                     # a state of this game: its used places are enough
+            if hidden:
+                sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total)
             else:
-                public_totals_nb(d, d.copy(), cfg, aux, w, prng, me, legal, n, pick, f, buf, total)
+                public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, prng.copy(), buf),
+                                 f, buf, total)
+        elif hidden:
+            sampled_totals_nb(d, base, base, cfg, aux, w, prng, me, legal, n, f, buf, total)
         else:
-            samples = max(1, int(w[W_SAMPLES]))
-            # The copies, the expert's main cost after the features: d is copied whole once (base: the
-            # sample) and once more at the first candidate (sim); copy_state, for the candidates between;
-            # the last candidate of the last sample is played on the sample itself (nothing reads it after).
-            base = d.copy()
-            brng = np.empty(4, np.uint64)
-            srng = np.empty(4, np.uint64)
-            for i in range(n):             # the actions themselves (on a copy: d stays as it is)
-                legal[i] = chosen(base, cfg, legal[i])
-            for k in range(4):
-                srng[k] = prng[k]
-            pick = prior(base, cfg, aux, srng, buf)
-            sim = base
-            for s in range(samples):
-                if s > 0:
-                    copy_state(base, d)
-                determinize_nb(base, brng, cfg, me, prng, buf)
-                note(base, cfg, aux, me, f)
-                for i in range(n):
-                    if i == n - 1 and s == samples - 1:
-                        sim = base
-                    elif sim is base:
-                        sim = base.copy()
-                    else:
-                        copy_state(sim, base)
-                    for k in range(4):
-                        srng[k] = brng[k]
-                    total[i] += candidate_value_nb(d, sim, srng, cfg, aux, w, me, legal[i], pick, f, buf)
+            public_totals_nb(d, d.copy(), cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, prng.copy(), buf),
+                             f, buf, total)
         best = 0
         for i in range(1, n):
             if total[i] > total[best]:

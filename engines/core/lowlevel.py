@@ -6,6 +6,7 @@
 `matrix_view(a, rows, cols)`: a 1-D array's head as a matrix, without reshape's C call.
 `slice_as(a, start, stop, dtype)`: a fixed part of a vector as another dtype, unchecked.
 `section_view(start, stop, dtype)`: the same with the bounds baked in, one call a view.
+`copy_words(dst, src, first, end)`: dst[first:end] = src[first:end], a loop LLVM vectorizes.
 
 Why: numba reference-counts every array it hands to a compiled function or
 slices out of another array, and each count is an atomic add on the array's
@@ -37,7 +38,7 @@ from numba.extending import intrinsic
 from numba.core.imputils import impl_ret_borrowed
 from numba.np.arrayobj import make_array, populate_array
 
-from engines.core.kernel import kernel
+from engines.core.kernel import inline_kernel, kernel
 
 
 _MASK64 = (1 << 64) - 1
@@ -265,3 +266,14 @@ def nth_bit_index(m, k):
         x >>= np.uint64(half * up)
         pos += half * up
     return pos
+
+
+@inline_kernel
+def copy_words(dst, src, first, end):
+    """dst[first:end] = src[first:end] (1-D arrays), indexed by unsigned integers: with a signed
+    index numba checks for a negative one (counted from the end), a branch in the loop that keeps
+    LLVM from vectorizing it when `first` is known at run time only (Skyline 3000's state copy:
+    a hand buffer's 136 words and a seat row's 322, 354 ns signed, 32 ns unsigned)."""
+    o = np.uint64(first)
+    for i in range(np.uint64(end - first)):
+        dst[o + i] = src[o + i]

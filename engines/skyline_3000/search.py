@@ -55,7 +55,7 @@ import numpy as np
 
 from engines.core.expert import make_expert, prior_row
 from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
-from engines.core.lowlevel import section_view, writable_view
+from engines.core.lowlevel import copy_words, section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.features import F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb
 from engines.skyline_3000.policies import (
@@ -407,6 +407,19 @@ def search_actions_nb(d, cfg, out):
 
 
 @inline_kernel
+def expert_actions_nb(d, cfg, out):
+    """search_actions_nb with each bid code replaced by its bid, read from the masks the listing
+    keeps at out's end: the expert plays the actions themselves, and translating each code by
+    real_action_nb would work each rule's bid out again (greedy's and heuristic's among them)."""
+    n = search_actions_nb(d, cfg, out)
+    if pub_nb(d)[C_PHASE] == PH_BID:
+        masks = out[out.shape[0] - N_BID_CANDIDATES:]
+        for i in range(n):
+            out[i] = BID_FLAG | masks[out[i] & DETAIL_MASK]
+    return n
+
+
+@inline_kernel
 def determinize_nb(d, rng, cfg, p, prng, buf):
     """Redraw, in place, everything seat p cannot see (module docstring) from the stream prng;
     buf (int64[>= 2 * MAX_CARDS]) is scratch."""
@@ -432,8 +445,7 @@ def _copy_pub_nb(dst, src, a, b):
     """Copy pub[a:b] (int32 places) of state src into dst as the int64 words of d that hold them:
     a word loop runs at about twice the speed of an int32 loop over the views, and the half word
     it may copy past either end is a place copy_state_nb copies too or one equal in both states."""
-    for i in range(D_PUB + a // 2, D_PUB + (b + 1) // 2):
-        dst[i] = src[i]
+    copy_words(dst, src, D_PUB + a // 2, D_PUB + (b + 1) // 2)
 
 
 @inline_kernel
@@ -451,8 +463,7 @@ def copy_state_nb(dst, src):
     # the players' rows and the piles are overwritten
     for t in range(N_TYPES):
         o = D_SEC + S_DECKS + t * MAX_CARDS
-        for i in range(o, o + max(d[PILES + t * N_PIROW + PI_DECK], s[PILES + t * N_PIROW + PI_DECK])):
-            dst[i] = src[i]
+        copy_words(dst, src, o, o + max(d[PILES + t * N_PIROW + PI_DECK], s[PILES + t * N_PIROW + PI_DECK]))
     for q in range(P):
         n = max(d[PLAYERS + q * N_PROW + P_NBUILD], s[PLAYERS + q * N_PROW + P_NBUILD])
         if n > 0:
@@ -465,10 +476,8 @@ def copy_state_nb(dst, src):
     _copy_pub_nb(dst, src, BOARD, BOARD + nb * N_BOARD)
     _copy_pub_nb(dst, src, PLAYERS, PLAYERS + P * N_PROW)
     _copy_pub_nb(dst, src, PILES, ALOG)
-    for i in range(D_SEC, D_SEC + S_DECKS):
-        dst[i] = src[i]
-    for i in range(D_BID_BUF, dst.shape[0]):
-        dst[i] = src[i]
+    copy_words(dst, src, D_SEC, D_SEC + S_DECKS)
+    copy_words(dst, src, D_BID_BUF, dst.shape[0])
 
 
 # ---------------------------------------------------------------- the learned expert (engines.core.expert)
@@ -545,7 +554,7 @@ def public_decision_nb(d, cfg, p):
     return pub_nb(d)[C_PHASE] != PH_BID
 
 
-expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, expert_actions_nb, to_move_nb, features_nb,
                                                    N_FEATURES, MAX_ACTIONS, chosen_nb=real_action_nb,
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,

@@ -8,7 +8,7 @@ from engines.core.harness import (
     rank_nb, required_columns, seat_slot_nb, seats_for_game_nb, seed_chance_nb, seed_policies_nb,
     write_game_result_nb, write_seat_results_nb,
 )
-from engines.core.lowlevel import _keep_alive_all_py
+from engines.core.lowlevel import _keep_alive_all_py, copy_words
 from engines.core.rng import CHANCE_STREAM, POLICY_STREAM, new_stream
 from engines.core.spec import Column, TableSpec, seat_slot
 
@@ -121,3 +121,20 @@ def test_keep_alive_all_counts_its_owners():
 
     assert owners_kept(np.zeros(3), np.zeros((2, 2), np.int64), np.zeros(1, np.uint64)) == 3
     assert _keep_alive_all_py(np.zeros(3), np.zeros((2, 2), np.int64)) == 2
+
+
+def test_copy_words_copies_exactly_its_range():
+    """copy_words(dst, src, first, end) is dst[first:end] = src[first:end], compiled, for empty,
+    short and long ranges anywhere in the arrays (its unsigned loop must not wrap or run over)."""
+    @numba.njit
+    def copied(dst, src, first, end):
+        copy_words(dst, src, first, end)
+
+    rng = np.random.default_rng(5)
+    src = rng.integers(-2**62, 2**62, 300)
+    for first, end in ((0, 0), (7, 7), (0, 300), (1, 2), (13, 290), (299, 300), (150, 151), (3, 140)):
+        dst = rng.integers(-9, 9, 300)
+        want = dst.copy()
+        want[first:end] = src[first:end]
+        copied(dst, src, first, end)
+        assert np.array_equal(dst, want), (first, end)
