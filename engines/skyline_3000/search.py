@@ -483,6 +483,8 @@ def copy_state_nb(dst, src):
 # ---------------------------------------------------------------- the learned expert (engines.core.expert)
 
 SETTLE_CAP = 64   # decisions settle_nb plays at most (a 4-seat auction and its placement take 5)
+SEALED_AHEAD = np.uint64(1) << np.uint64(63)   # a later bidder's bid sealed by the expert's sample
+assert MAX_CARDS < 63
 
 
 @kernel
@@ -499,7 +501,13 @@ def settle_nb(d, rng, cfg, aux, me, buf):
       - an item `me` won is placed.
 
     The other seats' construction turns and draws are not played: a choice is scored as it leaves
-    the board and the seat's own Plant and hand."""
+    the board and the seat's own Plant and hand.
+
+    The later bidders' bids in the auction the sample was drawn in are the ones it sealed for them
+    in advance (expert_sample_nb, marked SEALED_AHEAD): a seat's sealed bid cannot depend on the
+    bid before it, so every candidate bid of one sample meets the same bids, worked out once a
+    sample instead of once a candidate. (A later auction settle_nb reaches, when `me` has no cards
+    left to bid, starts with every bid cleared: its bidders decide as they come.)"""
     pub = pub_nb(d)
     P = pub[TAB + K_N_PLAYERS]
     w = writable_view(HEURISTIC_W)
@@ -509,9 +517,38 @@ def settle_nb(d, rng, cfg, aux, me, buf):
         own_step = q == me and (phase == PH_FLOOR or phase == PH_ROOF or phase == PH_INSTALL)
         # the others' bids in an auction `me` has bid in (bidders go from the Key clockwise)
         auction = phase == PH_BID and q != me and (me - pub[C_KEY] + P) % P < pub[C_BIDDER]
-        if not (own_step or auction or phase == PH_PLACE):
+        sealed = sec_nb(d)[S_BIDS + q]
+        if auction and sealed & SEALED_AHEAD:
+            apply_nb(d, rng, cfg, BID_FLAG | np.int64(sealed ^ SEALED_AHEAD))
+        elif auction or own_step or phase == PH_PLACE:
+            apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
+        else:
             return
-        apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
+
+
+@inline_kernel
+def expert_sample_nb(d, rng, cfg, p, prng, buf):
+    """The expert's sample of what seat p cannot see (engines.core.expert's determinize hook):
+    determinize_nb, and in an auction, the bids of the seats after p sealed now, each the
+    heuristic's (default weights, no jitter) on its sampled hand, as settle_nb plays them. A
+    sealed bid reads the public state and its bidder's hand, which p's bid leaves as they were
+    (the rules' do_bid_nb writes only the hidden bid and the bidder count; the heuristic reads
+    neither), so these are the bids those seats would make after any bid of p's. Each is marked
+    SEALED_AHEAD (a bit no card mask has) until its seat bids: the rules then write the bid itself."""
+    determinize_nb(d, rng, cfg, p, prng, buf)
+    pub, hands, sec = buffers_nb(d)
+    if pub[C_PHASE] != PH_BID:
+        return
+    P = pub[TAB + K_N_PLAYERS]
+    bbuf, crng = bid_buffers_nb(d)
+    for j in range(pub[C_BIDDER] + 1, P):
+        q = (pub[C_KEY] + j) % P
+        if pub[PLAYERS + q * N_PROW + P_NHAND] == 0:
+            continue                      # an empty hand bids nothing, without a decision
+        pub[C_CUR] = q                    # the heuristic bids for the seat to move
+        sec[S_BIDS + q] = SEALED_AHEAD | np.uint64(bid_mask_nb(pub, hands[q], 2, writable_view(GREEDY_W),
+                                                               writable_view(HEURISTIC_W), bbuf, crng))
+    pub[C_CUR] = p
 
 
 @kernel
@@ -554,7 +591,7 @@ def public_decision_nb(d, cfg, p):
     return pub_nb(d)[C_PHASE] != PH_BID
 
 
-expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, expert_actions_nb, to_move_nb, features_nb,
+expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, expert_sample_nb, expert_actions_nb, to_move_nb, features_nb,
                                                    N_FEATURES, MAX_ACTIONS, chosen_nb=real_action_nb,
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,

@@ -11,9 +11,10 @@ from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
 from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, block_stamp_nb, features_nb, note_board_nb
 from engines.skyline_3000.policies import EXPERT, SEARCH
-from engines.skyline_3000.search import expert_nb, settle_nb
+from engines.skyline_3000.search import SEALED_AHEAD, apply_nb, expert_nb, expert_sample_nb, settle_nb
 from engines.skyline_3000.state import (
-    BID_FLAG, C_N_AUC, D_PUB, D_SEC, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF,
+    BID_FLAG, C_N_AUC, D_BID_BUF, D_PUB, D_SEC, P_NHAND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE,
+    PH_ROOF, S_BIDS,
 )
 from tests import expert_tools
 from tests.expert_tools import play, zero_expert
@@ -145,6 +146,38 @@ def test_a_sealed_bid_is_scored_once_its_auction_is_over():
         assert h.state.phase != PH_PLACE
         seen += 1
     assert seen >= 3
+
+
+def test_the_bids_a_sample_seals_ahead_are_the_ones_the_later_bidders_make():
+    """expert_sample_nb seals the later bidders' bids when the sample is drawn, and settle_nb plays
+    them: after any bid of the seat's, the auction ends as it does when each later bidder decides
+    at its turn (the same sample with the sealed bids cleared), to the last place of the state.
+    Seen with bids of nothing, of the whole hand and of the cheapest card."""
+    sealed = compared = 0
+    for gi, g in enumerate(hidden.states()):
+        if g.state.phase != PH_BID:
+            continue
+        me = np.int64(g.current_player())
+        sample = g.state.data.copy()
+        buf = np.zeros(ENGINE.max_actions, np.int64)
+        expert_sample_nb(sample, np.zeros(4, np.uint64), g.kp.cfg, me, np.array([gi, 1, 2, 3], np.uint64), buf)
+        bids = sample[D_SEC:D_BID_BUF].view(np.uint64)[S_BIDS:S_BIDS + g.n_players]
+        ahead = (bids & SEALED_AHEAD) != 0
+        sealed += int(ahead.any())
+        cleared = sample.copy()
+        cleared[D_SEC:D_BID_BUF].view(np.uint64)[S_BIDS:S_BIDS + g.n_players][ahead] = 0
+        hand = g.state.hands[me, :g.state.players[me, P_NHAND]]
+        for mask in (0, sum(1 << int(c) for c in hand), 1 << int(hand[0]) if len(hand) else 0):
+            after = []
+            for start in (sample, cleared):
+                sim = start.copy()
+                rng = np.zeros(4, np.uint64)
+                apply_nb(sim, rng, g.kp.cfg, np.int64(BID_FLAG | mask))
+                settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf)
+                after.append(sim)
+            assert np.array_equal(after[0], after[1]), (gi, mask)
+            compared += 1
+    assert sealed >= 3 and compared >= 9
 
 
 def test_the_experts_public_decisions_read_nothing_hidden():
