@@ -16,11 +16,12 @@ shipped kernel, search.expert_nb, itself):
   no_features  features_nb writes nothing (the dot product still runs)
   no_note      no memo of the sample's board (every candidate values the board afresh)
 
-and, apart, the pieces every decision pays: a whole-state copy, the determinization (with the
-copy_state it needs to start from the state), the action listing, and each candidate's copy_state
-and rule step. A variant plays other moves than the shipped one would, but on these fixed states
-each decides once per state, so the difference in time is the part's cost. The numbers say where
-a faster expert must save (the benchmark, experiments/benchmark.py, times whole games).
+and, apart, the pieces every decision pays: a whole-state copy, the expert's sample (its
+determinization and a bid's sealed later bids, with the copy_state it needs to start from the
+state), the action listing, and each candidate's copy_state and rule step. A variant plays other
+moves than the shipped one would, but on these fixed states each decides once per state, so the
+difference in time is the part's cost. The numbers say where a faster expert must save (the
+benchmark, experiments/benchmark.py, times whole games).
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ def expert_variant(part: str):
         hooks.update(note_nb=None, memo_size=0)
     else:
         raise ValueError(f"part must be one of {', '.join(PARTS)}, not {part!r}")
-    return make_expert(S.apply_nb, S.determinize_nb, S.search_actions_nb, S.to_move_nb, features, N_FEATURES,
+    return make_expert(S.apply_nb, S.expert_sample_nb, S.expert_actions_nb, S.to_move_nb, features, N_FEATURES,
                        S.MAX_ACTIONS, **hooks)[0]
 
 
@@ -118,12 +119,12 @@ def _pieces_kernel():
                     total += c[0]
                 elif which == 1:
                     S.copy_state_nb(sim, base)
-                    S.determinize_nb(sim, srng, cfg, S.to_move_nb(sim), prng, buf)
+                    S.expert_sample_nb(sim, srng, cfg, S.to_move_nb(sim), prng, buf)
                     total += sim[0]
                 elif which == 2:
-                    total += S.search_actions_nb(base, cfg, legal)
+                    total += S.expert_actions_nb(base, cfg, legal)
                 else:
-                    n = S.search_actions_nb(base, cfg, legal)
+                    n = S.expert_actions_nb(base, cfg, legal)
                     for j in range(n):
                         legal[j] = S.real_action_nb(base, cfg, legal[j])
                     for j in range(n):
