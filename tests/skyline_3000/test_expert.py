@@ -217,10 +217,10 @@ def test_the_scripts_leave_the_decision_scratch_to_the_expert():
 
 
 def test_the_kept_state_gives_the_choices_of_a_fresh_copy():
-    """The expert's public candidates are played on a state it keeps in the scratch from one
-    decision to the next (refreshed by copy_state_nb, the used places only): over every decision
-    of three expert games in a row, one scratch gives the choice a fresh scratch gives (a whole
-    copy), and the state decided on is left as it was."""
+    """The expert's candidates (a bid's too) are played on a state it keeps in the scratch from
+    one decision to the next (refreshed by copy_state_nb, the used places only): over every
+    decision of three expert games in a row, one scratch gives the choice a fresh scratch gives
+    (a whole copy), and the state decided on is left as it was."""
     w = np.array(list(SPEC.policies["expert"].weights.values()))
     kept = np.zeros(ENGINE.max_actions)
     legal = np.empty(ENGINE.max_actions, np.int64)
