@@ -336,15 +336,12 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                 room[room.shape[0] - 1] = KEPT_MARK
             elif not hidden:
                 copy_state(sim, d)                     # a state of this game: its used places are enough
-            if hidden:
-                sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total)
-            else:
-                public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, prng.copy(), buf),
-                                 f, buf, total)
-        elif hidden:
-            sampled_totals_nb(d, base, base, cfg, aux, w, prng, me, legal, n, f, buf, total)
         else:
-            public_totals_nb(d, d.copy(), cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, prng.copy(), buf),
+            sim = base if hidden else d.copy()   # sim is base: a hidden decision copies its sample at need
+        if hidden:
+            sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total)
+        else:
+            public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, prng.copy(), buf),
                              f, buf, total)
         best = 0
         for i in range(1, n):

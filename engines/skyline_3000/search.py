@@ -517,9 +517,8 @@ def settle_nb(d, rng, cfg, aux, me, buf):
         own_step = q == me and (phase == PH_FLOOR or phase == PH_ROOF or phase == PH_INSTALL)
         # the others' bids in an auction `me` has bid in (bidders go from the Key clockwise)
         auction = phase == PH_BID and q != me and (me - pub[C_KEY] + P) % P < pub[C_BIDDER]
-        sealed = sec_nb(d)[S_BIDS + q]
-        if auction and sealed & SEALED_AHEAD:
-            apply_nb(d, rng, cfg, BID_FLAG | np.int64(sealed ^ SEALED_AHEAD))
+        if auction and sec_nb(d)[S_BIDS + q] & SEALED_AHEAD:
+            apply_nb(d, rng, cfg, BID_FLAG | np.int64(sec_nb(d)[S_BIDS + q] ^ SEALED_AHEAD))
         elif auction or own_step or phase == PH_PLACE:
             apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
         else:
