@@ -482,6 +482,21 @@ def heuristic_item_value_nb(pub, p, w, rng):
     return k, v
 
 
+@inline_kernel
+def heuristic_bid_nb(pub, hand, nh, k, v, w):
+    """The heuristic's sealed bid (weights w) for the seat to move, whose hand row is `hand` (nh
+    cards), given its value of the item (k, v) = heuristic_item_value_nb: the cheapest cards up to
+    bid_fraction x the value, everything in the last round, nothing for an item with no place or
+    no worth. Apart from the valuing so that the search's bid candidates (search.bid_mask_nb),
+    which value the item once for several rules, bid as the heuristic does."""
+    if k < 0 or v <= 0:
+        return BID_FLAG
+    target = v * w[W_BID]
+    if pub[TAB + K_ROUNDS] - pub[C_ROUND] == 1:
+        target = 1e9  # cards are worth little after the last auctions
+    return bid_to_target_nb(pub, hand, nh, target)
+
+
 @allocating_kernel
 def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     """Values moves by the points they promise over the scorings left.
@@ -519,12 +534,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         k, v = heuristic_item_value_nb(pub, p, w, rng)
         if phase == PH_PLACE:
             return (ACT_PLACE << A_SHIFT) | k
-        if k < 0 or v <= 0:
-            return BID_FLAG
-        target = v * w[W_BID]
-        if last:
-            target = 1e9  # cards are worth little after the last auctions
-        return bid_to_target_nb(pub, hand, nh, target)
+        return heuristic_bid_nb(pub, hand, nh, k, v, w)
     if phase == PH_DRAW:
         bt = legal[0]
         bv = -1e18

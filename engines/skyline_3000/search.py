@@ -59,15 +59,16 @@ from engines.core.lowlevel import copy_words, section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.features import F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb
 from engines.skyline_3000.policies import (
-    EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_item_value_nb, policy_greedy_nb,
-    policy_heuristic_nb,
+    EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_bid_nb,
+    heuristic_item_value_nb, policy_greedy_nb,
 )
 from engines.skyline_3000.rules import (
     apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, reset_state_nb,
 )
 from engines.skyline_3000.state import (
-    A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, DETAIL_MASK, ACT_BID, ACT_FLOOR,
-    ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_NPLAYERS, D_PUB, D_SEC, MAX_ACTIONS, MAX_CARDS, N_ALOG, N_BID_BUF,
+    A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, ACT_PLACE, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, C_ROUND,
+    C_STACK, C_STACK_POS, DETAIL_MASK, ACT_BID, ACT_FLOOR, ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_ITEM_MEMO, D_NPLAYERS,
+    D_PUB, D_SEC, MAX_ACTIONS, MAX_CARDS, MAX_ROUNDS, MAX_STACK_ITEMS, MAX_STACKS, N_ALOG, N_BID_BUF, N_ITEM_MEMO,
     N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF, PI_DECK, PI_DISC,
     PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
     K_TYPE, K_VALUE, TAB, hands_nb, pub_nb, sec_nb,
@@ -116,6 +117,57 @@ def bid_buffers_nb(d):
     return _bid_buf_nb(d), _bid_rng_nb(d)
 
 
+# the item memo (state.D_ITEM_MEMO), float64 words
+item_memo_nb = section_view(D_ITEM_MEMO, D_ITEM_MEMO + N_ITEM_MEMO, np.float64)
+NOT_VALUED = -2     # an item memo's block, and bid_mask_nb's, before the item is valued
+assert MAX_STACKS < 64 and MAX_STACK_ITEMS < 4096 and MAX_ROUNDS * 64 * 4096 < 2 ** 52
+
+
+@inline_kernel
+def auction_key_nb(pub):
+    """A number >= 1 naming the auction under way (in PH_BID or PH_PLACE): its round, stack and
+    place in the stack, the same from its first bid to its placement and different for every
+    auction of a game (a stack's next place only grows). The board does not change in between."""
+    s = pub[C_STACK]
+    return float(1 + (pub[C_ROUND] * 64 + s) * 4096 + pub[C_STACK_POS + s])
+
+
+@kernel
+def item_value_memo_nb(pub, q, hw, crng, memo):
+    """heuristic_item_value_nb for seat q with heuristic's default weights hw (no jitter: crng
+    is never drawn from), remembered in `memo` (the state's item memo, state.D_ITEM_MEMO) for
+    the auction under way: the value reads the board, the item and the round only, so the
+    bids, the sample's hands and the winner's payment leave it as it was. In one bid decision
+    the expert values the item for its listing, its prior, the later bidders' sealed bids and
+    each candidate's placement: once a seat with the memo."""
+    key = auction_key_nb(pub)
+    if memo[0] != key:
+        memo[0] = key
+        for i in range(1, memo.shape[0], 2):
+            memo[i] = NOT_VALUED
+    if memo[1 + 2 * q] == NOT_VALUED:
+        k, v = heuristic_item_value_nb(pub, q, hw, crng)
+        memo[1 + 2 * q] = k
+        memo[2 + 2 * q] = v
+    return np.int64(memo[1 + 2 * q]), memo[2 + 2 * q]
+
+
+@kernel
+def heuristic_auction_move_nb(d):
+    """The heuristic's move (default weights, no jitter) for the seat to move in an auction, as
+    policy_heuristic_nb decides it: its sealed bid (PH_BID) or the block it places the item it
+    won on (PH_PLACE), its value of the item read from (or written to) d's item memo. For the
+    expert's own copies of a state (its sample, the candidates' state): d is written."""
+    pub, hands = pub_hands_nb(d)
+    q = pub[C_CUR]
+    buf, crng = bid_buffers_nb(d)
+    hw = writable_view(HEURISTIC_W)
+    k, v = item_value_memo_nb(pub, q, hw, crng, item_memo_nb(d))
+    if pub[C_PHASE] == PH_PLACE:
+        return (ACT_PLACE << A_SHIFT) | k
+    return heuristic_bid_nb(pub, hands[q], pub[PLAYERS + q * N_PROW + P_NHAND], k, v, hw)
+
+
 # ---------------------------------------------------------------- bid candidates
 
 @inline_kernel
@@ -126,24 +178,33 @@ def _hand_value_nb(pub, hand, nh):
     return v
 
 
+@inline_kernel
+def values_item_nb(j):
+    """Whether bid candidate rule j reads heuristic's value of the item (rules 2, 4 and 5)."""
+    return j == 2 or j == 4 or j == 5
+
+
 @kernel
-def bid_mask_nb(pub, hand, j, gw, hw, buf, crng):
+def bid_mask_nb(pub, hand, j, gw, hw, buf, crng, k, v):
     """Bid candidate rule j (module docstring) for the seat to move, pub[C_CUR], whose hand row is
     `hand`: the card-id mask (without BID_FLAG). gw, hw: greedy's and heuristic's weight rows;
-    buf, crng: an action buffer and a stream for their calls."""
+    buf, crng: an action buffer and a stream for their calls; (k, v): heuristic's value of the
+    item for the seat (heuristic_item_value_nb), which rules 2, 4 and 5 read (k = NOT_VALUED:
+    not worked out yet, worked out here)."""
     p = pub[C_CUR]
     nh = pub[PLAYERS + p * N_PROW + P_NHAND]
     if j == 0 or nh == 0:
         return np.int64(0)
     if j == 1:
         return policy_greedy_nb(pub, hand, buf, np.int64(0), gw, crng) ^ BID_FLAG
-    if j == 2:
-        return policy_heuristic_nb(pub, hand, buf, np.int64(0), hw, crng) ^ BID_FLAG
+    if values_item_nb(j) and k == NOT_VALUED:
+        k, v = heuristic_item_value_nb(pub, p, hw, crng)
+    if j == 2:       # what policy_heuristic_nb bids
+        return heuristic_bid_nb(pub, hand, nh, k, v, hw) ^ BID_FLAG
     target = 0.0
     if j == 3:
         target = 1.0
     elif j == 4 or j == 5:
-        k, v = heuristic_item_value_nb(pub, p, hw, crng)
         if k >= 0 and v > 0:
             target = v * hw[W_BID] * (0.5 if j == 4 else 2.0)
     elif j == 6 or j == 7:
@@ -206,9 +267,10 @@ def search_list_nb(pub, hands, out, masks, gw, hw, buf, crng):
     if pub[C_PHASE] != PH_BID:
         return legal_actions_nb(pub, hands, out)
     hand = hands[pub[C_CUR]]
+    k, v = heuristic_item_value_nb(pub, pub[C_CUR], hw, crng)   # rules 2, 4 and 5 read it: valued once
     n = 0
     for j in range(N_BID_CANDIDATES):
-        m = bid_mask_nb(pub, hand, j, gw, hw, buf, crng)
+        m = bid_mask_nb(pub, hand, j, gw, hw, buf, crng, k, v)
         masks[j] = m
         new = True
         for i in range(j):
@@ -222,8 +284,9 @@ def search_list_nb(pub, hands, out, masks, gw, hw, buf, crng):
 
 
 @kernel
-def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
-    """determinize_nb's work (module docstring), on the three buffers."""
+def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng, memo):
+    """determinize_nb's work (module docstring), on the three buffers (memo: the state's item
+    memo, which the earlier bidders' bids read and write)."""
     P = pub[TAB + K_N_PLAYERS]
     NC = pub[TAB + K_N_CARDS]
     seed_into(sec, next_u64(prng))            # the chance stream, sec[0:4]
@@ -294,7 +357,10 @@ def redraw_hidden_nb(pub, hands, sec, p, prng, scratch, gw, hw, buf, crng):
                 continue
             pub[C_CUR] = q                    # the candidate rules read the bidder from C_CUR
             rule = below(prng, N_BID_CANDIDATES)
-            sec[S_BIDS + q] = np.uint64(bid_mask_nb(pub, hands[q], rule, gw, hw, buf, crng))
+            k, v = np.int64(NOT_VALUED), 0.0
+            if values_item_nb(rule):
+                k, v = item_value_memo_nb(pub, q, hw, crng, memo)
+            sec[S_BIDS + q] = np.uint64(bid_mask_nb(pub, hands[q], rule, gw, hw, buf, crng, k, v))
         pub[C_CUR] = cur
 
 
@@ -318,6 +384,7 @@ def reset_nb(d, rng, cfg, seed, gi):
     for i in range(buf.shape[0]):   # a loop: a slice fill compiles numba's broadcasting checks
         buf[i] = 0
     seed_into(crng, np.uint64(1))
+    item_memo_nb(d)[0] = 0.0        # no auction's values: the last game's are not this one's
 
 
 @ir_inline_kernel
@@ -336,7 +403,7 @@ def real_action_nb(d, cfg, a):
         pub, hands = pub_hands_nb(d)
         buf, crng = bid_buffers_nb(d)
         return BID_FLAG | bid_mask_nb(pub, hands[pub[C_CUR]], a & DETAIL_MASK, writable_view(GREEDY_W),
-                                      writable_view(HEURISTIC_W), buf, crng)
+                                      writable_view(HEURISTIC_W), buf, crng, np.int64(NOT_VALUED), 0.0)
     return a
 
 
@@ -425,7 +492,8 @@ def determinize_nb(d, rng, cfg, p, prng, buf):
     buf (int64[>= 2 * MAX_CARDS]) is scratch."""
     pub, hands, sec = buffers_nb(d)
     bbuf, crng = bid_buffers_nb(d)
-    redraw_hidden_nb(pub, hands, sec, p, prng, buf, writable_view(GREEDY_W), writable_view(HEURISTIC_W), bbuf, crng)
+    redraw_hidden_nb(pub, hands, sec, p, prng, buf, writable_view(GREEDY_W), writable_view(HEURISTIC_W), bbuf, crng,
+                     item_memo_nb(d))
 
 
 @inline_kernel
@@ -519,8 +587,10 @@ def settle_nb(d, rng, cfg, aux, me, buf):
         auction = phase == PH_BID and q != me and (me - pub[C_KEY] + P) % P < pub[C_BIDDER]
         if auction and sec_nb(d)[S_BIDS + q] & SEALED_AHEAD:
             apply_nb(d, rng, cfg, BID_FLAG | np.int64(sec_nb(d)[S_BIDS + q] ^ SEALED_AHEAD))
-        elif auction or own_step or phase == PH_PLACE:
+        elif own_step:
             apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
+        elif auction or phase == PH_PLACE:
+            apply_nb(d, rng, cfg, heuristic_auction_move_nb(d))
         else:
             return
 
@@ -540,13 +610,16 @@ def expert_sample_nb(d, rng, cfg, p, prng, buf):
         return
     P = pub[TAB + K_N_PLAYERS]
     bbuf, crng = bid_buffers_nb(d)
+    hw = writable_view(HEURISTIC_W)
+    memo = item_memo_nb(d)
     for j in range(pub[C_BIDDER] + 1, P):
         q = (pub[C_KEY] + j) % P
         if pub[PLAYERS + q * N_PROW + P_NHAND] == 0:
             continue                      # an empty hand bids nothing, without a decision
         pub[C_CUR] = q                    # the heuristic bids for the seat to move
-        sec[S_BIDS + q] = SEALED_AHEAD | np.uint64(bid_mask_nb(pub, hands[q], 2, writable_view(GREEDY_W),
-                                                               writable_view(HEURISTIC_W), bbuf, crng))
+        k, v = item_value_memo_nb(pub, q, hw, crng, memo)
+        sec[S_BIDS + q] = SEALED_AHEAD | np.uint64(bid_mask_nb(pub, hands[q], 2, writable_view(GREEDY_W), hw, bbuf,
+                                                               crng, k, v))
     pub[C_CUR] = p
 
 
@@ -554,7 +627,11 @@ def expert_sample_nb(d, rng, cfg, p, prng, buf):
 def heuristic_pick_nb(d, cfg, aux, rng, buf):
     """The heuristic's action (default weights, no jitter) for the seat to move: the expert's
     prior (features.F_HEURISTIC_PICK). An int64 as every listed action (the pure-Python rules,
-    NUMBA_DISABLE_JIT, may return a numpy int32, and same_move_nb's BID_FLAG test would overflow it)."""
+    NUMBA_DISABLE_JIT, may return a numpy int32, and same_move_nb's BID_FLAG test would overflow it).
+    A bid is a hidden decision, whose prior the expert asks on its sample: the bid reads (and
+    writes) the sample's item memo, which the sample's later bidders and placements read too."""
+    if pub_nb(d)[C_PHASE] == PH_BID:
+        return np.int64(heuristic_auction_move_nb(d))
     return np.int64(decide_scripted_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, buf, buf))
 
 

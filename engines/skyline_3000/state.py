@@ -492,15 +492,21 @@ SEC_SIZE = SEC_LAYOUT.size
 # ---------------------------------------------------------------- the state vector d: int64[state_size(P)]
 # d[D_NPLAYERS] the player count (the search reads it as an int64 word); pub, sec, the bid
 # candidates' two small buffers (search.py: an action buffer and a stream greedy's and
-# heuristic's bids are asked with, which they never draw from) and the hands, in that order:
-# everything from D_SEC on is copied whole by the search (search.copy_state_nb).
+# heuristic's bids are asked with, which they never draw from), the item memo and the hands, in
+# that order: everything from D_SEC on is copied whole by the search (search.copy_state_nb).
+# The item memo (search.item_value_memo_nb), float64 words: [0] the auction it holds values for
+# (0: none), then per seat q the heuristic's value of that auction's item, (block, value) at
+# [1 + 2q], [2 + 2q] (block -2: not worked out yet). Only the expert's and the search's own
+# copies of a state write it (rules and policies never read it; reset_nb empties it).
 D_NPLAYERS = 0
 D_PUB = 1
 D_SEC = D_PUB + (PUB_SIZE + 1) // 2
 D_BID_BUF = D_SEC + SEC_SIZE
 N_BID_BUF = 8
 D_BID_RNG = D_BID_BUF + N_BID_BUF
-D_HANDS = D_BID_RNG + 4
+D_ITEM_MEMO = D_BID_RNG + 4
+N_ITEM_MEMO = 1 + 2 * MAX_P
+D_HANDS = D_ITEM_MEMO + N_ITEM_MEMO
 
 
 def state_size(n_players: int) -> int:

@@ -10,10 +10,12 @@ from engines.core.expert import KEPT_MARK
 from engines.skyline_3000 import SPEC
 from engines.skyline_3000.engine import ENGINE, new_game
 from engines.skyline_3000.features import FEATURES, MEMO_SIZE, N_FEATURES, block_stamp_nb, features_nb, note_board_nb
-from engines.skyline_3000.policies import EXPERT, SEARCH
-from engines.skyline_3000.search import SEALED_AHEAD, apply_nb, expert_nb, expert_sample_nb, settle_nb
+from engines.skyline_3000.policies import EXPERT, SEARCH, heuristic_item_value_nb
+from engines.skyline_3000.search import (
+    HEURISTIC_W, SEALED_AHEAD, apply_nb, auction_key_nb, expert_nb, expert_sample_nb, item_value_memo_nb, settle_nb,
+)
 from engines.skyline_3000.state import (
-    BID_FLAG, C_N_AUC, D_BID_BUF, D_PUB, D_SEC, P_NHAND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE,
+    BID_FLAG, C_N_AUC, D_BID_BUF, D_PUB, D_SEC, N_ITEM_MEMO, P_NHAND, PH_BID, PH_DRAW, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE,
     PH_ROOF, S_BIDS,
 )
 from tests import expert_tools
@@ -359,3 +361,30 @@ def test_roofable_is_the_roofs_the_hand_can_pay_for():
                 short_of["buildings"] += incomplete < roofs
             g.apply(g.policy_action("heuristic"))
     assert short_of["roofs"] > 0 and short_of["buildings"] > 0
+
+
+def test_the_item_memo_gives_the_heuristics_value_of_each_auction():
+    """search.item_value_memo_nb remembers, for the auction under way, the heuristic's value of
+    the item for each seat (the expert's listing, prior, sealed bids and placements read it): one
+    memo carried through whole games, from the first bid of each auction to its placement and on
+    to the next auction (as the expert's sample carries it), gives, for every seat, the value
+    worked out afresh. A memo whose key missed a new auction would give the last one's values."""
+    hw = HEURISTIC_W.copy()
+    checked = auctions = 0
+    for gi in range(4):
+        g = new_game(n_players=4, seed=9, game_index=gi)
+        memo = np.zeros(N_ITEM_MEMO)
+        crng = np.zeros(4, np.uint64)
+        last_key = 0.0
+        while not g.is_over():
+            if g.state.phase in (PH_BID, PH_PLACE):
+                pub = g.state.pub
+                key = auction_key_nb(pub)
+                auctions += key != last_key
+                last_key = key
+                for q in range(g.n_players):
+                    fresh = heuristic_item_value_nb(pub, np.int64(q), hw, crng)
+                    assert item_value_memo_nb(pub, np.int64(q), hw, crng, memo) == fresh, (gi, q)
+                    checked += 1
+            g.apply(g.policy_action("heuristic"))
+    assert auctions >= 40 and checked >= 400
