@@ -21,3 +21,11 @@ def test_the_profile_times_every_part_and_piece_per_phase(capsys):
 def test_an_unknown_part_is_refused():
     with pytest.raises(ValueError, match="part must be one of"):
         profile.expert_variant("no_rules")
+
+
+def test_counting_instructions_without_valgrind_is_refused_in_one_line(monkeypatch):
+    """--instructions runs the expert under valgrind's callgrind with a helper it compiles: on a
+    machine without them it says what is missing instead of failing part way."""
+    monkeypatch.setattr(profile.shutil, "which", lambda name: None)
+    with pytest.raises(SystemExit, match="needs valgrind"):
+        profile.main(["--instructions", "--games", "1"])
