@@ -316,7 +316,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         n = actions_nb(d, cfg, legal)
         if n == 1:
             return chosen(d, cfg, legal[0])
-        # the decision's buffers, in one allocation (five of them were a tenth of the instructions of a
+        # the decision's buffers, in one allocation (five of them cost about 5% of the instructions of a
         # Skyline 3000 draw decision): the hooks' int64 scratch, the features and memo, the totals and
         # two streams
         work = np.empty(cap + width + n + 8)

@@ -45,7 +45,10 @@ A rule whose bid equals an earlier rule's is left out (so "nothing" is code 0, a
 A chosen code is played as its bid on the real hand (real_action_nb, the engine's chosen_nb: the core
 translates the search's choice before apply_nb, which takes legal actions only).
 
-Speed: the search copies only the parts of the buffers a game can have written (copy_state_nb);
+Speed: the heuristic's value of the item on auction, which rules 2, 4 and 5 read, is worked out
+once a listing, and once a seat and auction in the expert's and the search's own copies of a state
+(item_value_memo_nb, the state's item memo); the search copies only the parts of the buffers a game
+can have written (copy_state_nb);
 the rollout's decision and the rules' step are inlined; the random rollout skips the listing
 where the batch loop skips it (bids, the random player's construction turns).
 """
