@@ -487,7 +487,7 @@ def heuristic_bid_nb(pub, hand, nh, k, v, w):
     """The heuristic's sealed bid (weights w) for the seat to move, whose hand row is `hand` (nh
     cards), given its value of the item (k, v) = heuristic_item_value_nb: the cheapest cards up to
     bid_fraction x the value, everything in the last round, nothing for an item with no place or
-    no worth. Apart from the valuing so that the search's bid candidates (search.bid_mask_nb),
+    no worth. Kept apart from the valuing so that the search's bid candidates (search.bid_mask_nb),
     which value the item once for several rules, bid as the heuristic does."""
     if k < 0 or v <= 0:
         return BID_FLAG

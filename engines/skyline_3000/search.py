@@ -608,21 +608,16 @@ def expert_sample_nb(d, rng, cfg, p, prng, buf):
     neither), so these are the bids those seats would make after any bid of p's. Each is marked
     SEALED_AHEAD (a bit no card mask has) until its seat bids: the rules then write the bid itself."""
     determinize_nb(d, rng, cfg, p, prng, buf)
-    pub, hands, sec = buffers_nb(d)
+    pub, sec = pub_nb(d), sec_nb(d)
     if pub[C_PHASE] != PH_BID:
         return
     P = pub[TAB + K_N_PLAYERS]
-    bbuf, crng = bid_buffers_nb(d)
-    hw = writable_view(HEURISTIC_W)
-    memo = item_memo_nb(d)
     for j in range(pub[C_BIDDER] + 1, P):
         q = (pub[C_KEY] + j) % P
         if pub[PLAYERS + q * N_PROW + P_NHAND] == 0:
             continue                      # an empty hand bids nothing, without a decision
         pub[C_CUR] = q                    # the heuristic bids for the seat to move
-        k, v = item_value_memo_nb(pub, q, hw, crng, memo)
-        sec[S_BIDS + q] = SEALED_AHEAD | np.uint64(bid_mask_nb(pub, hands[q], 2, writable_view(GREEDY_W), hw, bbuf,
-                                                               crng, k, v))
+        sec[S_BIDS + q] = SEALED_AHEAD | np.uint64(heuristic_auction_move_nb(d) ^ BID_FLAG)
     pub[C_CUR] = p
 
 
