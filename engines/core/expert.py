@@ -159,7 +159,7 @@ def _no_note_nb(d, cfg, aux, p, out):
 
 
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
-def _no_prior_nb(d, cfg, aux, rng, buf):
+def _no_prior_nb(d, cfg, aux, rng, buf, legal, n):
     """No scripted pick to mark."""
     return np.int64(-1)
 
@@ -203,9 +203,12 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                                       auction; Project Skyline: the rest of the seat's turn, which
                                       lifted its expert above search(20)); buf is an
                                       int64[max_actions] scratch
-    prior_nb(d, cfg, aux, rng, buf) -> a
+    prior_nb(d, cfg, aux, rng, buf, legal, n) -> a
                                       a scripted policy's pick for the seat to move (on what the
-                                      seat sees); feature `prior_feature` of a candidate is 1 when
+                                      seat sees), given the candidates legal[:n] the expert
+                                      listed (the actions themselves; n < 0: none listed), which
+                                      a script that reads the rules' list may read instead of
+                                      listing again when they give it the same pick; feature `prior_feature` of a candidate is 1 when
                                       it is that pick (same_nb(d, a, b): the game's "same move",
                                       e.g. another card of one value), else 0 (features_nb leaves
                                       it alone). The model learns how far to trust the script.
@@ -291,7 +294,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         samples = max(1, int(w[W_SAMPLES]))
         for k in range(4):
             srng[k] = prng[k]
-        pick = prior(base, cfg, aux, srng, buf)
+        pick = prior(base, cfg, aux, srng, buf, legal, n)
         for s in range(samples):
             if s > 0:
                 copy_state(base, d)
@@ -351,7 +354,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         else:
             for k in range(4):       # the prior's stream: a copy of prng (it draws nothing from prng itself)
                 brng[k] = prng[k]
-            public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, brng, buf),
+            public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, brng, buf, legal, n),
                              f, buf, total, srng)
         best = 0
         for i in range(1, n):
@@ -366,7 +369,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         srng = np.empty(4, np.uint64)
         buf = np.empty(cap, np.int64)
         a = chosen(sim, cfg, a)
-        pick = prior(sim, cfg, aux, prng.copy(), buf)
+        pick = prior(sim, cfg, aux, prng.copy(), buf, buf, np.int64(-1))   # no list: the prior lists
         sample_nb(d, sim, srng, cfg, me, prng, buf)
         f = np.empty(width)
         note(sim, cfg, aux, me, f)
@@ -388,7 +391,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         buf = np.empty(cap, np.int64)
         for i in range(n):
             legal[i] = chosen(sim, cfg, legal[i])
-        pick = prior(sim, cfg, aux, prng.copy(), buf)
+        pick = prior(sim, cfg, aux, prng.copy(), buf, legal, n)
         sample_nb(d, base, brng, cfg, me, prng, buf)
         f = np.empty(width)
         note(base, cfg, aux, me, f)

@@ -73,7 +73,7 @@ from engines.skyline_3000.state import (
     C_STACK, C_STACK_POS, DETAIL_MASK, ACT_BID, ACT_FLOOR, ACT_NOACT, ACT_ROOF, D_BID_BUF, D_BID_RNG, D_ITEM_MEMO, D_NPLAYERS,
     D_PUB, D_SEC, MAX_ACTIONS, MAX_CARDS, MAX_ROUNDS, MAX_STACK_ITEMS, MAX_STACKS, N_ALOG, N_BID_BUF, N_ITEM_MEMO,
     N_BOARD, N_PIROW, N_PLROW, N_PROW, N_TYPES, P_NBUILD, P_NHAND, P_SCORE, PH_BID, PH_FLOOR, PH_INSTALL, PH_MAIN, PH_OVER, PH_PLACE, PH_ROOF, PI_DECK, PI_DISC,
-    PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
+    PH_DRAW, PI_DISCARDS, PI_TOP, PILES, PLAYERS, PLH, PLR, S_BIDS, S_DECKS, K_FINAL_TIE, K_N_BLOCKS, K_N_CARDS, K_N_PLAYERS,
     K_TYPE, K_VALUE, TAB, hands_nb, pub_nb, sec_nb,
 )
 
@@ -558,6 +558,19 @@ SEALED_AHEAD = np.uint64(1) << np.uint64(63)   # a later bidder's bid sealed by 
 assert MAX_CARDS < 63
 
 
+@inline_kernel
+def heuristic_step_nb(d, cfg, aux, rng, buf):
+    """The heuristic's move (default weights, no jitter) for the seat to move outside an auction,
+    the legal actions listed into buf only where it reads them: placing floors and installing, it
+    looks at the seat's Plant and the board itself (policies.policy_heuristic_nb), and listing the
+    installs would cost about as much as choosing one."""
+    phase = pub_nb(d)[C_PHASE]
+    w = writable_view(HEURISTIC_W)
+    if phase == PH_FLOOR or phase == PH_INSTALL:
+        return decide_scripted_listed_nb(d, cfg, aux, HEURISTIC, w, rng, buf, np.int64(0), buf)
+    return decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf)
+
+
 @kernel
 def settle_nb(d, rng, cfg, aux, me, buf):
     """Play on, in the expert's sample, what follows seat `me`'s decision before its outcome shows
@@ -581,7 +594,6 @@ def settle_nb(d, rng, cfg, aux, me, buf):
     left to bid, starts with every bid cleared: its bidders decide as they come.)"""
     pub = pub_nb(d)
     P = pub[TAB + K_N_PLAYERS]
-    w = writable_view(HEURISTIC_W)
     for _ in range(SETTLE_CAP):
         phase = pub[C_PHASE]
         q = pub[C_CUR]
@@ -591,7 +603,7 @@ def settle_nb(d, rng, cfg, aux, me, buf):
         if auction and sec_nb(d)[S_BIDS + q] & SEALED_AHEAD:
             apply_nb(d, rng, cfg, BID_FLAG | np.int64(sec_nb(d)[S_BIDS + q] ^ SEALED_AHEAD))
         elif own_step:
-            apply_nb(d, rng, cfg, decide_scripted_nb(d, cfg, aux, HEURISTIC, w, rng, buf, buf))
+            apply_nb(d, rng, cfg, heuristic_step_nb(d, cfg, aux, rng, buf))
         elif auction or phase == PH_PLACE:
             apply_nb(d, rng, cfg, heuristic_auction_move_nb(d))
         else:
@@ -622,15 +634,24 @@ def expert_sample_nb(d, rng, cfg, p, prng, buf):
 
 
 @kernel
-def heuristic_pick_nb(d, cfg, aux, rng, buf):
+def heuristic_pick_nb(d, cfg, aux, rng, buf, legal, n):
     """The heuristic's action (default weights, no jitter) for the seat to move: the expert's
     prior (features.F_HEURISTIC_PICK). An int64 as every listed action (the pure-Python rules,
     NUMBA_DISABLE_JIT, may return a numpy int32, and same_move_nb's BID_FLAG test would overflow it).
     A bid is a hidden decision, whose prior the expert asks on its sample: the bid reads (and
-    writes) the sample's item memo, which the sample's later bidders and placements read too."""
-    if pub_nb(d)[C_PHASE] == PH_BID:
+    writes) the sample's item memo, which the sample's later bidders and placements read too.
+    Elsewhere the heuristic reads the expert's list, legal[:n] (n >= 0), instead of listing the
+    rules' actions again: the search's list (construction_actions_nb) keeps of a construction
+    turn every Contract card, every Billboard the heuristic would pay for and at least one Floor
+    and one Roof card, in the rules' order, so the heuristic picks from it what it picks from the
+    rules' list (tests/skyline_3000/test_expert.py checks it on every decision of whole games)."""
+    phase = pub_nb(d)[C_PHASE]
+    if phase == PH_BID:
         return np.int64(heuristic_auction_move_nb(d))
-    return np.int64(decide_scripted_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, buf, buf))
+    if n >= 0 and (phase == PH_MAIN or phase == PH_ROOF or phase == PH_DRAW):
+        return np.int64(decide_scripted_listed_nb(d, cfg, aux, HEURISTIC, writable_view(HEURISTIC_W), rng, legal, n,
+                                                  buf))
+    return np.int64(heuristic_step_nb(d, cfg, aux, rng, buf))
 
 
 @inline_kernel

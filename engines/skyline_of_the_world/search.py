@@ -276,6 +276,13 @@ def heuristic_pick_nb(d, cfg, aux, rng, buf):
     return choose_action_nb(HEURISTIC, d, cfg, d[M_PLAYER], writable_view(HEURISTIC_W), rng, buf, n)
 
 
+@inline_kernel
+def expert_prior_nb(d, cfg, aux, rng, buf, legal, n):
+    """heuristic_pick_nb, the expert's prior (it lists the actions itself into buf: the expert's
+    list, legal[:n], is left alone)."""
+    return heuristic_pick_nb(d, cfg, aux, rng, buf)
+
+
 @kernel
 def settle_nb(d, rng, cfg, aux, p, buf):
     """The expert's afterstate: a trade-in begun is completed (its remaining cards picked as the
@@ -289,4 +296,4 @@ def settle_nb(d, rng, cfg, aux, p, buf):
 # the learned expert's kernels (engines.core.expert): its choice and the trainer's afterstate features
 expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, determinize_nb, search_actions_nb, to_move_nb, features_nb,
                                                    N_FEATURES, MAX_ACTIONS, settle_nb=settle_nb,
-                                                   prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK)
+                                                   prior_nb=expert_prior_nb, prior_feature=F_HEURISTIC_PICK)

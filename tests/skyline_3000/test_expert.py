@@ -388,3 +388,35 @@ def test_the_item_memo_gives_the_heuristics_value_of_each_auction():
                     checked += 1
             g.apply(g.policy_action("heuristic"))
     assert auctions >= 40 and checked >= 400
+
+
+@pytest.mark.parametrize("bb_card", [False, True])
+def test_the_prior_from_the_experts_list_is_the_heuristics_own_pick(bb_card):
+    """The expert's prior (search.heuristic_pick_nb) reads the expert's own list instead of
+    listing the rules' actions again, and its settle places floors and installs without a list
+    (search.heuristic_step_nb): on every decision of whole mixed games, with and without
+    Billboards that cost a card, both give the heuristic's pick from the rules' own list. A
+    construction list that dropped a Contract card or the heuristic's Billboard would not."""
+    from engines.skyline_3000.search import decide_scripted_nb, expert_actions_nb, heuristic_pick_nb, heuristic_step_nb
+    names = ["heuristic", "greedy", "expert", "heuristic(jitter=0.5)"]
+    extra = {"construction.billboard_costs_card": True} if bb_card else {}
+    cap = ENGINE.max_actions
+    checked = {}
+    for gi in range(3):
+        g = new_game(n_players=4, seed=11, game_index=gi, overrides=extra or None)
+        while not g.is_over():
+            d = g.state.data.copy()
+            cfg, aux = g.kp.cfg, g.kp.aux
+            phase = int(g.state.phase)
+            if phase != PH_BID:
+                legal = np.empty(cap, np.int64)
+                n = expert_actions_nb(d, cfg, legal)
+                rules = decide_scripted_nb(d, cfg, aux, np.int64(2), HEURISTIC_W.copy(), np.zeros(4, np.uint64),
+                                           np.empty(cap, np.int64), np.empty(cap, np.int64))
+                assert heuristic_pick_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64), legal, n) == rules
+                assert heuristic_step_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64)) == rules
+                assert np.array_equal(d, g.state.data)
+                checked[phase] = checked.get(phase, 0) + 1
+            g.apply(g.policy_action(names[g.current_player()]))
+    assert {PH_MAIN, PH_FLOOR, PH_ROOF, PH_INSTALL, PH_DRAW, PH_PLACE} <= set(checked), checked
+    assert checked[PH_MAIN] >= 100, checked
