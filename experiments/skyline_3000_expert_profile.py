@@ -78,7 +78,7 @@ def expert_variant(part: str):
         out[0] = 0.0
 
     @numba.njit
-    def no_settle_nb(d, rng, cfg, aux, me, buf):
+    def no_settle_nb(d, rng, cfg, aux, me, buf, f):
         return
 
     if part == "full":          # the shipped kernel itself: the baseline is what games play

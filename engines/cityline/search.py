@@ -128,10 +128,11 @@ HEURISTIC_W = prior_row(POLICIES["heuristic"])
 
 
 @allocating_kernel
-def heuristic_pick_nb(d, cfg, fill, rng, buf, legal, n):
+def heuristic_pick_nb(d, cfg, fill, rng, buf, legal, n, f):
     """The heuristic's action for the seat to move (features.F_HEURISTIC_PICK marks it; on a
     re-roll its mask is marked only where it is the canonical one the expert lists). It lists
-    the rules' actions itself (the expert's list, legal[:n], is the search's)."""
+    the rules' actions itself (the expert's list, legal[:n], is the search's; the features row f
+    holds no memo)."""
     # choose_scripted_nb, not decide_scripted_nb: that dispatches the expert, whose prior this is
     return choose_scripted_nb(HEURISTIC, d, cfg, fill, d[M_PLAYER], writable_view(HEURISTIC_W), rng, buf,
                               listed_nb(d, cfg, buf), np.empty(MAX_ACTIONS))

@@ -147,7 +147,7 @@ def _copy_all_nb(dst, src):
 
 
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
-def _settled_nb(d, rng, cfg, aux, p, buf):
+def _settled_nb(d, rng, cfg, aux, p, buf, f):
     """Nothing to play on: the afterstate is scored as it is."""
     return
 
@@ -159,7 +159,7 @@ def _no_note_nb(d, cfg, aux, p, out):
 
 
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
-def _no_prior_nb(d, cfg, aux, rng, buf, legal, n):
+def _no_prior_nb(d, cfg, aux, rng, buf, legal, n, f):
     """No scripted pick to mark."""
     return np.int64(-1)
 
@@ -197,18 +197,23 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                                       hook: Skyline 3000's bid rules); the expert plays, and
                                       choices_nb lists, the actions themselves
     copy_state_nb(dst, src)           the adapter's copy of one state into another of the same game
-    settle_nb(d, rng, cfg, aux, p, buf)
+    settle_nb(d, rng, cfg, aux, p, buf, f)
                                       play on, in the sample, what follows seat p's decision before
                                       its outcome can be scored (Skyline 3000: the rest of a sealed
                                       auction; Project Skyline: the rest of the seat's turn, which
                                       lifted its expert above search(20)); buf is an
-                                      int64[max_actions] scratch
-    prior_nb(d, cfg, aux, rng, buf, legal, n) -> a
+                                      int64[max_actions] scratch, f the features row with the
+                                      sample's memo (note_nb), which the scripts it plays may
+                                      share with the features
+    prior_nb(d, cfg, aux, rng, buf, legal, n, f) -> a
                                       a scripted policy's pick for the seat to move (on what the
                                       seat sees), given the candidates legal[:n] the expert
                                       listed (the actions themselves; n < 0: none listed), which
                                       a script that reads the rules' list may read instead of
-                                      listing again when they give it the same pick; feature `prior_feature` of a candidate is 1 when
+                                      listing again when they give it the same pick, and f, the
+                                      features row with d's memo noted (note_nb), or f[:0] (none
+                                      noted: a hidden decision's prior comes before its samples);
+                                      feature `prior_feature` of a candidate is 1 when
                                       it is that pick (same_nb(d, a, b): the game's "same move",
                                       e.g. another card of one value), else 0 (features_nb leaves
                                       it alone). The model learns how far to trust the script.
@@ -246,7 +251,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         """f[:nf]: the features of seat me's action a, played on sim (a copy of d or of its sample)
         with the sample's stream srng and settled; the prior's feature marks the scripts' pick."""
         apply_nb(sim, srng, cfg, a)
-        settle(sim, srng, cfg, aux, me, buf)
+        settle(sim, srng, cfg, aux, me, buf, f)
         features_nb(sim, cfg, aux, me, f)
         if pj >= 0:
             f[pj] = 1.0 if same(d, a, pick) else 0.0
@@ -273,9 +278,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     @jit
     def public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, pick, f, buf, total, srng):
         """total[i]: candidate i's value, each played on sim, a copy of d itself (a public
-        decision); sim is refreshed from d between candidates (srng: room for the candidates'
-        stream)."""
-        note(d, cfg, aux, me, f)
+        decision; f: noted for d); sim is refreshed from d between candidates (srng: room for the
+        candidates' stream)."""
         for i in range(n):
             if i > 0:
                 copy_state(sim, d)
@@ -294,7 +298,7 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         samples = max(1, int(w[W_SAMPLES]))
         for k in range(4):
             srng[k] = prng[k]
-        pick = prior(base, cfg, aux, srng, buf, legal, n)
+        pick = prior(base, cfg, aux, srng, buf, legal, n, f[:0])
         for s in range(samples):
             if s > 0:
                 copy_state(base, d)
@@ -354,7 +358,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         else:
             for k in range(4):       # the prior's stream: a copy of prng (it draws nothing from prng itself)
                 brng[k] = prng[k]
-            public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, brng, buf, legal, n),
+            note(d, cfg, aux, me, f)    # before the prior, which may share the memo
+            public_totals_nb(d, sim, cfg, aux, w, prng, me, legal, n, prior(d, cfg, aux, brng, buf, legal, n, f),
                              f, buf, total, srng)
         best = 0
         for i in range(1, n):
@@ -369,9 +374,9 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         srng = np.empty(4, np.uint64)
         buf = np.empty(cap, np.int64)
         a = chosen(sim, cfg, a)
-        pick = prior(sim, cfg, aux, prng.copy(), buf, buf, np.int64(-1))   # no list: the prior lists
-        sample_nb(d, sim, srng, cfg, me, prng, buf)
         f = np.empty(width)
+        pick = prior(sim, cfg, aux, prng.copy(), buf, buf, np.int64(-1), f[:0])   # no list, no memo
+        sample_nb(d, sim, srng, cfg, me, prng, buf)
         note(sim, cfg, aux, me, f)
         candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf)
         for j in range(nf):
@@ -391,9 +396,9 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         buf = np.empty(cap, np.int64)
         for i in range(n):
             legal[i] = chosen(sim, cfg, legal[i])
-        pick = prior(sim, cfg, aux, prng.copy(), buf, legal, n)
-        sample_nb(d, base, brng, cfg, me, prng, buf)
         f = np.empty(width)
+        pick = prior(sim, cfg, aux, prng.copy(), buf, legal, n, f[:0])
+        sample_nb(d, base, brng, cfg, me, prng, buf)
         note(base, cfg, aux, me, f)
         for i in range(n):
             copy_state(sim, base)

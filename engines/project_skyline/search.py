@@ -129,7 +129,7 @@ SETTLE_CAP = 64   # decisions settle_nb plays at most (a safeguard: a turn is fa
 
 
 @kernel
-def settle_nb(d, rng, cfg, aux, me, buf):
+def settle_nb(d, rng, cfg, aux, me, buf, f):
     """Play on, in the expert's sample, the rest of seat `me`'s turn as the heuristic plays it
     (default weights, no jitter), so that the expert scores each candidate as the first step of a
     finished turn (engines.core.expert's settle hook). A turn is several decisions (buy, symbol,

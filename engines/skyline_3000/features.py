@@ -248,6 +248,39 @@ def potential_in_memo_nb(pub, p, h, r, rem, m, changed):
 
 
 @inline_kernel
+def potential_lookup_nb(pub, p, h, r, rem, memo, changed):
+    """potential_nb through a memo, written as potentials are valued: a decision's own
+    (float64[N_POT], -1 = not yet: potential_memo_nb), or the expert's sample memo (note_board_nb's,
+    for seat p and these scorings left; `changed`: the districts whose blocks are not the sample's,
+    potential_in_memo_nb), which the candidates' features read too."""
+    if memo.shape[0] == N_POT:
+        return potential_memo_nb(pub, p, h, r, rem, memo)
+    return potential_in_memo_nb(pub, p, h, r, rem, memo, changed)
+
+
+@inline_kernel
+def sample_memo_nb(pub, f, rem):
+    """(memo, changed) for potential_lookup_nb in a state of the expert's sample: f is the
+    expert's feature row (note_board_nb's memo after N_FEATURES, noted for the seat to move, or
+    empty: none noted), rem the scorings left the caller values potentials for. The memo is
+    f's when it holds the potentials of these scorings left, with `changed` the districts whose
+    blocks this state has changed (their potentials valued afresh, as features_nb values them);
+    else f[:0], no memo (the caller makes its own)."""
+    if f.shape[0] < N_FEATURES + MEMO_SIZE or f[N_FEATURES + M_REM] != rem:
+        return f[:0], 0
+    m = f[N_FEATURES:N_FEATURES + MEMO_SIZE]
+    changed = 0
+    bpd = pub[TAB + K_BPD]
+    for k in range(pub[TAB + K_N_BLOCKS]):
+        if block_stamp_nb(pub, k) != m[M_BSTAMP + k]:
+            changed |= 1 << (k // bpd)
+    if changed != 0:             # the changed districts' potentials are this state's own, valued afresh
+        for j in range(N_POT):
+            m[M_NEW_POT + j] = -1.0
+    return m, changed
+
+
+@inline_kernel
 def exposed_nb(pub, p):
     """Round 1's construction phase: seat p's installed buildings (all of this round) x the rivals
     who have installed none yet, have not passed and hold a complete building: who may still

@@ -25,13 +25,14 @@ from pathlib import Path
 import numpy as np
 
 from engines.core.kernel import allocating_kernel, ir_inline_kernel, kernel
+from engines.core.lowlevel import writable_view
 from engines.skyline_3000._jit import F64, F64_ARR, I64, PUB, U64_ARR, inline_kernel, typed_kernel
 from engines.core.presets import PRESETS_FILE, add_presets
 from engines.core.rng import below, random_bits, uniform
 from engines.core.search import search_policy
 from engines.core.spec import PolicyInfo
 from engines.core.expert import EXPERT_FILE, expert_policy, load_model
-from engines.skyline_3000.features import FEATURES, MEMO_H, potential_memo_nb, potential_nb
+from engines.skyline_3000.features import FEATURES, N_POT, potential_lookup_nb, potential_nb
 from engines.skyline_3000.rules import (
     billboard_card_nb, billboard_choices_nb, block_places_hyp_nb, block_points_hyp_nb, district_roof_count_nb,
     fits_block_nb, install_spot_nb, main_kind_action_nb, main_kind_counts_nb, place_ok_nb, spaceport_cards_nb,
@@ -497,8 +498,17 @@ def heuristic_bid_nb(pub, hand, nh, k, v, w):
     return bid_to_target_nb(pub, hand, nh, target)
 
 
+NO_MEMO = np.empty(0)   # policy_heuristic_nb's memo argument: none (heuristic_move_nb makes its own)
+
+
 @allocating_kernel
 def policy_heuristic_nb(pub, hand, legal, n, w, rng):
+    """heuristic_move_nb with a memo of its own (the scripted heuristic's move)."""
+    return heuristic_move_nb(pub, hand, legal, n, w, rng, writable_view(NO_MEMO), 0)
+
+
+@allocating_kernel
+def heuristic_move_nb(pub, hand, legal, n, w, rng, memo, changed):
     """Values moves by the points they promise over the scorings left.
 
     Auctions: the item's value is its best placement's gain over the
@@ -518,7 +528,12 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     card played costs hold_card_value x its value (the bidding power lost; none
     in the last round once the auctions matter less). The best positive value
     is played, else it passes. Candidates are compared with jitter_nb's noise
-    (weight jitter) added: ties go to a random one."""
+    (weight jitter) added: ties go to a random one.
+
+    The potentials it reads (features.potential_nb) go through `memo`
+    (features.potential_lookup_nb, with `changed`): empty, it makes one for
+    the decision; the expert passes the memo its candidates' features share
+    (features.sample_memo_nb), so a potential is valued once for both."""
     p = pub[C_CUR]
     op = PLAYERS + p * N_PROW
     phase = pub[C_PHASE]
@@ -566,7 +581,8 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     nb = pub[op + P_NBUILD]
     ph = PLH + p * N_PLROW
     pr = PLR + p * N_PLROW
-    memo = np.full(2 * MEMO_H, -1.0)  # potentials already valued this decision
+    if memo.shape[0] == 0:
+        memo = np.full(N_POT, -1.0)   # potentials already valued this decision
     if phase == PH_FLOOR:
         # grow the incomplete building with the best promise once roofed (worth more than
         # 0: the noise orders the candidates, never lifts one over 0)
@@ -578,7 +594,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             h = pub[ph + i] + 1
             v = 0.0
             for r in range(1, 3):
-                pv = potential_memo_nb(pub, p, h, r, rem, memo)
+                pv = potential_lookup_nb(pub, p, h, r, rem, memo, changed)
                 if pv > v:
                     v = pv
             v += w[W_HEIGHT] * 0.1 * h
@@ -594,7 +610,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             det = legal[j] & DETAIL_MASK
             i = det >> 1
             r = (det & 1) + 1
-            v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) + 0.01 * pub[ph + i] + jitter_nb(rng, jit)
+            v = potential_lookup_nb(pub, p, pub[ph + i], r, rem, memo, changed) + 0.01 * pub[ph + i] + jitter_nb(rng, jit)
             if v > bv:
                 bv = v
                 ba = legal[j]
@@ -645,7 +661,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
             if pub[pr + i] == 0:
                 for r in range(1, 3):
                     if pub[op + P_ROOFS + r] > 0:
-                        v = potential_memo_nb(pub, p, pub[ph + i], r, rem, memo)
+                        v = potential_lookup_nb(pub, p, pub[ph + i], r, rem, memo, changed)
                         if v > pv:
                             pv = v
         v = 0.5 * w[W_HEIGHT] * pv - hold * pub[TAB + K_VALUE + c]
@@ -657,7 +673,7 @@ def policy_heuristic_nb(pub, hand, legal, n, w, rng):
         useful = 0
         for i in range(nb):
             r = pub[pr + i]
-            if r != 0 and potential_memo_nb(pub, p, pub[ph + i], r, rem, memo) > 0:
+            if r != 0 and potential_lookup_nb(pub, p, pub[ph + i], r, rem, memo, changed) > 0:
                 useful += 1
         if useful < 2:
             c = cheapest_card_nb(pub, hand, nh, FLOOR, -1)

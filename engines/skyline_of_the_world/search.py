@@ -277,14 +277,14 @@ def heuristic_pick_nb(d, cfg, aux, rng, buf):
 
 
 @inline_kernel
-def expert_prior_nb(d, cfg, aux, rng, buf, legal, n):
+def expert_prior_nb(d, cfg, aux, rng, buf, legal, n, f):
     """heuristic_pick_nb, the expert's prior (it lists the actions itself into buf: the expert's
-    list, legal[:n], is left alone)."""
+    list, legal[:n], and the features row f are left alone)."""
     return heuristic_pick_nb(d, cfg, aux, rng, buf)
 
 
 @kernel
-def settle_nb(d, rng, cfg, aux, p, buf):
+def settle_nb(d, rng, cfg, aux, p, buf, f):
     """The expert's afterstate: a trade-in begun is completed (its remaining cards picked as the
     heuristic gives them, the card furthest from completion first) before it is scored, so the
     first card given reads as what the trade is -- three cards for trade_value -- and not as a

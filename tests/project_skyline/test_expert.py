@@ -237,7 +237,7 @@ def test_a_decision_is_scored_once_the_seats_turn_is_over():
             h.apply(a)
             open_turn = h.current_player() == me
             buf = np.zeros(search.MAX_ACTIONS, np.int64)
-            search.settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.cfg, np.int64(me), buf)
+            search.settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.cfg, np.int64(me), buf, np.empty(0))
             assert h.current_player() != me
             played_on += open_turn
             checked += 1

@@ -120,7 +120,7 @@ def test_the_memo_gives_the_features_valued_afresh(board):
         for a in legal:
             sim, rng = base.copy(), g.state.rng.copy()
             apply_nb(sim, rng, g.kp.cfg, np.int64(a))
-            settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf)
+            settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf, memo)   # its heuristic shares the memo
             alone = np.zeros(N_FEATURES)
             features_nb(sim, g.kp.cfg, g.kp.aux, me, alone)
             features_nb(sim, g.kp.cfg, g.kp.aux, me, memo)
@@ -143,7 +143,7 @@ def test_a_sealed_bid_is_scored_once_its_auction_is_over():
         before = int(h.state.ctrl[C_N_AUC])
         h.apply(BID_FLAG)                      # the seat bids nothing
         buf = np.zeros(ENGINE.max_actions, np.int64)
-        settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.aux, np.int64(me), buf)
+        settle_nb(h.state.data, h.state.rng, h.kp.cfg, h.kp.aux, np.int64(me), buf, np.empty(0))
         assert int(h.state.ctrl[C_N_AUC]) == before + 1
         assert h.state.phase != PH_PLACE
         seen += 1
@@ -175,7 +175,7 @@ def test_the_bids_a_sample_seals_ahead_are_the_ones_the_later_bidders_make():
                 sim = start.copy()
                 rng = np.zeros(4, np.uint64)
                 apply_nb(sim, rng, g.kp.cfg, np.int64(BID_FLAG | mask))
-                settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf)
+                settle_nb(sim, rng, g.kp.cfg, g.kp.aux, me, buf, np.empty(0))
                 after.append(sim)
             assert np.array_equal(after[0], after[1]), (gi, mask)
             compared += 1
@@ -391,32 +391,51 @@ def test_the_item_memo_gives_the_heuristics_value_of_each_auction():
 
 
 @pytest.mark.parametrize("bb_card", [False, True])
-def test_the_prior_from_the_experts_list_is_the_heuristics_own_pick(bb_card):
-    """The expert's prior (search.heuristic_pick_nb) reads the expert's own list instead of
-    listing the rules' actions again, and its settle places floors and installs without a list
-    (search.heuristic_step_nb): on every decision of whole mixed games, with and without
-    Billboards that cost a card, both give the heuristic's pick from the rules' own list. A
-    construction list that dropped a Contract card or the heuristic's Billboard would not."""
+def test_the_experts_heuristic_is_the_heuristic(bb_card):
+    """The heuristic as the expert asks it (search.heuristic_pick_nb, its prior, and
+    search.heuristic_step_nb, its settle's floors, roofs and installs) reads the expert's own
+    list instead of listing the rules' actions again, places floors and installs without a list,
+    and values the potentials it reads through the memo the candidates' features share. On
+    every decision of whole mixed games, with and without Billboards that cost a card, it picks
+    what the heuristic picks from the rules' own list with a memo of its own: with no memo, with
+    the memo noted on the state itself, and with one noted on the seat's board earlier in the
+    round (its changed districts valued afresh). A construction list that dropped a Contract card
+    or the heuristic's Billboard, or a memo read for a district the board has changed, would not."""
     from engines.skyline_3000.search import decide_scripted_nb, expert_actions_nb, heuristic_pick_nb, heuristic_step_nb
+    from engines.skyline_3000.state import C_ROUND
     names = ["heuristic", "greedy", "expert", "heuristic(jitter=0.5)"]
     extra = {"construction.billboard_costs_card": True} if bb_card else {}
     cap = ENGINE.max_actions
+    width = N_FEATURES + MEMO_SIZE
     checked = {}
+    stale = 0
     for gi in range(3):
         g = new_game(n_players=4, seed=11, game_index=gi, overrides=extra or None)
+        earlier = {}             # (seat, round) -> a memo noted at the seat's first decision of the round
         while not g.is_over():
             d = g.state.data.copy()
             cfg, aux = g.kp.cfg, g.kp.aux
             phase = int(g.state.phase)
+            p = g.current_player()
             if phase != PH_BID:
                 legal = np.empty(cap, np.int64)
                 n = expert_actions_nb(d, cfg, legal)
                 rules = decide_scripted_nb(d, cfg, aux, np.int64(2), HEURISTIC_W.copy(), np.zeros(4, np.uint64),
                                            np.empty(cap, np.int64), np.empty(cap, np.int64))
-                assert heuristic_pick_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64), legal, n) == rules
-                assert heuristic_step_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64)) == rules
+                noted = np.empty(width)
+                note_board_nb(d, cfg, aux, np.int64(p), noted)
+                key = (p, int(g.state.ctrl[C_ROUND]))
+                if key not in earlier:
+                    earlier[key] = noted.copy()
+                rows = [np.empty(0), noted, earlier[key]]
+                for f in rows:
+                    assert heuristic_pick_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64), legal, n,
+                                             f) == rules, (phase, len(f))
+                    assert heuristic_step_nb(d, cfg, aux, np.zeros(4, np.uint64), np.empty(cap, np.int64), f) == rules
+                stale += phase in (PH_MAIN, PH_FLOOR, PH_ROOF) and not np.array_equal(
+                    stamps_of(g, d), earlier[key][N_FEATURES + 1:N_FEATURES + 1 + len(stamps_of(g, d))])
                 assert np.array_equal(d, g.state.data)
                 checked[phase] = checked.get(phase, 0) + 1
-            g.apply(g.policy_action(names[g.current_player()]))
+            g.apply(g.policy_action(names[p]))
     assert {PH_MAIN, PH_FLOOR, PH_ROOF, PH_INSTALL, PH_DRAW, PH_PLACE} <= set(checked), checked
-    assert checked[PH_MAIN] >= 100, checked
+    assert checked[PH_MAIN] >= 100 and stale >= 50, (checked, stale)
