@@ -563,9 +563,16 @@ assert MAX_CARDS < 63
 
 
 @inline_kernel
+def heuristic_reads_list_nb(phase):
+    """Whether policies.heuristic_move_nb reads the legal list in this phase: a construction
+    turn, a roof and a draw do; placing floors, installing and the auction do not."""
+    return phase == PH_MAIN or phase == PH_ROOF or phase == PH_DRAW
+
+
+@inline_kernel
 def heuristic_step_nb(d, cfg, aux, rng, buf, f):
     """The heuristic's move (default weights, no jitter) for the seat to move outside an auction,
-    in the expert's sample: the legal actions listed into buf only where it reads them (placing
+    for the expert (its prior, its settle): the legal actions listed into buf only where it reads them (placing
     floors and installing, it looks at the seat's Plant and the board itself, and listing the
     installs would cost about as much as choosing one), and the potentials it reads shared with
     the candidates' features through the sample's memo (f: the expert's features row,
@@ -573,7 +580,7 @@ def heuristic_step_nb(d, cfg, aux, rng, buf, f):
     pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     n = 0
-    if phase == PH_MAIN or phase == PH_ROOF or phase == PH_DRAW:
+    if heuristic_reads_list_nb(phase):
         n = legal_actions_nb(pub, hands, buf)
     return heuristic_listed_nb(d, rng, buf, n, f)
 
@@ -665,7 +672,7 @@ def heuristic_pick_nb(d, cfg, aux, rng, buf, legal, n, f):
     phase = pub_nb(d)[C_PHASE]
     if phase == PH_BID:
         return np.int64(heuristic_auction_move_nb(d))
-    if n >= 0 and (phase == PH_MAIN or phase == PH_ROOF or phase == PH_DRAW):
+    if n >= 0 and heuristic_reads_list_nb(phase):
         return np.int64(heuristic_listed_nb(d, rng, legal, n, f))
     return np.int64(heuristic_step_nb(d, cfg, aux, rng, buf, f))
 
