@@ -221,7 +221,7 @@ def note_board_nb(d, cfg, aux, p, out):
         out[m + M_DPOT + j] = -1.0
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64, F64_ARR, I64), inline=True)
 def potential_in_memo_nb(pub, p, h, r, rem, m, changed):
     """potential_nb through the sample's memo m: the districts the state shares with the sample
     read (or fill) the sample's potentials; those it changed (bits of `changed`) are valued afresh."""
@@ -247,7 +247,7 @@ def potential_in_memo_nb(pub, p, h, r, rem, m, changed):
     return best
 
 
-@inline_kernel
+@typed_kernel((PUB, I64, I64, I64, I64, F64_ARR, I64), inline=True)
 def potential_lookup_nb(pub, p, h, r, rem, memo, changed):
     """potential_nb through a memo, written as potentials are valued: a decision's own
     (float64[N_POT], -1 = not yet: potential_memo_nb), or the expert's sample memo (note_board_nb's,
@@ -259,25 +259,24 @@ def potential_lookup_nb(pub, p, h, r, rem, memo, changed):
 
 
 @inline_kernel
-def sample_memo_nb(pub, f, rem):
-    """(memo, changed) for potential_lookup_nb in a state of the expert's sample: f is the
-    expert's feature row (note_board_nb's memo after N_FEATURES, noted for the seat to move, or
-    empty: none noted), rem the scorings left the caller values potentials for. The memo is
-    f's when it holds the potentials of these scorings left, with `changed` the districts whose
-    blocks this state has changed (their potentials valued afresh, as features_nb values them);
-    else f[:0], no memo (the caller makes its own)."""
+def sample_memo_changed_nb(pub, f, rem):
+    """For potential_lookup_nb in a state of the expert's sample: f is the expert's feature row
+    (note_board_nb's memo after N_FEATURES, noted for the seat to move, or empty: none noted),
+    rem the scorings left the caller values potentials for. When f's memo holds the potentials of
+    these scorings left: `changed`, the districts whose blocks this state has changed (their
+    potentials valued afresh, as features_nb values them); else -1 (no memo: the caller makes its
+    own). (The caller slices the memo: a kernel without reference counts returns no array.)"""
     if f.shape[0] < N_FEATURES + MEMO_SIZE or f[N_FEATURES + M_REM] != rem:
-        return f[:0], 0
-    m = f[N_FEATURES:N_FEATURES + MEMO_SIZE]
-    changed = 0
+        return np.int64(-1)
+    changed = np.int64(0)
     bpd = pub[TAB + K_BPD]
     for k in range(pub[TAB + K_N_BLOCKS]):
-        if block_stamp_nb(pub, k) != m[M_BSTAMP + k]:
-            changed |= 1 << (k // bpd)
+        if block_stamp_nb(pub, k) != f[N_FEATURES + M_BSTAMP + k]:
+            changed |= np.int64(1) << (k // bpd)
     if changed != 0:             # the changed districts' potentials are this state's own, valued afresh
         for j in range(N_POT):
-            m[M_NEW_POT + j] = -1.0
-    return m, changed
+            f[N_FEATURES + M_NEW_POT + j] = -1.0
+    return changed
 
 
 @inline_kernel

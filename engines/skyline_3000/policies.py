@@ -504,7 +504,7 @@ NO_MEMO = np.empty(0)   # policy_heuristic_nb's memo argument: none (heuristic_m
 @allocating_kernel
 def policy_heuristic_nb(pub, hand, legal, n, w, rng):
     """heuristic_move_nb with a memo of its own (the scripted heuristic's move)."""
-    return heuristic_move_nb(pub, hand, legal, n, w, rng, writable_view(NO_MEMO), 0)
+    return heuristic_move_nb(pub, hand, legal, n, w, rng, writable_view(NO_MEMO), np.int64(0))
 
 
 @allocating_kernel
@@ -533,7 +533,7 @@ def heuristic_move_nb(pub, hand, legal, n, w, rng, memo, changed):
     The potentials it reads (features.potential_nb) go through `memo`
     (features.potential_lookup_nb, with `changed`): empty, it makes one for
     the decision; the expert passes the memo its candidates' features share
-    (features.sample_memo_nb), so a potential is valued once for both."""
+    (features.sample_memo_changed_nb), so a potential is valued once for both."""
     p = pub[C_CUR]
     op = PLAYERS + p * N_PROW
     phase = pub[C_PHASE]

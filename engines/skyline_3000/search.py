@@ -63,7 +63,7 @@ from engines.core.kernel import inline_kernel, ir_inline_kernel, kernel
 from engines.core.lowlevel import copy_words, section_view, writable_view
 from engines.core.rng import below, next_u64, seed_into
 from engines.skyline_3000.features import (
-    F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb, sample_memo_nb,
+    F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb, sample_memo_changed_nb,
 )
 from engines.skyline_3000.policies import (
     EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_bid_nb,
@@ -576,7 +576,7 @@ def heuristic_step_nb(d, cfg, aux, rng, buf, f):
     floors and installing, it looks at the seat's Plant and the board itself, and listing the
     installs would cost about as much as choosing one), and the potentials it reads shared with
     the candidates' features through the sample's memo (f: the expert's features row,
-    features.sample_memo_nb), the seat to move being the one the memo is noted for."""
+    features.sample_memo_changed_nb), the seat to move being the one the memo is noted for."""
     pub, hands = pub_hands_nb(d)
     phase = pub[C_PHASE]
     n = 0
@@ -591,8 +591,9 @@ def heuristic_listed_nb(d, rng, legal, n, f):
     its potentials through the expert's features row f (heuristic_step_nb)."""
     pub, hands = pub_hands_nb(d)
     p = pub[C_CUR]
-    memo, changed = sample_memo_nb(pub, f, pub[TAB + K_ROUNDS] - pub[C_ROUND])
-    return heuristic_move_nb(pub, hands[p], legal, n, writable_view(HEURISTIC_W), rng, memo, changed)
+    changed = sample_memo_changed_nb(pub, f, pub[TAB + K_ROUNDS] - pub[C_ROUND])
+    memo = f[N_FEATURES:N_FEATURES + MEMO_SIZE] if changed >= 0 else f[:0]
+    return heuristic_move_nb(pub, hands[p], legal, n, writable_view(HEURISTIC_W), rng, memo, max(changed, 0))
 
 
 @kernel
