@@ -66,7 +66,7 @@ from engines.skyline_3000.features import (
     F_HEURISTIC_PICK, MEMO_SIZE, N_FEATURES, features_nb, note_board_nb, sample_memo_changed_nb,
 )
 from engines.skyline_3000.policies import (
-    EXPERT, HEURISTIC, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_bid_nb,
+    EXPERT, POLICIES, RANDOM, W_BID, bid_to_target_nb, cheapest_card_nb, choose_action_nb, heuristic_bid_nb,
     heuristic_item_value_nb, heuristic_move_nb, policy_greedy_nb,
 )
 from engines.skyline_3000.rules import (
