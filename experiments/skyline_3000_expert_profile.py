@@ -86,7 +86,7 @@ def expert_variant(part: str):
     hooks = dict(chosen_nb=S.real_action_nb, copy_state_nb=S.copy_state_nb, settle_nb=S.settle_nb,
                  prior_nb=S.heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK, same_nb=S.same_move_nb,
                  note_nb=note_board_nb, memo_size=MEMO_SIZE, public_nb=S.public_decision_nb,
-                 kept_state=True)
+                 kept_state=True, shared_outcome_nb=S.bid_lost_nb)
     features = features_nb
     if part == "no_settle":
         hooks["settle_nb"] = no_settle_nb
@@ -105,7 +105,7 @@ def expert_variant(part: str):
 @numba.njit
 def _decide_all(expert_nb, states, cfg, aux, w, repeats):
     legal = np.empty(512, np.int64)
-    scratch = np.zeros(states.shape[1] + 1)   # as the game loop's (zeroed): the expert keeps a state in it
+    scratch = np.zeros(2 * states.shape[1] + 1)   # as the game loop's (zeroed): the expert keeps two states in it
     prng = np.array([1, 2, 3, 4], np.uint64)
     total = 0
     for i in range(states.shape[0]):

@@ -26,12 +26,13 @@ The kernels a game supplies (all compiled with engines.core.kernel's decorators)
     decide_nb(d, cfg, aux, pid, w, prng, legal, scratch) -> a
                                                scripted policy `pid` decides for the seat to move
                                                (the search's rollouts and every non-search seat);
-                                               scratch: float64[MAX_ACTIONS], zeroed when its
-                                               owner (a batch chunk, a step-API game, a search
-                                               context) allocates it and kept for that owner's
-                                               decisions, so a policy may keep data in it from
-                                               one decision to the next (the learned expert's
-                                               kept state, engines.core.expert)
+                                               scratch: float64[SCRATCH_SIZE] (Engine.scratch_size:
+                                               MAX_ACTIONS, and room for two states and a word),
+                                               zeroed when its owner (a batch chunk, a step-API
+                                               game, a search context) allocates it and kept for
+                                               that owner's decisions, so a policy may keep data
+                                               in it from one decision to the next (the learned
+                                               expert's kept states, engines.core.expert)
     decide_scripted_nb(...)                    the same without the look-ahead policies (the
                                                scripted loop: compiles no rollouts)
     search_actions_nb(d, cfg, out) -> n        the actions the search tries (>= 1 while running)
@@ -152,7 +153,7 @@ def copy_state(st: State) -> State:
 
 # ---------------------------------------------------------------- the loops, one source for every game
 # Names in capitals are the game's, bound per game by `_rebind`: RESET_NB ... FINISH_NB (its
-# kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes,
+# kernels), SEARCH_NB, SEARCH_ID, MAX_ACTIONS, SCRATCH_SIZE, WORK_WIDTH, MAX_PLAYERS, the table sizes and dtypes,
 # HAS_SIDE (a constant: without a side table its branches fold away) and, per loop variant, PLAY_NB
 # (the game loop the chunk calls) and SEARCH_CONTEXT_NB.
 
@@ -222,7 +223,7 @@ def _templates(with_search):
         rng_own = np.zeros(4, np.uint64)
         prngs_own = np.zeros((P, 4), np.uint64)
         legal_own = np.empty(MAX_ACTIONS, np.int64)
-        scratch_own = np.zeros(MAX_ACTIONS)   # zeroed: a policy may keep data in it (decide_nb's contract)
+        scratch_own = np.zeros(SCRATCH_SIZE)   # zeroed: a policy may keep data in it (decide_nb's contract)
         pol_own = np.empty(P, np.int64)
         wts_own = np.empty((P, seat_weights.shape[1]))
         work_own = np.zeros((P, WORK_WIDTH), np.int64)
@@ -327,7 +328,7 @@ def no_decide_listed_nb(d, cfg, aux, pid, w, prng, legal, n, scratch):
 
 def search_context_nb(cfg, aux):
     """The ctx tuple the search glue reads: (cfg, aux, int buffer, float scratch, work)."""
-    return (cfg, aux, np.empty(MAX_ACTIONS, np.int64), np.zeros(MAX_ACTIONS),
+    return (cfg, aux, np.empty(MAX_ACTIONS, np.int64), np.zeros(SCRATCH_SIZE),
             np.zeros((MAX_PLAYERS, WORK_WIDTH), np.int64))
 
 
@@ -473,6 +474,13 @@ class Engine:
     chunk_tables: Callable | None = None  # (kp, start, acc) -> {table: {column: array}}: tables of a chunk
     built: SimpleNamespace = field(default=None, repr=False)
 
+    @property
+    def scratch_size(self) -> int:
+        """The decision scratch's length (decide_nb): MAX_ACTIONS, and room for two states of the
+        most seats and a word (the learned expert keeps its sample and its candidates' state there)."""
+        widest = max(int(self.state_size(p)) for p in range(1, self.max_players + 1))
+        return max(int(self.max_actions), 2 * widest + 1)
+
     def __post_init__(self):
         missing = [n for n in KERNEL_NAMES if n not in self.kernels]
         if self.side is not None and "side_nb" not in self.kernels:
@@ -500,7 +508,8 @@ class Engine:
         glb.setdefault("DECIDE_LISTED_NB", no_decide_listed_nb)
         glb.setdefault("DECIDE_SCRIPTED_LISTED_NB", glb["DECIDE_LISTED_NB"])
         glb.update(
-            SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), WORK_WIDTH=int(self.work_width),
+            SEARCH_ID=int(self.search_id), MAX_ACTIONS=int(self.max_actions), SCRATCH_SIZE=self.scratch_size,
+            WORK_WIDTH=int(self.work_width),
             MAX_PLAYERS=int(self.max_players),
             N_PL=len(players.names), N_GA=len(games.names), N_REC=len(rec.names), N_WIDE=max(1, len(self.wide)),
             PL_DTYPE=_matrix_dtype(self.dtypes["players"], players, ()),
@@ -636,7 +645,7 @@ class Game:
         self.game_index = game_index
         self._prngs = prngs
         self._legal = np.empty(engine.max_actions, np.int64)
-        self._scratch = np.zeros(engine.max_actions)   # zeroed: decide_nb's contract
+        self._scratch = np.zeros(engine.scratch_size)   # zeroed: decide_nb's contract
         self.search_stats = np.zeros(N_STATS, np.int64)  # engines.core.search STAT_*: what searches cost
 
     @property

@@ -18,9 +18,10 @@ A decision whose candidates, played and scored, read nothing the seat cannot see
 candidates are played on copies of the state itself, once, since every sample would score them
 alike. The choice is the same; it only saves the sample's copy and redraw. A game whose scripts
 never touch the decision's float scratch may let the expert keep there, between decisions, the
-state its candidates are played on (`kept_state`): each candidate then refreshes it from the
-state or the sample with the game's copy_state_nb (the used places) instead of allocating a
-whole copy (a hidden decision still copies d whole once, for its sample).
+state its candidates are played on and the sample (`kept_state`): each candidate then refreshes
+the first from the state or the sample, and each hidden decision the sample from the state, with
+the game's copy_state_nb (the used places) instead of allocating a whole copy (a scratch too short
+for two states keeps the first only, and a hidden decision copies d whole for its sample).
 
 A game declares `features_nb` next to its rules (what the seat sees: its own sheet or hand and
 the public state; a state after its own decision, with its pending choice taken as made) and
@@ -165,6 +166,12 @@ def _no_prior_nb(d, cfg, aux, rng, buf, legal, n, f):
 
 
 @numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
+def _never_shared_nb(d, cfg, me, a):
+    """Every candidate is played and scored."""
+    return False
+
+
+@numba.njit(inline="always", **_OPTIONS) if not numba.config.DISABLE_JIT else (lambda f: f)
 def _same_nb(d, a, b):
     return a == b
 
@@ -181,7 +188,7 @@ def _never_public_nb(d, cfg, p):
 def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n_features: int,
                 max_actions: int, chosen_nb=None, copy_state_nb=None, settle_nb=None, prior_nb=None,
                 prior_feature: int = -1, same_nb=None, note_nb=None, memo_size: int = 0, public_nb=None,
-                kept_state: bool = False):
+                kept_state: bool = False, shared_outcome_nb=None):
     """(expert_nb, afterstate_nb, choices_nb) over a vector-state game's kernels:
 
     expert_nb(d, cfg, aux, w, prng, legal, scratch) -> action
@@ -225,6 +232,15 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                                       (Skyline 3000: what the board pays, when a candidate leaves
                                       the board as the sample holds it). The features must be the
                                       same as without the memo, to the bit.
+    shared_outcome_nb(d, cfg, me, a) -> bool
+                                      on a hidden decision's sample d, before any candidate is
+                                      played: whether candidate a, played and settled, ends where
+                                      every other candidate it says this of ends, in everything
+                                      features_nb reads (Skyline 3000: a sealed bid that does not
+                                      win, whose cards go back to the hand). The first such
+                                      candidate of a sample is played and scored; the others take
+                                      its features (their own prior's mark apart), the same to the
+                                      bit, without being played.
 
     Closures over the game's kernels (like engines.core.search.make_search): compiled into the
     cached kernels that call them."""
@@ -240,6 +256,8 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
     same = _same_nb if same_nb is None else same_nb
     note = _no_note_nb if note_nb is None else note_nb
     public = _never_public_nb if public_nb is None else public_nb
+    shares = _never_shared_nb if shared_outcome_nb is None else shared_outcome_nb
+    sharing = shared_outcome_nb is not None
     keep = bool(kept_state)
     width = nf + int(memo_size)
     pj = int(prior_feature)
@@ -257,13 +275,18 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             f[pj] = 1.0 if same(d, a, pick) else 0.0
 
     @inline
-    def candidate_value_nb(d, sim, srng, cfg, aux, w, me, a, pick, f, buf):
-        """The model's value of candidate_features_nb's features."""
-        candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf)
+    def value_nb(w, f):
+        """The model's value of the features f[:nf]."""
         v = 0.0
         for j in range(nf):
             v += w[EXPERT_HEAD + j] * f[j]
         return v
+
+    @inline
+    def candidate_value_nb(d, sim, srng, cfg, aux, w, me, a, pick, f, buf):
+        """The model's value of candidate_features_nb's features."""
+        candidate_features_nb(d, sim, srng, cfg, aux, me, a, pick, f, buf)
+        return value_nb(w, f)
 
     @jit
     def sample_nb(d, sample, rng, cfg, me, prng, buf):
@@ -288,13 +311,14 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             total[i] = candidate_value_nb(d, sim, srng, cfg, aux, w, me, legal[i], pick, f, buf)
 
     @jit
-    def sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total, srng, brng):
+    def sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total, srng, brng, shared):
         """total[i]: candidate i's value summed over `samples` determinized samples of d (a hidden
         decision). base (a copy of d) holds each sample in turn; each candidate is played on sim,
         a state of this game refreshed from the sample by copy_state (sim is base: none yet, a
         whole copy of the sample at the first candidate), but the last candidate of the last
         sample, played on the sample itself (nothing reads it after). srng, brng: room for the
-        candidates' and the sample's streams."""
+        candidates' and the sample's streams; shared: room for the features of the candidates
+        that share an outcome (shared_outcome_nb)."""
         samples = max(1, int(w[W_SAMPLES]))
         for k in range(4):
             srng[k] = prng[k]
@@ -304,7 +328,16 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                 copy_state(base, d)
             determinize_nb(base, brng, cfg, me, prng, buf)
             note(base, cfg, aux, me, f)
+            scored = False      # the shared outcome's features are in `shared`
             for i in range(n):
+                one_of_many = sharing and shares(base, cfg, me, legal[i])
+                if one_of_many and scored:
+                    for j in range(nf):
+                        f[j] = shared[j]
+                    if pj >= 0:
+                        f[pj] = 1.0 if same(d, legal[i], pick) else 0.0
+                    total[i] += value_nb(w, f)
+                    continue
                 if i == n - 1 and s == samples - 1:
                     play = base
                 elif sim is base:
@@ -316,6 +349,10 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
                 for k in range(4):
                     srng[k] = brng[k]
                 total[i] += candidate_value_nb(d, play, srng, cfg, aux, w, me, legal[i], pick, f, buf)
+                if one_of_many:
+                    for j in range(nf):
+                        shared[j] = f[j]
+                    scored = True
 
     @jit
     def expert_nb(d, cfg, aux, w, prng, legal, scratch):
@@ -324,9 +361,9 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
         if n == 1:
             return chosen(d, cfg, legal[0])
         # the decision's buffers, in one allocation (five of them cost about 5% of the instructions of a
-        # Skyline 3000 draw decision): the hooks' int64 scratch, the features and memo, the totals and
-        # two streams
-        work = np.empty(cap + width + n + 8)
+        # Skyline 3000 draw decision): the hooks' int64 scratch, the features and memo, the totals, two
+        # streams and a shared outcome's features
+        work = np.empty(cap + width + n + 8 + nf)
         buf = slice_as(work, 0, cap, np.int64)
         f = slice_as(work, cap, cap + width, np.float64)
         total = slice_as(work, cap + width, cap + width + n, np.float64)
@@ -334,27 +371,39 @@ def make_expert(apply_nb, determinize_nb, actions_nb, to_move_nb, features_nb, n
             total[i] = 0.0
         srng = slice_as(work, cap + width + n, cap + width + n + 4, np.uint64)
         brng = slice_as(work, cap + width + n + 4, cap + width + n + 8, np.uint64)
+        shared = slice_as(work, cap + width + n + 8, cap + width + n + 8 + nf, np.float64)
         hidden = not public(d, cfg, me)
-        # the copies, the expert's main cost after the features: a hidden decision copies d whole
-        # once (base: the sample); the candidates are played on a second copy, the state kept in
-        # the scratch when the game lets the expert keep one (refreshed by copy_state: its used
-        # places), else a fresh whole copy
-        base = d.copy() if hidden else d
-        # the actions themselves, and the prior, on d or its copy (d stays as it is)
-        for i in range(n):
-            legal[i] = chosen(base, cfg, legal[i])
-        if keep and scratch.shape[0] > d.shape[0]:
+        # the copies, the expert's main cost after the features: a hidden decision copies d
+        # (base: the sample), and the candidates are played on a second copy. When the game lets
+        # the expert keep states in the scratch, both are kept there from one decision to the next
+        # (refreshed by copy_state: the used places; the sample's room only when the scratch holds
+        # two states); else base is a whole copy of d, and sim a fresh whole copy
+        words = d.shape[0]
+        kept = keep and scratch.shape[0] > words
+        if kept:
             room = scratch.view(np.int64)
-            sim = room[:d.shape[0]]
-            if room[room.shape[0] - 1] != KEPT_MARK:   # the owner's first decision: a whole copy
+            two = room.shape[0] > 2 * words
+            sim = room[:words]
+            if room[room.shape[0] - 1] != KEPT_MARK:   # the owner's first decision: whole copies
                 _copy_all_nb(sim, d)
+                if two:
+                    _copy_all_nb(room[words:2 * words], d)
                 room[room.shape[0] - 1] = KEPT_MARK
             elif not hidden:
                 copy_state(sim, d)                     # a state of this game: its used places are enough
+            if hidden and two:
+                base = room[words:2 * words]
+                copy_state(base, d)
+            else:
+                base = d.copy() if hidden else d
         else:
+            base = d.copy() if hidden else d
             sim = base if hidden else d.copy()   # sim is base: a hidden decision copies its sample at need
+        # the actions themselves, and the prior, on d or its copy (d stays as it is)
+        for i in range(n):
+            legal[i] = chosen(base, cfg, legal[i])
         if hidden:
-            sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total, srng, brng)
+            sampled_totals_nb(d, base, sim, cfg, aux, w, prng, me, legal, n, f, buf, total, srng, brng, shared)
         else:
             for k in range(4):       # the prior's stream: a copy of prng (it draws nothing from prng itself)
                 brng[k] = prng[k]

@@ -598,6 +598,29 @@ def _advance(pub, hands, sec, step):
             return
 
 
+@inline_kernel
+def sealed_bid_nb(pub, hands, q, m):
+    """(sum of values, highest value) of seat q's sealed bid m (a mask of card ids) over its hand."""
+    tot = 0
+    hi = 0
+    for i in range(pub[PLAYERS + q * N_PROW + P_NHAND]):
+        c = hands[q, i]
+        if (m >> c) & 1:
+            v = pub[TAB + K_VALUE + c]
+            tot += v
+            if v > hi:
+                hi = v
+    return tot, hi
+
+
+@inline_kernel
+def outbids_nb(pub, b, h, best_b, best_h):
+    """Whether a bid of sum b (> 0) and highest card h beats the best bid so far (best_b, best_h),
+    made by a seat before it in the Key order: a higher sum, or, under auction.tie
+    "highest_card_then_key", an equal sum with a higher card (the Key order settles the rest)."""
+    return b > best_b or (pub[TAB + K_AUCTION_TIE] == 0 and b == best_b and h > best_h)
+
+
 @kernel
 def _resolve_auction(pub, hands, sec):
     """Reveal bids; highest sum wins; ties: highest single card, then the Key
@@ -613,16 +636,7 @@ def _resolve_auction(pub, hands, sec):
         pub[a + A_BID + q] = -1
         pub[a + A_HIGH + q] = -1
     for q in range(P):
-        m = np.int64(sec[S_BIDS + q])
-        tot = 0
-        hi = 0
-        for i in range(pub[PLAYERS + q * N_PROW + P_NHAND]):
-            c = hands[q, i]
-            if (m >> c) & 1:
-                v = pub[TAB + K_VALUE + c]
-                tot += v
-                if v > hi:
-                    hi = v
+        tot, hi = sealed_bid_nb(pub, hands, q, np.int64(sec[S_BIDS + q]))
         pub[a + A_BID + q] = tot
         pub[a + A_HIGH + q] = hi
     key = pub[C_KEY]
@@ -633,11 +647,7 @@ def _resolve_auction(pub, hands, sec):
         bq = pub[a + A_BID + q]
         if bq == 0:
             continue
-        if w < 0:
-            w = q
-            continue
-        bw = pub[a + A_BID + w]
-        if bq > bw or (tie_rule == 0 and bq == bw and pub[a + A_HIGH + q] > pub[a + A_HIGH + w]):
+        if w < 0 or outbids_nb(pub, bq, pub[a + A_HIGH + q], pub[a + A_BID + w], pub[a + A_HIGH + w]):
             w = q
     pub[a + A_WINNER] = w
     pub[a + A_BLOCK] = -1

@@ -70,7 +70,8 @@ from engines.skyline_3000.policies import (
     heuristic_item_value_nb, heuristic_move_nb, policy_greedy_nb,
 )
 from engines.skyline_3000.rules import (
-    apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, reset_state_nb,
+    apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, outbids_nb, reset_state_nb,
+    sealed_bid_nb,
 )
 from engines.skyline_3000.state import (
     A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, ACT_PLACE, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, C_ROUND,
@@ -658,6 +659,38 @@ def expert_sample_nb(d, rng, cfg, p, prng, buf):
     pub[C_CUR] = p
 
 
+@inline_kernel
+def bid_lost_nb(d, cfg, me, a):
+    """Whether seat me's sealed bid a (BID_FLAG | mask), in the expert's sample, does not win the
+    auction (engines.core.expert's shared_outcome_nb). The sample holds every other bid of the
+    auction (the earlier bidders' drawn, the later bidders' sealed ahead by expert_sample_nb, which
+    settle_nb plays whatever me bids), so the rules' own comparison (rules.sealed_bid_nb,
+    outbids_nb, in the Key order) tells the winner now. A bid that does not win goes back to the
+    hand: every such bid of one sample leaves the same state once settle_nb has played the
+    auction out and the winner placed the item, but for the auction log, which no feature reads
+    (tests/skyline_3000/test_expert.py plays them out and compares)."""
+    pub, hands = pub_hands_nb(d)
+    if pub[C_PHASE] != PH_BID or not (a & BID_FLAG):
+        return False
+    sec = sec_nb(d)
+    P = pub[TAB + K_N_PLAYERS]
+    key = pub[C_KEY]
+    w = -1
+    bw = 0
+    hw = 0
+    for j in range(P):
+        q = (key + j) % P
+        m = (a ^ BID_FLAG) if q == me else np.int64(sec[S_BIDS + q] & ~SEALED_AHEAD)
+        b, h = sealed_bid_nb(pub, hands, q, m)
+        if b == 0:
+            continue
+        if w < 0 or outbids_nb(pub, b, h, bw, hw):
+            w = q
+            bw = b
+            hw = h
+    return w != me
+
+
 @kernel
 def heuristic_pick_nb(d, cfg, aux, rng, buf, legal, n, f):
     """The heuristic's action (default weights, no jitter) for the seat to move: the expert's
@@ -715,4 +748,5 @@ expert_nb, afterstate_nb, choices_nb = make_expert(apply_nb, expert_sample_nb, e
                                                    copy_state_nb=copy_state_nb, settle_nb=settle_nb,
                                                    prior_nb=heuristic_pick_nb, prior_feature=F_HEURISTIC_PICK,
                                                    same_nb=same_move_nb, note_nb=note_board_nb, memo_size=MEMO_SIZE,
-                                                   public_nb=public_decision_nb, kept_state=True)
+                                                   public_nb=public_decision_nb, kept_state=True,
+                                                   shared_outcome_nb=bid_lost_nb)

@@ -218,13 +218,18 @@ def test_the_scripts_leave_the_decision_scratch_to_the_expert():
     assert len(phases) >= 6, phases
 
 
-def test_the_kept_state_gives_the_choices_of_a_fresh_copy():
+@pytest.mark.parametrize("size", ["one state", "two states"])
+def test_the_kept_state_gives_the_choices_of_a_fresh_copy(size):
     """The expert's candidates (a bid's too) are played on a state it keeps in the scratch from
-    one decision to the next (refreshed by copy_state_nb, the used places only): over every
-    decision of three expert games in a row, one scratch gives the choice a fresh scratch gives
-    (a whole copy), and the state decided on is left as it was."""
+    one decision to the next, and a bid's sample on a second one when the scratch holds two (the
+    game loop's scratch, ENGINE.scratch_size), each refreshed by copy_state_nb (the used places
+    only): over every decision of three expert games in a row, one scratch gives the choice a
+    fresh scratch too short to keep a state gives (whole copies), and the state decided on is
+    left as it was."""
     w = np.array(list(SPEC.policies["expert"].weights.values()))
-    kept = np.zeros(ENGINE.max_actions)
+    width = new_game(n_players=4, seed=6).state.data.shape[0]
+    assert ENGINE.scratch_size > 2 * width
+    kept = np.zeros(ENGINE.scratch_size if size == "two states" else width + 1)
     legal = np.empty(ENGINE.max_actions, np.int64)
     decisions = 0
     for gi in range(3):
@@ -234,7 +239,7 @@ def test_the_kept_state_gives_the_choices_of_a_fresh_copy():
             prng = np.array([gi, decisions, 3, 4], np.uint64)
             a = expert_nb(d, g.kp.cfg, g.kp.aux, w, prng.copy(), legal, kept)
             assert np.array_equal(d, g.state.data)
-            assert a == expert_nb(d, g.kp.cfg, g.kp.aux, w, prng.copy(), legal, np.zeros(ENGINE.max_actions))
+            assert a == expert_nb(d, g.kp.cfg, g.kp.aux, w, prng.copy(), legal, np.zeros(width))
             g.apply(a)
             decisions += 1
     assert kept.view(np.int64)[-1] == KEPT_MARK and decisions > 600
@@ -439,3 +444,54 @@ def test_the_experts_heuristic_is_the_heuristic(bb_card):
             g.apply(g.policy_action(names[p]))
     assert {PH_MAIN, PH_FLOOR, PH_ROOF, PH_INSTALL, PH_DRAW, PH_PLACE} <= set(checked), checked
     assert checked[PH_MAIN] >= 100 and stale >= 50, (checked, stale)
+
+
+@pytest.mark.parametrize("tie", ["highest_card_then_key", "key"])
+def test_a_bid_that_does_not_win_ends_where_every_such_bid_ends(tie):
+    """search.bid_lost_nb, the expert's shared_outcome_nb: on the expert's sample of every sealed
+    bid of whole mixed games (under both auction tie rules), it says which candidate bids do not
+    win, before any is played. Each candidate played out (settle_nb: the later bids, the auction,
+    the item placed) shows it right: the auction log names another winner (or none) exactly when
+    it said so. And every bid it names leaves the same features, to the bit (the expert scores
+    the first and gives its features to the rest). Besides the expert's candidates, every bid of
+    one card is asked too, so that bids tied with the best other bid, which the tie rule settles,
+    come up often."""
+    from engines.skyline_3000.search import bid_lost_nb, expert_actions_nb, real_action_nb
+    from engines.skyline_3000.state import A_BID, A_WINNER, ALOG, N_ALOG
+    names = ["expert", "heuristic", "greedy", "heuristic(jitter=0.5)"]
+    cap = ENGINE.max_actions
+    lost = won = shared_samples = ties = 0
+    for gi in range(2):
+        g = new_game(n_players=4, seed=12, game_index=gi, overrides={"auction.tie": tie})
+        while not g.is_over():
+            p = g.current_player()
+            if int(g.state.phase) == PH_BID:
+                d = g.state.data
+                cfg, aux = g.kp.cfg, g.kp.aux
+                legal = np.empty(cap, np.int64)
+                n = expert_actions_nb(d, cfg, legal)
+                buf = np.empty(cap, np.int64)
+                base, brng = d.copy(), np.zeros(4, np.uint64)
+                expert_sample_nb(base, brng, cfg, np.int64(p), np.array([gi, n, 5, 7], np.uint64), buf)
+                f = np.empty(N_FEATURES + MEMO_SIZE)
+                note_board_nb(base, cfg, aux, np.int64(p), f)
+                row = ALOG + base[D_PUB:D_SEC].view(np.int32)[C_N_AUC] * N_ALOG
+                features = []
+                singles = [BID_FLAG | (1 << int(c)) for c in g.state.hands[p, :g.state.players[p, P_NHAND]]]
+                for a in [real_action_nb(base, cfg, legal[i]) for i in range(n)] + singles:
+                    said = bid_lost_nb(base, cfg, np.int64(p), np.int64(a))
+                    sim, srng = base.copy(), brng.copy()
+                    apply_nb(sim, srng, cfg, np.int64(a))
+                    settle_nb(sim, srng, cfg, aux, np.int64(p), buf, f)
+                    log = sim[D_PUB:D_SEC].view(np.int32)[row:row + N_ALOG]
+                    assert (log[A_WINNER] != p) == said
+                    ties += log[A_BID + p] > 0 and (log[A_BID:A_BID + g.n_players] == log[A_BID + p]).sum() > 1
+                    if said:
+                        features_nb(sim, cfg, aux, np.int64(p), f)
+                        features.append(f[:N_FEATURES].copy())
+                    lost += said
+                    won += not said
+                assert all(np.array_equal(x, features[0]) for x in features)
+                shared_samples += len(features) > 1
+            g.apply(g.policy_action(names[p]))
+    assert lost >= 60 and won >= 60 and shared_samples >= 20 and ties >= 20, (lost, won, shared_samples, ties)
