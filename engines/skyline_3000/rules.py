@@ -614,11 +614,28 @@ def sealed_bid_nb(pub, hands, q, m):
 
 
 @inline_kernel
-def outbids_nb(pub, b, h, best_b, best_h):
-    """Whether a bid of sum b (> 0) and highest card h beats the best bid so far (best_b, best_h),
-    made by a seat before it in the Key order: a higher sum, or, under auction.tie
-    "highest_card_then_key", an equal sum with a higher card (the Key order settles the rest)."""
-    return b > best_b or (pub[TAB + K_AUCTION_TIE] == 0 and b == best_b and h > best_h)
+def auction_winner_nb(pub, hands, sec, me, m_me):
+    """The seat that wins the auction under way with the sealed bids in sec, seat me's read as
+    the mask m_me instead (me = -1: none), or -1 when every bid is empty: the highest sum; ties,
+    under auction.tie "highest_card_then_key", to the higher single card; then to the first in the
+    Key order. (sealed_bid_nb reads only the bits of the hand's card ids: the search's marks on a
+    sealed bid, past them, are left alone.)"""
+    P = pub[TAB + K_N_PLAYERS]
+    key = pub[C_KEY]
+    highest_card = pub[TAB + K_AUCTION_TIE] == 0
+    w = -1
+    bw = 0
+    hw = 0
+    for j in range(P):
+        q = (key + j) % P
+        b, h = sealed_bid_nb(pub, hands, q, m_me if q == me else np.int64(sec[S_BIDS + q]))
+        if b == 0:
+            continue
+        if w < 0 or b > bw or (highest_card and b == bw and h > hw):
+            w = q
+            bw = b
+            hw = h
+    return w
 
 
 @kernel
@@ -635,20 +652,12 @@ def _resolve_auction(pub, hands, sec):
     for q in range(MAX_P):
         pub[a + A_BID + q] = -1
         pub[a + A_HIGH + q] = -1
-    for q in range(P):
-        tot, hi = sealed_bid_nb(pub, hands, q, np.int64(sec[S_BIDS + q]))
+    for q in range(P):      # q an int64, as auction_winner_nb's (one compiled sealed_bid_nb)
+        tot, hi = sealed_bid_nb(pub, hands, np.int64(q), np.int64(sec[S_BIDS + q]))
         pub[a + A_BID + q] = tot
         pub[a + A_HIGH + q] = hi
-    key = pub[C_KEY]
     tie_rule = pub[TAB + K_AUCTION_TIE]
-    w = -1
-    for j in range(P):
-        q = (key + j) % P
-        bq = pub[a + A_BID + q]
-        if bq == 0:
-            continue
-        if w < 0 or outbids_nb(pub, bq, pub[a + A_HIGH + q], pub[a + A_BID + w], pub[a + A_HIGH + w]):
-            w = q
+    w = auction_winner_nb(pub, hands, sec, -1, np.int64(0))
     pub[a + A_WINNER] = w
     pub[a + A_BLOCK] = -1
     if w < 0:

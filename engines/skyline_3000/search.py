@@ -70,8 +70,8 @@ from engines.skyline_3000.policies import (
     heuristic_item_value_nb, heuristic_move_nb, policy_greedy_nb,
 )
 from engines.skyline_3000.rules import (
-    apply_action_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb, outbids_nb, reset_state_nb,
-    sealed_bid_nb,
+    apply_action_nb, auction_winner_nb, billboard_card_nb, hand_value_nb, legal_actions_nb, n_legal_nb,
+    reset_state_nb,
 )
 from engines.skyline_3000.state import (
     A_SHIFT, ALOG, BB_BLOCK_MASK, BID_FLAG, ACT_BILLBOARD, ACT_PLACE, BOARD, C_BIDDER, C_CUR, C_KEY, C_N_AUC, C_PHASE, C_ROUND,
@@ -664,31 +664,15 @@ def bid_lost_nb(d, cfg, me, a):
     """Whether seat me's sealed bid a (BID_FLAG | mask), in the expert's sample, does not win the
     auction (engines.core.expert's shared_outcome_nb). The sample holds every other bid of the
     auction (the earlier bidders' drawn, the later bidders' sealed ahead by expert_sample_nb, which
-    settle_nb plays whatever me bids), so the rules' own comparison (rules.sealed_bid_nb,
-    outbids_nb, in the Key order) tells the winner now. A bid that does not win goes back to the
-    hand: every such bid of one sample leaves the same state once settle_nb has played the
-    auction out and the winner placed the item, but for the auction log, which no feature reads
+    settle_nb plays whatever me bids), so the rules' own choice of the winner
+    (rules.auction_winner_nb) tells it now. A bid that does not win goes back to the hand: every
+    such bid of one sample leaves the same state once settle_nb has played the auction out and
+    the winner placed the item, but for the auction log, which no feature reads
     (tests/skyline_3000/test_expert.py plays them out and compares)."""
     pub, hands = pub_hands_nb(d)
     if pub[C_PHASE] != PH_BID or not (a & BID_FLAG):
         return False
-    sec = sec_nb(d)
-    P = pub[TAB + K_N_PLAYERS]
-    key = pub[C_KEY]
-    w = -1
-    bw = 0
-    hw = 0
-    for j in range(P):
-        q = (key + j) % P
-        m = (a ^ BID_FLAG) if q == me else np.int64(sec[S_BIDS + q] & ~SEALED_AHEAD)
-        b, h = sealed_bid_nb(pub, hands, q, m)
-        if b == 0:
-            continue
-        if w < 0 or outbids_nb(pub, b, h, bw, hw):
-            w = q
-            bw = b
-            hw = h
-    return w != me
+    return auction_winner_nb(pub, hands, sec_nb(d), me, a ^ BID_FLAG) != me
 
 
 @kernel
